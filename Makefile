@@ -1,0 +1,47 @@
+# edge-carbon front door. Needs only Python 3.11, make and git.
+#   make run    build the warehouse from the shipped data and print a summary
+#   make test   run the test suite
+#   make dev    start the Dagster UI on http://127.0.0.1:3000
+#   make bench  print the benchmark figures
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+export DAGSTER_HOME
+
+.PHONY: run test dev bench lint clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(PIP) install -q -c constraints.txt -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PIP) install -q -c constraints.txt -e '.[dev]'
+	@touch $@
+
+run: $(VENV)/.installed
+	$(VENV)/bin/edge-carbon run
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+
+$(DAGSTER_HOME)/dagster.yaml: pipelines/dagster.yaml
+	@mkdir -p $(DAGSTER_HOME)
+	cp pipelines/dagster.yaml $@
+
+dev: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
+	$(VENV)/bin/dagster dev -h 127.0.0.1 -p 3000
+
+bench: $(VENV)/.installed-dev
+	$(PY) -m bench
+
+clean:
+	rm -rf warehouse dashboards/site .dagster_home bench/out

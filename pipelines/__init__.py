@@ -1,0 +1,1 @@
+"""edge-carbon: a Dagster code location that builds the edge-carbon DuckDB warehouse."""

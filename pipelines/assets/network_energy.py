@@ -1,0 +1,35 @@
+"""WiFi and network energy: literature values -> staging.network_energy."""
+
+
+import dagster as dg
+
+from pipelines.checks import staging_checks
+from pipelines.parsers.curated import curated_parser
+from pipelines.staging import SOURCES_KEY, stage_from_manifest
+from pipelines.warehouse import Warehouse
+from schemas.meta import column_metadata
+from schemas.network_energy import NetworkEnergy
+
+TABLE = "staging.network_energy"
+PARSERS = {"curated_network_energy": curated_parser(NetworkEnergy)}
+
+
+@dg.asset(
+    key=["staging", "network_energy"],
+    group_name="network",
+    kinds={"duckdb", "polars"},
+    deps=[SOURCES_KEY],
+    metadata=column_metadata(NetworkEnergy),
+)
+def network_energy(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    """Literature values for the energy of moving training data over WiFi and networks.
+
+    Grain: one value from one study: per-device radio power (the paper's 0.5 W and measured
+    idle/receive/transmit), network energy intensity in kWh/GB across studies and years, and
+    home-router embodied carbon and power. Each row has its citation, year and status; the
+    ``factor_id`` is what scenarios select.
+    """
+    return stage_from_manifest(context, warehouse, TABLE, NetworkEnergy, PARSERS, finish=lambda f: f.sort("quantity", "scope", "year"))
+
+
+network_energy_checks = staging_checks(TABLE, NetworkEnergy)

@@ -1,0 +1,35 @@
+"""The project's own errors. Each one names the file (and the line, where one applies)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class EdgeCarbonError(Exception):
+    """Base class: every error the project raises on purpose."""
+
+
+class SourceIntegrityError(EdgeCarbonError):
+    """A shipped source file is missing or its sha256 differs from the manifest."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+class ManifestError(EdgeCarbonError):
+    """The source manifest itself is malformed."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+class SourceParseError(EdgeCarbonError):
+    """A file that cannot be parsed at all (as opposed to bad rows, which are quarantined)."""
+
+    def __init__(self, path: Path | str, line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}, line {line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,137 @@
+"""The source manifest: every file the pipeline reads, with its provenance and sha256.
+
+The manifest is a folder of TOML files, ``sources/manifest/*.toml``, one per domain. Each
+``[[source]]`` entry names one shipped file::
+
+    [[source]]
+    id = "ember_yearly"                 # unique; every staged row carries it as source_id
+    path = "grid/ember/api_country_overview_yearly.csv"   # relative to sources/
+    title = "Ember electricity data: country overview, yearly"
+    url = "https://github.com/ember-climate/ember-data-api"
+    license = "CC-BY-4.0"
+    attribution = "Ember - Electricity Data (CC BY 4.0)"
+    retrieved_on = 2026-11-29
+    sha256 = "..."
+    kind = "ember_yearly"               # which parser reads it
+    table = "staging.grid_intensity"    # the staging table it feeds
+    status = "primary"                  # primary | derived | paper | assumed
+
+    [source.options]                    # parser options (device, time zone, ...), optional
+    zone = "GB"
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipelines.errors import ManifestError, SourceIntegrityError
+from pipelines.paths import MANIFEST_DIR, SOURCES_DIR
+
+STATUSES = ("paper", "primary", "derived", "assumed")
+REQUIRED = ("id", "path", "title", "url", "license", "retrieved_on", "sha256", "kind", "table", "status")
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One shipped source file and where it came from."""
+
+    id: str
+    path: str
+    title: str
+    url: str
+    license: str
+    retrieved_on: dt.date
+    sha256: str
+    kind: str
+    table: str
+    status: str
+    attribution: str = ""
+    notes: str = ""
+    manifest_file: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    root: Path = SOURCES_DIR
+
+    @property
+    def file(self) -> Path:
+        """Absolute path of the shipped file."""
+        return self.root / self.path
+
+    def verified_file(self) -> Path:
+        """The file's path, after checking that it exists and matches its sha256."""
+        verify(self)
+        return self.file
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify(entry: SourceEntry) -> None:
+    """Raise :class:`SourceIntegrityError` naming the file if it is missing or altered."""
+    path = entry.file
+    if not path.is_file():
+        raise SourceIntegrityError(path, f"source '{entry.id}' is listed in {entry.manifest_file} but the file is missing")
+    actual = sha256_file(path)
+    if actual != entry.sha256:
+        raise SourceIntegrityError(
+            path,
+            f"sha256 mismatch for source '{entry.id}': manifest {entry.manifest_file} says "
+            f"{entry.sha256}, file has {actual}. The file was changed after it was registered; "
+            "restore it, or re-register it (edge-carbon register) if the change is deliberate.",
+        )
+
+
+def _entry(raw: dict[str, Any], manifest_file: Path, root: Path) -> SourceEntry:
+    missing = [key for key in REQUIRED if key not in raw or raw[key] in ("", None)]
+    if missing:
+        raise ManifestError(manifest_file, f"source {raw.get('id', '?')!r} lacks {', '.join(missing)}")
+    if raw["status"] not in STATUSES:
+        raise ManifestError(manifest_file, f"source {raw['id']!r}: status {raw['status']!r} is not one of {STATUSES}")
+    retrieved = raw["retrieved_on"]
+    if isinstance(retrieved, str):
+        try:
+            retrieved = dt.date.fromisoformat(retrieved)
+        except ValueError as exc:
+            raise ManifestError(manifest_file, f"source {raw['id']!r}: retrieved_on {retrieved!r} is not a date") from exc
+    known = {f for f in SourceEntry.__dataclass_fields__ if f not in ("manifest_file", "root")}
+    unknown = set(raw) - known
+    if unknown:
+        raise ManifestError(manifest_file, f"source {raw['id']!r}: unknown keys {sorted(unknown)}")
+    return SourceEntry(
+        **{**raw, "retrieved_on": retrieved},
+        manifest_file=f"{manifest_file.parent.name}/{manifest_file.name}",
+        root=root,
+    )
+
+
+def load_manifest(manifest_dir: Path = MANIFEST_DIR, root: Path = SOURCES_DIR) -> list[SourceEntry]:
+    """Every entry of every ``*.toml`` in the manifest folder, ids unique, sorted by id."""
+    entries: dict[str, SourceEntry] = {}
+    for manifest_file in sorted(manifest_dir.glob("*.toml")):
+        try:
+            data = tomllib.loads(manifest_file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ManifestError(manifest_file, f"not valid TOML: {exc}") from exc
+        for raw in data.get("source", []):
+            entry = _entry(raw, manifest_file, root)
+            if entry.id in entries:
+                raise ManifestError(manifest_file, f"source id {entry.id!r} is already used in {entries[entry.id].manifest_file}")
+            entries[entry.id] = entry
+    return [entries[key] for key in sorted(entries)]
+
+
+def entries_for(table: str, entries: Iterable[SourceEntry] | None = None) -> list[SourceEntry]:
+    """The manifest entries that feed one staging table."""
+    pool = load_manifest() if entries is None else entries
+    return [entry for entry in pool if entry.table == table]

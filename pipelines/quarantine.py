@@ -1,0 +1,117 @@
+"""Row-level verdicts: split a parsed frame into valid rows and quarantined rejects."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pandera.polars as pa
+import polars as pl
+
+from pipelines.errors import SourceParseError
+from schemas.meta import conform, empty_frame
+from schemas.quarantine import RejectedRows
+
+
+@dataclass(frozen=True)
+class Reject:
+    """One failed check of one input row, before it is stamped with run and source."""
+
+    source_row: int | None
+    column_name: str | None
+    check_name: str
+    value: str | None
+    reason: str
+
+
+_CHECK_WORDS = [
+    (re.compile(r"^not_nullable$"), "a value is required but the cell is empty or unreadable"),
+    (re.compile(r"^greater_than_or_equal_to\((.*)\)$"), "must be >= {0}"),
+    (re.compile(r"^greater_than\((.*)\)$"), "must be > {0}"),
+    (re.compile(r"^less_than_or_equal_to\((.*)\)$"), "must be <= {0}"),
+    (re.compile(r"^less_than\((.*)\)$"), "must be < {0}"),
+    (re.compile(r"^in_range\((.*)\)$"), "must lie in [{0}]"),
+    (re.compile(r"^isin\((.*)\)$"), "must be one of {0}"),
+    (re.compile(r"^str_matches\((.*)\)$"), "must match {0}"),
+    (re.compile(r"^field_uniqueness$|^unique$"), "duplicates another row"),
+]
+
+
+def describe_check(check: str, column: str | None) -> str:
+    """A sentence for a pandera check name, e.g. ``must be >= 0`` for ``greater_than_or_equal_to(0)``."""
+    for pattern, words in _CHECK_WORDS:
+        match = pattern.match(check)
+        if match:
+            text = words.format(*match.groups())
+            return f"{column}: {text}" if column else text
+    return f"{column}: failed check {check}" if column else f"failed check {check}"
+
+
+def split_valid(
+    model: type[pa.DataFrameModel], frame: pl.DataFrame, *, file: str
+) -> tuple[pl.DataFrame, list[Reject]]:
+    """Validate ``frame`` against ``model``; return the valid rows and one Reject per failure.
+
+    ``frame`` must already be conformed to the model. A failure that concerns the whole
+    table (a wrong dtype, a missing column) is not a row problem: it raises
+    :class:`SourceParseError` naming the file.
+    """
+    try:
+        model.validate(frame, lazy=True)
+        return frame, []
+    except pa.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+    table_level = cases.filter(pl.col("index").is_null())
+    if table_level.height:
+        first = table_level.row(0, named=True)
+        raise SourceParseError(
+            file, None, f"does not fit {model.__name__}: {first['check']} on column {first['column']} ({first['failure_case']})"
+        )
+    rows = frame.get_column("source_row").to_list() if "source_row" in frame.columns else [None] * frame.height
+    rejects = []
+    for case in cases.sort("index").iter_rows(named=True):
+        # A dataframe-level check names the model as its "column" and the whole row as value.
+        column = case["column"] if case["schema_context"] == "Column" else None
+        rejects.append(
+            Reject(
+                source_row=rows[case["index"]],
+                column_name=column,
+                check_name=str(case["check"]),
+                value=case["failure_case"],
+                reason=describe_check(str(case["check"]), column),
+            )
+        )
+    bad = sorted({case for case in cases.get_column("index").to_list()})
+    valid = frame.with_row_index("__i").filter(~pl.col("__i").is_in(bad)).drop("__i")
+    return valid, rejects
+
+
+def rejects_frame(
+    rejects: Iterable[Reject], *, table: str, source_id: str, source_file: str, run_id: str, at: dt.datetime
+) -> pl.DataFrame:
+    """Stamp rejects with table, source and run, as rows of ``quarantine.rejected_rows``."""
+    rows = [
+        {
+            "run_id": run_id,
+            "table_name": table,
+            "source_id": source_id,
+            "source_file": source_file,
+            "source_row": r.source_row,
+            "column_name": r.column_name,
+            "check_name": r.check_name,
+            "value": r.value,
+            "reason": r.reason,
+            "rejected_at": at,
+        }
+        for r in rejects
+    ]
+    if not rows:
+        return empty_frame(RejectedRows)
+    frame = pl.DataFrame(
+        rows,
+        schema_overrides={"rejected_at": pl.Datetime("us", "UTC"), "source_row": pl.Int64, "value": pl.String},
+        infer_schema_length=None,
+    )
+    return conform(RejectedRows, frame)

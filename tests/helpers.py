@@ -1,0 +1,63 @@
+"""Test helpers: stage one file through a parser exactly as the pipeline does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandera.polars as pa
+import polars as pl
+
+from pipelines.manifest import SourceEntry, sha256_file
+from pipelines.staging import Parser, Staged, parse_entry, validate_parsed
+
+
+def entry_for(path: Path, *, kind: str, table: str, options: dict[str, Any] | None = None, source_id: str = "test_source") -> SourceEntry:
+    """A manifest entry for a file written by a test (hash computed, root = its folder)."""
+    return SourceEntry(
+        id=source_id,
+        path=path.name,
+        title="test file",
+        url="https://example.invalid/test",
+        license="CC0-1.0",
+        retrieved_on=__import__("datetime").date(2026, 1, 1),
+        sha256=sha256_file(path),
+        kind=kind,
+        table=table,
+        status="primary",
+        options=options or {},
+        root=path.parent,
+    )
+
+
+def stage_text(
+    tmp_path: Path,
+    name: str,
+    content: str | bytes,
+    *,
+    parser: Parser,
+    kind: str,
+    table: str,
+    model: type[pa.DataFrameModel],
+    options: dict[str, Any] | None = None,
+) -> Staged:
+    """Write ``content`` to ``tmp_path/name`` and run it through parse + validate."""
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    entry = entry_for(path, kind=kind, table=table, options=options)
+    return validate_parsed(table, model, [(entry, parse_entry(entry, parser))], run_id="test-run")
+
+
+def rejects_of(staged: Staged) -> list[tuple[Any, ...]]:
+    """(source_row, column_name, check_name, value) of every reject, sorted."""
+    return sorted(
+        staged.rejects.select("source_row", "column_name", "check_name", "value").iter_rows(),
+        key=lambda r: (r[0] or 0, r[1] or "", r[2], r[3] or ""),
+    )
+
+
+def as_rows(frame: pl.DataFrame, *cols: str) -> list[tuple[Any, ...]]:
+    return list(frame.select(cols).iter_rows())
