@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from pipelines.manifest import load_manifest, sha256_file
-from pipelines.paths import MANIFEST_DIR, SOURCES_DIR, sql_text, warehouse_path
+from pipelines.paths import sources_dir, sql_text, warehouse_path
 
 
 def run(_: argparse.Namespace) -> int:
@@ -72,7 +72,7 @@ def register(args: argparse.Namespace) -> int:
             print(f"no source with id {args.refresh!r}", file=sys.stderr)
             return 2
         source_id, manifest_file, rel = entry
-        digest = sha256_file(SOURCES_DIR / rel)
+        digest = sha256_file(sources_dir() / rel)
         text = manifest_file.read_text(encoding="utf-8")
         block = re.compile(r'(id\s*=\s*"' + re.escape(source_id) + r'".*?sha256\s*=\s*")[^"]*(")', re.S)
         new, n = block.subn(lambda m: m.group(1) + digest + m.group(2), text, count=1)
@@ -84,11 +84,11 @@ def register(args: argparse.Namespace) -> int:
         return 0
     file = Path(args.file).resolve()
     try:
-        rel = file.relative_to(SOURCES_DIR)
+        rel = file.relative_to(sources_dir())
     except ValueError:
-        print(f"{file} is not below {SOURCES_DIR}; copy it there first", file=sys.stderr)
+        print(f"{file} is not below {sources_dir()}; copy it there first", file=sys.stderr)
         return 2
-    manifest_file = MANIFEST_DIR / args.manifest
+    manifest_file = sources_dir() / "manifest" / args.manifest
     lines = [
         "",
         "[[source]]",
@@ -112,7 +112,7 @@ def register(args: argparse.Namespace) -> int:
     with manifest_file.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     load_manifest()  # fail now, not at the next run, if the entry is malformed
-    print(f"registered {args.id} in {manifest_file.relative_to(SOURCES_DIR.parent)}")
+    print(f"registered {args.id} in {manifest_file}")
     return 0
 
 
@@ -121,7 +121,7 @@ def load_manifest_unverified() -> list[tuple[str, Path, str]]:
     import tomllib
 
     out = []
-    for manifest_file in sorted(MANIFEST_DIR.glob("*.toml")):
+    for manifest_file in sorted((sources_dir() / "manifest").glob("*.toml")):
         for raw in tomllib.loads(manifest_file.read_text(encoding="utf-8")).get("source", []):
             out.append((raw.get("id"), manifest_file, raw.get("path")))
     return out

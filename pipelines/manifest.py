@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.errors import ManifestError, SourceIntegrityError
-from pipelines.paths import MANIFEST_DIR, SOURCES_DIR
+from pipelines.paths import SOURCES_DIR, sources_dir
 
 STATUSES = ("paper", "primary", "derived", "assumed")
 REQUIRED = ("id", "path", "title", "url", "license", "retrieved_on", "sha256", "kind", "table", "status")
@@ -115,8 +115,14 @@ def _entry(raw: dict[str, Any], manifest_file: Path, root: Path) -> SourceEntry:
     )
 
 
-def load_manifest(manifest_dir: Path = MANIFEST_DIR, root: Path = SOURCES_DIR) -> list[SourceEntry]:
-    """Every entry of every ``*.toml`` in the manifest folder, ids unique, sorted by id."""
+def load_manifest(root: Path | None = None) -> list[SourceEntry]:
+    """Every entry of every ``*.toml`` in ``<root>/manifest/``, ids unique, sorted by id.
+
+    ``root`` defaults to :func:`pipelines.paths.sources_dir` (``$EDGE_CARBON_SOURCES`` or
+    the shipped ``sources/``).
+    """
+    root = root or sources_dir()
+    manifest_dir = root / "manifest"
     entries: dict[str, SourceEntry] = {}
     for manifest_file in sorted(manifest_dir.glob("*.toml")):
         try:
