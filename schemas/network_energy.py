@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandera.polars as pa
+import polars as pl
 
 from schemas.base import Provenance
 
@@ -31,10 +32,25 @@ class NetworkEnergy(Provenance):
     class Config:
         strict = True
 
-    @pa.dataframe_check(description="unit matches quantity")
+    @pa.dataframe_check(name="unit_matches_quantity", description="unit matches quantity")
     @classmethod
-    def unit_matches_quantity(cls, data: pa.PolarsData):  # type: ignore[no-untyped-def]
-        import polars as pl
-
+    def unit_matches_quantity(cls, data: pa.PolarsData) -> pl.LazyFrame:
         expected = pl.col("quantity").replace_strict(UNITS, default=None)
         return data.lazyframe.select(pl.col("unit") == expected)
+
+    @pa.dataframe_check(name="range_contains_value", description="low <= value <= high where a range is given")
+    @classmethod
+    def range_contains_value(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        low_ok = pl.col("low").is_null() | (pl.col("low") <= pl.col("value"))
+        high_ok = pl.col("high").is_null() | (pl.col("value") <= pl.col("high"))
+        return data.lazyframe.select(low_ok & high_ok)
+
+    @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed value has notes")
+    @classmethod
+    def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(~pl.col("status").is_in(["derived", "assumed"]) | pl.col("notes").is_not_null())
+
+    @pa.dataframe_check(name="numbers_are_finite", description="value, low and high are finite numbers")
+    @classmethod
+    def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.all_horizontal([pl.col(c).is_finite().fill_null(True) for c in ("value", "low", "high")]))

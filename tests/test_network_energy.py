@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
+import pytest
+
 from pipelines.assets.network_energy import PARSERS, TABLE
+from pipelines.manifest import entries_for
+from pipelines.staging import parse_entry, validate_parsed
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import rejects_of, stage_text
 
@@ -28,4 +33,51 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
     ][:2]
     row_check = staged.rejects.filter(staged.rejects["check_name"] == "unit_matches_quantity").row(0, named=True)
     assert (row_check["source_row"], row_check["column_name"]) == (5, None)
-    assert '"unit":"W"' in row_check["value"] and row_check["reason"] == "failed check unit_matches_quantity"
+    assert '"unit":"W"' in row_check["value"] and row_check["reason"] == "unit matches quantity"
+
+
+def test_range_and_explanation_checks(tmp_path: Path) -> None:
+    content = HEADER + (
+        "ok,network_intensity,mobile,0.14,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
+        "range,network_intensity,mobile,0.3,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
+        "why,radio_power,wifi_tx,1.7,W,,,2022,,derived,Study,https://example.org,\n"
+        "inf,radio_power,wifi_rx,inf,W,,,2022,,primary,Study,https://example.org,\n"
+    )
+    staged = stage_text(
+        tmp_path, "net.csv", content, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
+    )
+    assert staged.frame.get_column("factor_id").to_list() == ["ok"]
+    assert [r[:3] for r in rejects_of(staged)] == [
+        (3, None, "range_contains_value"),
+        (4, None, "derived_or_assumed_rows_explain"),
+        (5, "value", "parse"),
+    ]
+
+
+def _shipped() -> pl.DataFrame:
+    (entry,) = entries_for(TABLE)
+    staged = validate_parsed(TABLE, NetworkEnergy, [(entry, parse_entry(entry, PARSERS[entry.kind]))], run_id="test")
+    assert staged.rejects.height == 0
+    return staged.frame
+
+
+def test_shipped_literature_values() -> None:
+    frame = _shipped()
+    value = dict(frame.select("factor_id", "value").iter_rows())
+    # Pixel 6a power profile: current (mA) x 3.7 V.
+    for factor_id, milliamps in [("pixel6a_wifi_idle", 38), ("pixel6a_wifi_rx", 98), ("pixel6a_wifi_tx", 470)]:
+        assert value[factor_id] == pytest.approx(milliamps * 3.7 / 1000, abs=5e-4)
+    assert [round(value[f"pixel6a_wifi_{s}"], 2) for s in ("idle", "rx", "tx")] == [0.14, 0.36, 1.74]
+    radios = frame.filter(pl.col("factor_id").str.starts_with("pixel6a_"))
+    assert radios.select("status", "unit").unique().rows() == [("derived", "W")]
+    # Aslan et al.: 0.06 kWh/GB in 2015, halving every 2 years -> 2020.
+    assert value["aslan2018_trend_2020"] == pytest.approx(0.06 * 0.5 ** (5 / 2), abs=5e-5)
+    assert "0.0065" in frame.filter(pl.col("factor_id") == "aslan2018_trend_2020").item(0, "notes")
+    assert (value["eu_ict_impact_2020_fixed"], value["eu_ict_impact_2020_mobile"]) == (0.03, 0.14)
+    routers = frame.group_by("quantity").agg(pl.col("value").min().alias("lo"), pl.col("value").max().alias("hi"))
+    ranges = {q: (lo, hi) for q, lo, hi in routers.iter_rows()}
+    assert ranges["router_embodied"] == (15.6, 21.6)
+    assert ranges["router_power"] == (3.54, 6.39)
+    assert value["nest_wifi_pro_2022_power"] == pytest.approx(56_000 / 8_760, abs=5e-3)
+    assert frame.filter(pl.col("status").is_in(["derived", "assumed"]) & pl.col("notes").is_null()).height == 0
+    assert frame.get_column("citation_url").str.starts_with("https://").all()

@@ -24,10 +24,12 @@ PARSERS = {"curated_network_energy": curated_parser(NetworkEnergy)}
 def network_energy(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """Literature values for the energy of moving training data over WiFi and networks.
 
-    Grain: one value from one study: per-device radio power (the paper's 0.5 W and measured
-    idle/receive/transmit), network energy intensity in kWh/GB across studies and years, and
-    home-router embodied carbon and power. Each row has its citation, year and status; the
-    ``factor_id`` is what scenarios select.
+    Grain: one value from one study: per-device radio power (the paper's 0.5 W, and a real
+    phone's WiFi idle/receive/transmit power from its Android power profile), network energy
+    intensity in kWh/GB across studies and years (Aslan et al. 2015 and its 2020 trend, EU
+    fixed and mobile 2020), and home-router embodied carbon and average power from Google's
+    product reports. Each row has its citation, year and status (derived rows show their
+    arithmetic in ``notes``); the ``factor_id`` is what scenarios select.
     """
     return stage_from_manifest(context, warehouse, TABLE, NetworkEnergy, PARSERS, finish=lambda f: f.sort("quantity", "scope", "year"))
 

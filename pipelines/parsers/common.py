@@ -55,10 +55,24 @@ def require_columns(path: Path, frame: pl.DataFrame, names: list[str] | tuple[st
         raise SourceParseError(path, line, f"header lacks column(s) {missing}; found {frame.columns}")
 
 
+def _is_dtype(cast: Cast) -> bool:
+    return isinstance(cast, pl.DataType) or (isinstance(cast, type) and issubclass(cast, pl.DataType))
+
+
 def _as_expr(name: str, cast: Cast) -> pl.Expr:
-    if callable(cast) and not isinstance(cast, pl.DataType) and not (isinstance(cast, type) and issubclass(cast, pl.DataType)):
-        return cast(pl.col(name))
-    return pl.col(name).str.strip_chars().cast(cast, strict=False)
+    if not _is_dtype(cast):
+        return cast(pl.col(name))  # type: ignore[operator]
+    text = pl.col(name).str.strip_chars()
+    if cast == pl.Date:
+        return text.str.to_date("%Y-%m-%d", strict=False)
+    if cast == pl.Boolean:
+        lowered = text.str.to_lowercase()
+        return pl.when(lowered.is_in(["true", "1", "yes"])).then(True).when(lowered.is_in(["false", "0", "no"])).then(False)
+    typed = text.cast(cast, strict=False)
+    if cast in (pl.Float64, pl.Float32):
+        # "inf" and "nan" read as floats but are never valid measurements
+        typed = pl.when(typed.is_finite()).then(typed)
+    return typed
 
 
 def checked_casts(
@@ -93,6 +107,6 @@ def checked_casts(
 
 
 def _kind(cast: Cast) -> str:
-    if isinstance(cast, pl.DataType) or (isinstance(cast, type) and issubclass(cast, pl.DataType)):
-        return {"Float64": "a number", "Int64": "an integer", "Date": "a date", "Boolean": "true/false"}.get(str(cast), str(cast))
+    if _is_dtype(cast):
+        return {"Float64": "a finite number", "Int64": "an integer", "Date": "a date (YYYY-MM-DD)", "Boolean": "true/false"}.get(str(cast), str(cast))
     return getattr(cast, "__doc__", None) or "the expected type"
