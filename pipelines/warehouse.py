@@ -40,8 +40,13 @@ def runs_dir(published: Path) -> Path:
 
 
 def open_readonly(path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the published warehouse (what analysts and dashboards use)."""
-    return duckdb.connect(str(path or warehouse_path()), read_only=True)
+    """A read-only connection to the published warehouse (what analysts and dashboards use).
+
+    The session time zone is UTC, so timestamps come back as UTC whatever the machine's zone.
+    """
+    con = duckdb.connect(str(path or warehouse_path()), read_only=True)
+    con.execute("set TimeZone = 'UTC'")
+    return con
 
 
 class Warehouse(dg.ConfigurableResource):
@@ -76,6 +81,7 @@ class Warehouse(dg.ConfigurableResource):
             shutil.copyfile(published, work)
         self._work = work
         self._con = duckdb.connect(str(work))
+        self._con.execute("set TimeZone = 'UTC'")
         for schema in SCHEMAS:
             self._con.execute(f"create schema if not exists {schema}")
         try:

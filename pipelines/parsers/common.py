@@ -31,7 +31,9 @@ def read_text_csv(path: Path, *, skip_rows: int = 0, separator: str = ",", encod
     except (pl.exceptions.PolarsError, UnicodeDecodeError, OSError) as exc:
         raise SourceParseError(path, _line_of(exc), f"not a readable CSV: {_first_line(exc)}") from exc
     if not frame.columns or frame.columns == [""]:
-        raise SourceParseError(path, 1, "no header row")
+        raise SourceParseError(path, skip_rows + 1, "no header row")
+    if "source_row" in frame.columns:
+        raise SourceParseError(path, skip_rows + 1, "header has a column named source_row, which is reserved")
     header_line = skip_rows + 1
     return frame.with_row_index("source_row", offset=header_line + 1).with_columns(pl.col("source_row").cast(pl.Int64))
 
