@@ -1,0 +1,50 @@
+"""Building a mart: run its ``.sql`` file (bound parameters) into a table, in one transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dagster as dg
+import duckdb
+import pandera.polars as pa
+
+from pipelines.paths import sql_text
+from pipelines.staging import _ident, preview_md
+from pipelines.warehouse import query_pl
+
+
+def build_table(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    sql_file: str,
+    params: dict[str, Any] | None = None,
+    model: type[pa.DataFrameModel] | None = None,
+) -> dg.MaterializeResult:
+    """``create or replace table <table> as <sql_file>``; return row count and a preview.
+
+    The table name is a code constant (checked); values reach the SQL only as bound
+    parameters. With ``model``, the result is cast to the model's column order first.
+    """
+    query = sql_text(sql_file)
+    frame = query_pl(con, query, params or {})
+    if model is not None:
+        from schemas.meta import conform
+
+        frame = conform(model, frame)
+    con.execute("begin transaction")
+    try:
+        con.execute(f"create schema if not exists {_ident(table).split('.')[0]}")
+        con.register("_mart", frame.to_arrow())
+        con.execute(f"create or replace table {_ident(table)} as select * from _mart")  # noqa: S608 - checked identifier
+        con.unregister("_mart")
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "sql": dg.MetadataValue.path(f"sql/{sql_file}"),
+            "preview": dg.MetadataValue.md(preview_md(frame, rows=8)),
+        }
+    )

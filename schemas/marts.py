@@ -1,0 +1,170 @@
+"""Pandera models of the marts: column meaning, units and the checks that gate them."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+
+def finite_positive(data: pa.PolarsData) -> pl.LazyFrame:
+    """Null, or a finite number > 0 (reduction factors, ratios)."""
+    col = pl.col(data.key)
+    return data.lazyframe.select(col.is_null() | (col.is_finite() & (col > 0)))
+
+
+def whole_at_least_one(data: pa.PolarsData) -> pl.LazyFrame:
+    """A whole number of devices, at least 1."""
+    col = pl.col(data.key)
+    return data.lazyframe.select((col >= 1) & (col == col.floor()))
+
+
+class TrainingEnergy(pa.DataFrameModel):
+    """marts.training_energy (paper Table 1). Grain: device x workload (a benchmark series)."""
+
+    series_id: str = pa.Field(unique=True, description="Benchmark series (repeated runs).")
+    device_id: str = pa.Field(description="Device (joins staging.device_specs.base_device_id).")
+    device_class: str = pa.Field(description="cloud_gpu | workstation_gpu | laptop | smartphone | ...")
+    model: str = pa.Field(nullable=True, description="ML model trained, e.g. OPT-125M.")
+    workload: str = pa.Field(description="Workload of the series.")
+    n_runs: int = pa.Field(ge=1, description="Repeated runs.")
+    energy_j_mean: float = pa.Field(gt=0, description="Mean energy per run, J.")
+    energy_j_ci95_low: float = pa.Field(nullable=True, description="95% CI of the mean, low, J.")
+    energy_j_ci95_high: float = pa.Field(nullable=True, description="95% CI of the mean, high, J.")
+    duration_s_mean: float = pa.Field(gt=0, description="Mean run duration, s.")
+    mean_power_w_mean: float = pa.Field(gt=0, description="Mean power, W.")
+    energy_ratio_vs_cloud_gpu: float = pa.Field(nullable=True, description="Reference GPU energy / this energy (same workload); > 1 means less energy than the GPU.")
+    slowdown_vs_cloud_gpu: float = pa.Field(nullable=True, description="This duration / reference GPU duration.")
+    reference_device_id: str = pa.Field(description="The reference cloud GPU.")
+    is_synthetic: bool = pa.Field(description="True when the logs are synthesised, not measured.")
+    source_id: str = pa.Field(description="Source of the series' first run (joins staging.sources).")
+
+    class Config:
+        strict = True
+
+    @pa.check("energy_ratio_vs_cloud_gpu", "slowdown_vs_cloud_gpu", name="finite_positive")
+    @classmethod
+    def ratios_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return finite_positive(data)
+
+
+class LifecycleCarbon(pa.DataFrameModel):
+    """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=["cloud_gpu", "laptop", "phone"], description="cloud_gpu | laptop | phone.")
+    horizon_years: float = pa.Field(gt=0, description="Accounting horizon T, years.")
+    embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to the horizon, kgCO2e.")
+    operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over the horizon, kgCO2e.")
+    total_kgco2e: float = pa.Field(gt=0, description="Embodied + operational, kgCO2e.")
+    embodied_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Embodied / total.")
+    operational_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Operational / total.")
+    embodied_rule: str = pa.Field(description="How embodied carbon was charged.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class"]
+
+    @pa.dataframe_check(description="shares sum to 1 within 0.01")
+    @classmethod
+    def shares_sum_to_one(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(((pl.col("embodied_share") + pl.col("operational_share")) - 1).abs() <= 0.01)
+
+
+class FleetEquivalence(pa.DataFrameModel):
+    """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    basis: str = pa.Field(description="Equivalence basis, e.g. peak_flops.")
+    cloud_gpu_tflops: float = pa.Field(gt=0, description="Cloud GPU throughput on this basis, TFLOPS.")
+    device_tflops: float = pa.Field(gt=0, description="Edge device throughput on this basis, TFLOPS.")
+    devices_exact: float = pa.Field(gt=0, description="(F_gpu x h_gpu) / (F_dev x h_dev) before rounding up.")
+    devices_formula: float = pa.Field(description="ceil(devices_exact).")
+    devices_per_gpu: float = pa.Field(description="Devices used: the scenario's stated count, else the formula.")
+    devices_from: str = pa.Field(isin=["formula", "stated"], description="formula | stated (the paper's own count).")
+    edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
+    edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
+    edge_embodied_kgco2e: float = pa.Field(ge=0, description="Allocated embodied part (0 under the paper's policy), kgCO2e.")
+    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon over the horizon, kgCO2e.")
+    cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total over the horizon, kgCO2e.")
+    reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
+    reduction_factor_with_comm: float = pa.Field(description="R with communication added to the edge side.")
+    train_power_w_for_r4: float = pa.Field(nullable=True, description="Edge training power at which R = 4, all else fixed, W.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "basis"]
+
+    @pa.check("reduction_factor", "reduction_factor_with_comm", name="finite_positive")
+    @classmethod
+    def factors_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return finite_positive(data)
+
+    @pa.check("devices_formula", "devices_per_gpu", name="whole_at_least_one")
+    @classmethod
+    def counts_whole(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return whole_at_least_one(data)
+
+
+class ScalingEnergy(pa.DataFrameModel):
+    """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=["cloud_gpu", "laptop", "phone"], description="Device class.")
+    model_id: str = pa.Field(description="OPT size.")
+    params: float = pa.Field(gt=0, description="Parameters.")
+    compute_kwh: float = pa.Field(gt=0, description="Compute energy, kWh.")
+    comm_gb: float = pa.Field(ge=0, description="Data moved, GB.")
+    comm_time_s: float = pa.Field(ge=0, description="Transfer time at the link bandwidth, s.")
+    comm_kwh: float = pa.Field(ge=0, description="Communication energy, kWh.")
+    total_kwh: float = pa.Field(gt=0, description="Compute + communication, kWh.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "model_id"]
+
+
+class DistributedTrainingEnergy(pa.DataFrameModel):
+    """marts.distributed_training_energy (paper Table 2, estimate). Grain: scenario x device class x pattern."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    model_id: str = pa.Field(description="Model trained (OPT-1.3B).")
+    pattern: str = pa.Field(isin=["idealized", "pipeline_dtfm"], description="Communication pattern.")
+    devices: float = pa.Field(ge=1, description="Devices in the fleet.")
+    compute_kwh: float = pa.Field(gt=0, description="Fleet compute energy, kWh.")
+    comm_gb: float = pa.Field(ge=0, description="Data moved, GB.")
+    comm_kwh: float = pa.Field(ge=0, description="Communication energy, kWh.")
+    total_kwh: float = pa.Field(gt=0, description="Compute + communication, kWh.")
+    cloud_kwh: float = pa.Field(gt=0, description="The cloud GPU's energy for the same work, kWh.")
+    energy_ratio_vs_cloud_gpu: float = pa.Field(description="Cloud energy / edge total.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern"]
+
+    @pa.check("energy_ratio_vs_cloud_gpu", name="finite_positive")
+    @classmethod
+    def ratio_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return finite_positive(data)
+
+
+class PaperReproduction(pa.DataFrameModel):
+    """marts.paper_reproduction. Grain: one published claim."""
+
+    claim_id: str = pa.Field(unique=True, description="Claim id (staging.paper_claims).")
+    claim: str = pa.Field(description="The claim in words.")
+    paper_value: float = pa.Field(nullable=True, description="Published number, where single.")
+    paper_value_text: str = pa.Field(description="Published value as stated.")
+    reproduced_value: float = pa.Field(nullable=True, description="Recomputed number, where single.")
+    reproduced_value_text: str = pa.Field(description="Recomputed value(s) in words.")
+    unit: str = pa.Field(description="Unit.")
+    relative_error: float = pa.Field(nullable=True, description="reproduced / paper - 1 (largest over a range's ends).")
+    status: str = pa.Field(isin=["reproduced", "differs", "not reproducible"], description="reproduced | differs | not reproducible.")
+    explanation: str = pa.Field(str_length={"min_value": 10}, description="Why, in a sentence or two.")
+    scenario_id: str = pa.Field(description="Scenario the claim was checked under.")
+    location: str = pa.Field(description="Where in the paper.")
+    source_id: str = pa.Field(description="The claim's source (joins staging.sources).")
+
+    class Config:
+        strict = True

@@ -1,0 +1,36 @@
+"""staging.paper_claims: the published numbers this project audits, typed in from the paper."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+
+from schemas.base import Provenance
+
+
+class PaperClaims(Provenance):
+    """Grain: one published claim of Xue et al. (HotCarbon 2025) that the pipeline recomputes."""
+
+    claim_id: str = pa.Field(unique=True, str_matches=r"^[A-Z0-9]+_[a-z0-9_]+$", description="Stable id, e.g. T1_phone_energy.")
+    claim: str = pa.Field(description="The claim in words.")
+    paper_value: float = pa.Field(nullable=True, description="The published number, where it is a single number.")
+    paper_value_text: str = pa.Field(description="The published value as stated (ranges, counts, 'curve').")
+    unit: str = pa.Field(description="Unit of paper_value.")
+    tolerance: float = pa.Field(nullable=True, ge=0, description="Relative error within which a recomputed value counts as reproduced.")
+    location: str = pa.Field(description="Where in the paper (table, figure, section).")
+
+    class Config:
+        strict = True
+
+
+class ModelConfigs(Provenance):
+    """Grain: one model architecture (the OPT family sizes used by the scaling figure)."""
+
+    model_id: str = pa.Field(unique=True, description="e.g. OPT-1.3B.")
+    params: float = pa.Field(gt=0, description="Parameter count.")
+    n_layers: int = pa.Field(gt=0, description="Transformer layers.")
+    hidden_size: int = pa.Field(gt=0, description="Hidden (model) dimension.")
+    citation: str = pa.Field(description="Where the configuration is published.")
+    citation_url: str = pa.Field(str_startswith="http", description="Link.")
+
+    class Config:
+        strict = True

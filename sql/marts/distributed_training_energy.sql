@@ -1,0 +1,71 @@
+-- marts.distributed_training_energy (paper Table 2, our estimate: the paper's cells are not
+-- published). Grain: scenario x edge device class x communication pattern, for OPT-1.3B.
+-- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
+--   a fleet of `table2_devices` devices (total compute energy does not change with N).
+-- Patterns, bytes per training step:
+--   idealized (paper, footnote 1): each device sends the parameters once: N x p x b;
+--   pipeline (DT-FM style): N stages; each micro-batch's activations cross N - 1 boundaries
+--     forward and their gradients backward: 2 x (N - 1) x batch x sequence x hidden x 2 bytes
+--     (fp16), divided by the activation compression factor.
+-- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB.
+-- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
+with s as (
+    select * from core.scenarios
+),
+
+model as (
+    select params, hidden_size from staging.model_configs where model_id = 'OPT-1.3B'
+),
+
+base as (
+    select params as base_params from staging.model_configs where model_id = 'OPT-125M'
+),
+
+edge as (
+    select scenario_id, 'laptop' as device_class, laptop_table1_energy_j as table1_energy_j from s
+    union all
+    select scenario_id, 'phone', phone_table1_energy_j from s
+),
+
+patterns as (
+    select
+        edge.scenario_id,
+        edge.device_class,
+        pattern.name as pattern,
+        s.table2_devices as devices,
+        edge.table1_energy_j * model.params / base.base_params / 3.6e6 as compute_kwh,
+        s.cloud_table1_energy_j * model.params / base.base_params / 3.6e6 as cloud_kwh,
+        s.workload_steps * case pattern.name
+            when 'idealized' then s.table2_devices * model.params * s.bytes_per_param
+            else 2 * (s.table2_devices - 1) * s.batch_size * s.sequence_length * model.hidden_size * 2
+                / s.activation_compression
+        end / 1e9 as comm_gb,
+        s.edge_bandwidth_mb_per_s,
+        s.wifi_radio_power_w,
+        s.network_kwh_per_gb
+    from edge
+    inner join s using (scenario_id)
+    cross join model
+    cross join base
+    cross join (values ('idealized'), ('pipeline_dtfm')) as pattern (name)
+),
+
+final as (
+    select
+        scenario_id,
+        device_class,
+        'OPT-1.3B' as model_id,
+        pattern,
+        devices,
+        compute_kwh,
+        comm_gb,
+        comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6 + comm_gb * network_kwh_per_gb as comm_kwh,
+        compute_kwh + comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6
+            + comm_gb * network_kwh_per_gb as total_kwh,
+        cloud_kwh,
+        cloud_kwh / (compute_kwh + comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6
+            + comm_gb * network_kwh_per_gb) as energy_ratio_vs_cloud_gpu
+    from patterns
+)
+
+select * from final order by scenario_id, device_class, pattern

@@ -1,0 +1,58 @@
+-- marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size.
+-- Compute: the measured Table 1 energy of OPT-125M on each device class, scaled linearly in
+--   parameter count (training FLOPs ~ 6 x params x tokens at a fixed token budget, so energy
+--   per token scales with params on the same device at the same efficiency).
+-- Communication (edge only, the paper's idealized model of footnote 1): every parameter is
+--   sent once per step: bytes = steps x params x bytes_per_param; radio energy = radio power x
+--   bytes / bandwidth; network energy = GB x network kWh/GB. The cloud GPU has none.
+with s as (
+    select * from core.scenarios
+),
+
+base as (
+    select params as base_params from staging.model_configs where model_id = 'OPT-125M'
+),
+
+classes as (
+    select scenario_id, 'cloud_gpu' as device_class, cloud_table1_energy_j as table1_energy_j, false as communicates from s
+    union all
+    select scenario_id, 'laptop', laptop_table1_energy_j, true from s
+    union all
+    select scenario_id, 'phone', phone_table1_energy_j, true from s
+),
+
+sized as (
+    select
+        classes.scenario_id,
+        classes.device_class,
+        models.model_id,
+        models.params,
+        classes.table1_energy_j * models.params / base.base_params / 3.6e6 as compute_kwh,
+        case when classes.communicates
+            then s.workload_steps * models.params * s.bytes_per_param / 1e9
+            else 0 end as comm_gb
+    from classes
+    inner join s using (scenario_id)
+    cross join staging.model_configs as models
+    cross join base
+),
+
+final as (
+    select
+        sized.scenario_id,
+        sized.device_class,
+        sized.model_id,
+        sized.params,
+        sized.compute_kwh,
+        sized.comm_gb,
+        sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s as comm_time_s,
+        (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
+            + sized.comm_gb * s.network_kwh_per_gb as comm_kwh,
+        sized.compute_kwh
+            + (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
+            + sized.comm_gb * s.network_kwh_per_gb as total_kwh
+    from sized
+    inner join s using (scenario_id)
+)
+
+select * from final order by scenario_id, device_class, params

@@ -1,0 +1,113 @@
+"""Mart checks fail on bad input, and editing one parameter row moves the dependent marts."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pandera.polars as pa
+import polars as pl
+import pytest
+
+from pipelines.cli import main as cli
+from pipelines.paths import SOURCES_DIR, SOURCES_ENV
+from pipelines.warehouse import open_readonly, query_pl
+from schemas.marts import FleetEquivalence, LifecycleCarbon, PaperReproduction
+from tests.conftest import build
+
+
+def _frame(path: Path, table: str) -> pl.DataFrame:
+    with open_readonly(path) as con:
+        return query_pl(con, "select * from query_table($t)", {"t": table})
+
+
+def _failed_checks(model: type[pa.DataFrameModel], frame: pl.DataFrame) -> set[str]:
+    try:
+        model.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        return set(exc.failure_cases.get_column("check").to_list())
+    return set()
+
+
+def test_good_marts_pass(built_warehouse: Path) -> None:
+    assert _failed_checks(LifecycleCarbon, _frame(built_warehouse, "marts.lifecycle_carbon")) == set()
+    assert _failed_checks(FleetEquivalence, _frame(built_warehouse, "marts.fleet_equivalence")) == set()
+    assert _failed_checks(PaperReproduction, _frame(built_warehouse, "marts.paper_reproduction")) == set()
+
+
+def test_duplicate_keys_fail(built_warehouse: Path) -> None:
+    frame = _frame(built_warehouse, "marts.lifecycle_carbon")
+    assert "unique" in " ".join(_failed_checks(LifecycleCarbon, pl.concat([frame, frame.head(1)])))
+
+
+def test_shares_not_summing_to_one_fail(built_warehouse: Path) -> None:
+    frame = _frame(built_warehouse, "marts.lifecycle_carbon").with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(0.5).otherwise(pl.col("embodied_share")).alias("embodied_share")
+    )
+    assert "shares_sum_to_one" in _failed_checks(LifecycleCarbon, frame)
+
+
+def test_fractional_or_zero_device_counts_fail(built_warehouse: Path) -> None:
+    frame = _frame(built_warehouse, "marts.fleet_equivalence")
+    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.col("devices_per_gpu") + 0.5))
+    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.lit(0.0).alias("devices_per_gpu")))
+
+
+@pytest.mark.parametrize("bad", [math.inf, -1.0, math.nan])
+def test_non_finite_or_negative_reduction_factor_fails(built_warehouse: Path, bad: float) -> None:
+    frame = _frame(built_warehouse, "marts.fleet_equivalence").with_columns(pl.lit(bad).alias("reduction_factor"))
+    assert "finite_positive" in _failed_checks(FleetEquivalence, frame)
+
+
+def test_missing_claim_fails_the_check(built_warehouse: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from pipelines.assets.marts import every_claim_present
+
+    class OneConnection:
+        """Stands in for the Warehouse resource: the check only calls connection()."""
+
+        def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+            self.con = con
+
+        def connection(self) -> duckdb.DuckDBPyConnection:
+            return self.con
+
+    path = tmp_path / "wh.duckdb"
+    shutil.copyfile(built_warehouse, path)
+    with duckdb.connect(str(path)) as con:
+        assert every_claim_present(warehouse=OneConnection(con)).passed
+        con.execute("delete from marts.paper_reproduction where claim_id = 'F4_gpu_total'")
+        result = every_claim_present(warehouse=OneConnection(con))
+    assert not result.passed
+    assert result.metadata["missing"].value == "F4_gpu_total"
+
+
+def test_changing_hours_per_day_moves_the_marts(built_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, sources)
+    base = sources / "scenarios" / "paper_base.csv"
+    text = base.read_text(encoding="utf-8")
+    assert "\nedge_hours_per_day,8," in text
+    base.write_text(text.replace("\nedge_hours_per_day,8,", "\nedge_hours_per_day,4,"), encoding="utf-8")
+    monkeypatch.setenv(SOURCES_ENV, str(sources))
+    assert cli(["register", "--refresh", "scenario_paper_base"]) == 0
+    changed = tmp_path / "changed.duckdb"
+    assert build(changed).success
+
+    def fleet(path: Path) -> dict[tuple[str, str], tuple[float, float, float]]:
+        frame = _frame(path, "marts.fleet_equivalence")
+        return {(r[0], r[1]): r[2:] for r in frame.select("scenario_id", "device_class", "devices_per_gpu", "edge_added_kgco2e", "reduction_factor").rows()}
+
+    before, after = fleet(built_warehouse), fleet(changed)
+    # vendor basis: N = ceil(67 x 24 / (6.8 x 4)) = 60 laptops, twice the 30 at 8 h/day
+    assert before[("vendor_fp32", "laptop")][0] == 30 and after[("vendor_fp32", "laptop")][0] == math.ceil(67 * 24 / (6.8 * 4)) == 60
+    # paper_text states 15 laptops: half the hours -> half the edge carbon -> twice the reduction factor
+    assert after[("paper_text", "laptop")][1] == pytest.approx(before[("paper_text", "laptop")][1] / 2)
+    assert after[("paper_text", "laptop")][2] == pytest.approx(before[("paper_text", "laptop")][2] * 2)
+    # the lifecycle of the laptop's training electricity halves too; the cloud GPU is unchanged
+    lc_before = dict(_frame(built_warehouse, "marts.lifecycle_carbon").filter(pl.col("scenario_id") == "paper_text").select("device_class", "operational_kgco2e").rows())
+    lc_after = dict(_frame(changed, "marts.lifecycle_carbon").filter(pl.col("scenario_id") == "paper_text").select("device_class", "operational_kgco2e").rows())
+    assert lc_after["laptop"] == pytest.approx(lc_before["laptop"] / 2)
+    assert lc_after["cloud_gpu"] == pytest.approx(lc_before["cloud_gpu"])
