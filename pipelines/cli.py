@@ -1,6 +1,7 @@
 """``edge-carbon``: build the warehouse, and register your own source files.
 
     edge-carbon run                     materialise every asset on the shipped data, publish
+    edge-carbon sql "select ..."        query the published warehouse (read-only)
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
 """
@@ -49,7 +50,25 @@ def run(_: argparse.Namespace) -> int:
     for table, _ in tables:
         rows_rejected = rejected.get(table, (0, 0))[0]
         print(f"{table:40} {counts[table]:>10,} {rows_rejected:>9,}")
-    print("query it: duckdb -readonly " + str(path))
+    print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
+    return 0
+
+
+def sql(args: argparse.Namespace) -> int:
+    """Run one read-only query against the published warehouse and print the result."""
+    import duckdb
+    import polars as pl
+
+    from pipelines.warehouse import open_readonly, query_pl
+
+    try:
+        with open_readonly() as con:
+            frame = query_pl(con, args.query)
+    except duckdb.Error as exc:
+        print(f"query failed: {exc}", file=sys.stderr)
+        return 1
+    with pl.Config(tbl_rows=args.limit, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
+        print(frame)
     return 0
 
 
@@ -131,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="edge-carbon", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="materialise every asset on the shipped data").set_defaults(func=run)
+    query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
+    query.add_argument("query")
+    query.add_argument("--limit", type=int, default=40, help="rows to print")
+    query.set_defaults(func=sql)
     reg = sub.add_parser("register", help="add a file below sources/ to the manifest")
     reg.add_argument("file", nargs="?")
     reg.add_argument("--refresh", metavar="ID", help="recompute the sha256 of an existing entry")
