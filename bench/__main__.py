@@ -1,0 +1,277 @@
+"""``python -m bench``: the figures behind ``make bench``.
+
+1. **nvidia-smi ingest.** A 5,000,000-sample nvidia-smi log (two GPUs, a few ``[N/A]``
+   cells) is generated once into ``bench/out/``. Two implementations read and integrate it:
+   the project's (``pipelines.parsers.nvidia_smi.parse_nvidia_smi`` then
+   ``pipelines.energy.integrate``, per channel) and a plain pandas one (:mod:`bench.pandas_baseline`).
+   Each repeat runs in a fresh subprocess that reports the ingest's wall time (imports
+   excluded) and its own peak memory: peak RSS at the end minus the RSS right after the
+   imports. The two must agree on every GPU's energy to 1e-6 relative.
+2. **Cold build.** ``edge-carbon run`` (``python -m pipelines.cli run``) is run in
+   subprocesses, each publishing to a fresh ``EDGE_CARBON_WAREHOUSE`` in a temporary folder,
+   so nothing is reused; its wall time includes interpreter start-up and imports.
+
+Medians of ``--repeats`` runs (default 3) are printed, then a table of each figure, its
+target and PASS/FAIL. The exit status is 1 if the energies disagree or a build fails;
+missing a speed or memory target is reported, not fatal.
+
+``python -m bench worker IMPL PATH`` is the subprocess side (IMPL is ``polars`` or
+``pandas``); it prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipelines.paths import PROJECT_ROOT, WAREHOUSE_ENV
+
+OUT_DIR: Path = PROJECT_ROOT / "bench" / "out"
+SAMPLES = 5_000_000
+RTOL = 1e-6
+TARGET_SPEEDUP = 5.0
+TARGET_MEMORY_X = 1.5
+TARGET_RUN_S = 15.0
+
+
+# --- the subprocess side ------------------------------------------------------------------
+
+
+def current_rss_bytes() -> int:
+    """Resident set size now (Linux ``/proc``; elsewhere the high-water mark so far)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return peak_rss_bytes()
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process (``ru_maxrss`` is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def polars_energies(result: Any) -> dict[str, float]:
+    """``{channel: energy_j}`` from ``pipelines.energy.integrate(..., per_channel=True)``."""
+    return {str(row["channel"]): float(row["energy_j"]) for row in result.iter_rows(named=True)}
+
+
+def worker(impl: str, path: Path) -> int:
+    """Ingest ``path`` once with ``impl``; print time, memory and per-GPU energies as JSON."""
+    if impl == "polars":
+        from pipelines.energy import integrate
+        from pipelines.parsers.nvidia_smi import parse_nvidia_smi
+
+        def run() -> dict[str, float]:
+            parsed = parse_nvidia_smi(path, {"timezone": "UTC", "run_id": "bench"})
+            return polars_energies(integrate(parsed.frame, per_channel=True))
+
+    elif impl == "pandas":
+        from bench.pandas_baseline import ingest
+
+        def run() -> dict[str, float]:
+            frame = ingest(path, "UTC")
+            return dict(zip(frame["channel"].astype(str), frame["energy_j"].astype(float), strict=True))
+
+    else:
+        raise SystemExit(f"unknown implementation {impl!r}")
+    baseline = current_rss_bytes()
+    cpu_before = cpu_seconds()
+    started = time.perf_counter()
+    energies = run()
+    seconds = time.perf_counter() - started
+    cpu = cpu_seconds() - cpu_before
+    peak = max(peak_rss_bytes(), current_rss_bytes())
+    result = {"impl": impl, "seconds": seconds, "cpu_seconds": cpu, "rss_after_imports": baseline, "peak_rss": peak, "energies_j": energies}
+    print(json.dumps(result))
+    return 0
+
+
+def cpu_seconds() -> float:
+    """User plus system CPU time of this process so far (all threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# --- the driver ---------------------------------------------------------------------------
+
+
+@dataclass
+class Figure:
+    """One line of the summary table."""
+
+    name: str
+    value: str
+    target: str = ""
+    passed: bool | None = None
+
+
+@dataclass
+class Report:
+    """Everything measured, for the summary table and the exit status."""
+
+    figures: list[Figure] = field(default_factory=list)
+    fatal: list[str] = field(default_factory=list)
+
+    def add(self, name: str, value: str, target: str = "", passed: bool | None = None) -> None:
+        """Append a figure."""
+        self.figures.append(Figure(name, value, target, passed))
+
+
+def run_worker(impl: str, path: Path) -> dict[str, Any]:
+    """One fresh-subprocess ingest; its JSON result."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "worker", impl, str(path)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{impl} ingest failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def parser_available() -> bool:
+    """Whether the project's nvidia-smi parser and energy module can be imported."""
+    from importlib.util import find_spec
+
+    return find_spec("pipelines.parsers.nvidia_smi") is not None and find_spec("pipelines.energy") is not None
+
+
+def bench_ingest(report: Report, samples: int, repeats: int) -> None:
+    """Figures 1: file size, medians, speed ratio, peak memory, energy agreement."""
+    from bench.nvidia_smi_log import cached_log
+
+    started = time.perf_counter()
+    path = cached_log(OUT_DIR, samples)
+    made = time.perf_counter() - started
+    size = path.stat().st_size
+    print(f"nvidia-smi log: {path.relative_to(PROJECT_ROOT)}, {samples:,} samples, {size / 1e6:.1f} MB (ready in {made:.1f}s)")
+    report.add("nvidia-smi log size", f"{size / 1e6:.1f} MB ({samples:,} samples)")
+    impls = ["polars", "pandas"] if parser_available() else ["pandas"]
+    if "polars" not in impls:
+        print("pipelines.parsers.nvidia_smi or pipelines.energy is missing: only the pandas baseline runs")
+        report.add("project ingest", "not available (parser missing)", f">= {TARGET_SPEEDUP:g}x pandas", False)
+    results: dict[str, list[dict[str, Any]]] = {impl: [] for impl in impls}
+    for repeat in range(1, repeats + 1):
+        for impl in impls:
+            result = run_worker(impl, path)
+            results[impl].append(result)
+            print(
+                f"  repeat {repeat} {impl:6}: {result['seconds']:7.2f} s wall, {result['cpu_seconds']:7.2f} s CPU, "
+                f"peak {(result['peak_rss'] - result['rss_after_imports']) / 1e6:8.1f} MB above imports"
+            )
+    med = {impl: statistics.median(r["seconds"] for r in runs) for impl, runs in results.items()}
+    mem = {impl: statistics.median(r["peak_rss"] - r["rss_after_imports"] for r in runs) for impl, runs in results.items()}
+    report.add("pandas ingest (median)", f"{med['pandas']:.2f} s", "", None)
+    report.add("pandas ingest peak memory (median)", f"{mem['pandas'] / 1e6:.0f} MB ({mem['pandas'] / size:.2f}x file)")
+    if "polars" not in results:
+        return
+    ratio = med["pandas"] / med["polars"]
+    report.add("project ingest (median)", f"{med['polars']:.2f} s")
+    report.add("speed ratio pandas / project", f"{ratio:.1f}x", f">= {TARGET_SPEEDUP:g}x", ratio >= TARGET_SPEEDUP)
+    factor = mem["polars"] / size
+    report.add("project ingest peak memory (median)", f"{mem['polars'] / 1e6:.0f} MB ({factor:.2f}x file)", f"<= {TARGET_MEMORY_X:g}x file", factor <= TARGET_MEMORY_X)
+    reference = results["pandas"][0]["energies_j"]
+    worst = 0.0
+    for impl, runs in results.items():
+        for run in runs:
+            if sorted(run["energies_j"]) != sorted(reference):
+                report.fatal.append(f"{impl} reports channels {sorted(run['energies_j'])}, pandas {sorted(reference)}")
+                continue
+            for channel, energy in run["energies_j"].items():
+                worst = max(worst, abs(energy - reference[channel]) / abs(reference[channel]))
+    agree = worst <= RTOL and not report.fatal
+    for channel in sorted(reference):
+        print(f"  {channel}: project {results['polars'][0]['energies_j'].get(channel, float('nan')):,.3f} J, pandas {reference[channel]:,.3f} J")
+    report.add("energy agreement, every GPU", f"max rel diff {worst:.1e}", f"<= {RTOL:g}", agree)
+    if not agree:
+        report.fatal.append(f"project and pandas energies differ by {worst:.2e} relative (> {RTOL:g})")
+
+
+def bench_cold_run(report: Report, repeats: int) -> None:
+    """Figure 2: wall time of ``edge-carbon run`` into a fresh warehouse, median of repeats."""
+    times: list[float] = []
+    for repeat in range(1, repeats + 1):
+        with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp:
+            env = {**os.environ, WAREHOUSE_ENV: str(Path(tmp) / "edge_carbon.duckdb")}
+            started = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
+            )
+            elapsed = time.perf_counter() - started
+        if proc.returncode != 0:
+            report.fatal.append(f"edge-carbon run failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+            report.add("cold `edge-carbon run` (median)", "failed", f"<= {TARGET_RUN_S:g} s", False)
+            return
+        times.append(elapsed)
+        print(f"  repeat {repeat} edge-carbon run: {elapsed:.1f} s")
+    median = statistics.median(times)
+    report.add("cold `edge-carbon run` (median)", f"{median:.1f} s", f"<= {TARGET_RUN_S:g} s", median <= TARGET_RUN_S)
+
+
+def warn_if_busy() -> None:
+    """Say so when other work competes for the CPUs: wall times are then inflated."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return
+    cpus = os.cpu_count() or 1
+    note = "  (busy: other processes compete for the CPUs; wall times will be inflated)" if load > 0.5 * cpus else ""
+    print(f"load average (1 min): {load:.2f} on {cpus} CPU(s){note}")
+
+
+def print_table(report: Report) -> None:
+    """The compact summary."""
+    rows = [("figure", "value", "target", "result")] + [
+        (f.name, f.value, f.target or "-", "" if f.passed is None else ("PASS" if f.passed else "FAIL")) for f in report.figures
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    print()
+    for i, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        if i == 0:
+            print("  ".join("-" * width for width in widths))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments; run the benchmark (or, as ``worker``, one ingest)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["worker"]:
+        if len(argv) != 3:
+            raise SystemExit("usage: python -m bench worker {polars,pandas} PATH")
+        return worker(argv[1], Path(argv[2]))
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=SAMPLES, help=f"nvidia-smi samples (default {SAMPLES:,})")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (default 3)")
+    parser.add_argument("--skip-ingest", action="store_true", help="skip the nvidia-smi ingest figures")
+    parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figure")
+    args = parser.parse_args(argv)
+    report = Report()
+    print(f"edge-carbon bench on {os.cpu_count()} CPU(s), python {sys.version.split()[0]}")
+    warn_if_busy()
+    if not args.skip_ingest:
+        bench_ingest(report, args.samples, args.repeats)
+    if not args.skip_run:
+        print("cold edge-carbon run (fresh warehouse each time):")
+        bench_cold_run(report, args.repeats)
+    print_table(report)
+    for problem in report.fatal:
+        print(f"ERROR: {problem}", file=sys.stderr)
+    return 1 if report.fatal else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
