@@ -144,3 +144,31 @@ def test_every_claim_has_status_and_explanation(built_warehouse: Path) -> None:
     statuses = dict(frame.select("claim_id", "status").rows())
     assert statuses["F4_gpu_total"] == "reproduced"
     assert statuses["F5_reduction"] == "differs"  # phones reach ~3.1x, not 4x
+
+
+def test_training_energy_ratio_and_ci(built_warehouse: Path) -> None:
+    with open_readonly(built_warehouse) as con:
+        runs = query_pl(con, "select device_id, energy_j, duration_s from staging.benchmark_runs where series_id like 'table1_%'")
+        mart = {r[0]: r[1:] for r in query_pl(
+            con, "select device_id, energy_j_mean, energy_j_ci95_low, energy_j_ci95_high, energy_ratio_vs_cloud_gpu, slowdown_vs_cloud_gpu "
+            "from marts.training_energy").rows()}
+    by_device: dict[str, list[tuple[float, float]]] = {}
+    for device, energy, duration in runs.rows():
+        by_device.setdefault(device, []).append((energy, duration))
+    t_975_df4 = 2.7764451051977987  # Student t, 97.5th percentile, 4 degrees of freedom
+    for device, values in by_device.items():
+        energies = [e for e, _ in values]
+        n = len(energies)
+        mean = sum(energies) / n
+        sd = (sum((e - mean) ** 2 for e in energies) / (n - 1)) ** 0.5
+        assert n == 5
+        assert mart[device][0] == pytest.approx(mean)
+        assert mart[device][1] == pytest.approx(mean - t_975_df4 * sd / n**0.5)
+        assert mart[device][2] == pytest.approx(mean + t_975_df4 * sd / n**0.5)
+    gpu_mean = sum(e for e, _ in by_device["nvidia-rtx-a5000"]) / 5
+    gpu_time = sum(d for _, d in by_device["nvidia-rtx-a5000"]) / 5
+    phone_mean = sum(e for e, _ in by_device["qualcomm-sd888"]) / 5
+    phone_time = sum(d for _, d in by_device["qualcomm-sd888"]) / 5
+    assert mart["qualcomm-sd888"][3] == pytest.approx(gpu_mean / phone_mean)  # ~55.0 / 35.1 = 1.57
+    assert mart["qualcomm-sd888"][4] == pytest.approx(phone_time / gpu_time)  # ~3510 / 250 = 14
+    assert mart["qualcomm-sd888"][3] == pytest.approx(1.57, abs=0.03)

@@ -320,7 +320,7 @@ def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
     rejects: list[Reject] = []
     # Blocks are parsed two (or more) at a time while the next is read; at most a few
     # blocks are in flight, so memory does not grow with the file.
-    workers = max(2, min(4, pl.thread_pool_size() + 1))
+    workers = max(4, pl.thread_pool_size() + 2)  # threads and blocks in flight
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[tuple[pl.DataFrame, list[Reject]]]] = deque()
         for first_line, ends, block in _blocks(path, header_bytes):

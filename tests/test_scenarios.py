@@ -1,0 +1,89 @@
+"""Scenario files: parsing, inheritance, factor references and their rejects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.errors import ManifestError
+from pipelines.parsers.scenario import parse_scenario
+from pipelines.scenarios import parse_ref, resolve
+from pipelines.staging import parse_entry
+from tests.helpers import entry_for
+
+HEADER = "parameter,value,unit,low,high,distribution,status,factor_ref,reasoning\n"
+
+
+@pytest.fixture
+def con() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create schema staging")
+    con.execute(
+        "create table staging.device_specs as select * from (values "
+        "('gpu-a', 700.0, 67.0, 'specs_file', 'curated/device_specs.csv', 2), "
+        "('gpu-b', 350.0, 51.0, 'specs_file', 'curated/device_specs.csv', 3)) "
+        "as t(device_id, tdp_w, fp32_tflops, source_id, source_file, source_row)"
+    )
+    return con
+
+
+def _scenario(tmp_path: Path, name: str, body: str, **options: object):
+    path = tmp_path / f"{name}.csv"
+    path.write_text(HEADER + body, encoding="utf-8")
+    entry = entry_for(path, kind="scenario", table="core.scenario_parameters", options={"scenario_id": name, **options}, source_id=f"scenario_{name}")
+    return entry, parse_entry(entry, parse_scenario)
+
+
+def test_unreadable_numbers_are_rejected_with_line(tmp_path: Path) -> None:
+    _, parsed = _scenario(tmp_path, "s", "hours,8,h/day,,,point,paper,,ok\nbad,eight,h/day,,,point,paper,,x\n")
+    assert parsed.frame.get_column("parameter").to_list() == ["hours"]
+    assert [(r.source_row, r.column_name, r.check_name, r.value) for r in parsed.rejects] == [(3, "value", "parse", "eight")]
+
+
+def test_inheritance_refs_and_rejects(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    base = _scenario(
+        tmp_path, "base",
+        "hours,8,h/day,2,12,uniform,paper,,stated\n"
+        "gpu_power_w,,W,,,point,primary,device_specs.device_id=gpu-a.tdp_w,vendor\n"
+        "missing_w,,W,,,point,primary,device_specs.device_id=gpu-z.tdp_w,no such device\n"
+        "wrong_col,,W,,,point,primary,device_specs.device_id=gpu-a.price,not referencable\n"
+        "mismatch_w,650,W,,,point,primary,device_specs.device_id=gpu-a.tdp_w,disagrees\n"
+        "empty,,W,,,point,assumed,,nothing\n",
+        abstract=True,
+    )
+    child = _scenario(tmp_path, "child", "hours,4,h/day,,,point,assumed,,halved\n", extends="base")
+    frame, rejects = resolve(con, {"base": (base[0], base[1].frame), "child": (child[0], child[1].frame)})
+    rows = {(r["scenario_id"], r["parameter"]): r for r in frame.iter_rows(named=True)}
+    assert set(rows) == {("child", "hours"), ("child", "gpu_power_w")}  # the abstract parent is not published
+    assert rows[("child", "hours")]["value"] == 4 and rows[("child", "hours")]["defined_in"] == "child.csv:2"
+    gpu = rows[("child", "gpu_power_w")]
+    assert (gpu["value"], gpu["source_id"], gpu["source_file"], gpu["source_row"]) == (700.0, "specs_file", "curated/device_specs.csv", 2)
+    got = sorted((e.id, r.source_row, r.column_name, r.check_name) for e, r in rejects)
+    assert got == [
+        ("scenario_base", 4, "factor_ref", "factor_ref_exists"),
+        ("scenario_base", 5, "factor_ref", "factor_ref"),
+        ("scenario_base", 6, "value", "matches_factor_ref"),
+        ("scenario_base", 7, "value", "not_nullable"),
+    ]
+    reasons = {r.source_row: r.reason for _, r in rejects}
+    assert "no single row with device_id = 'gpu-z'" in reasons[4]
+    assert "'price' is not a referencable column" in reasons[5]
+    assert "650.0 differs from 700.0" in reasons[6]
+
+
+def test_inheritance_loop_is_a_clear_error(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    a = _scenario(tmp_path, "a", "x,1,u,,,point,paper,,r\n", extends="b")
+    b = _scenario(tmp_path, "b", "x,1,u,,,point,paper,,r\n", extends="a")
+    with pytest.raises(ManifestError, match="loops"):
+        resolve(con, {"a": (a[0], a[1].frame), "b": (b[0], b[1].frame)})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["device_specs.device_id=x", "secrets.device_id=x.tdp_w", "device_specs.model=x.tdp_w", "device_specs.device_id=x.tdp_w; drop table t"],
+)
+def test_bad_refs_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_ref(text)
