@@ -1,6 +1,6 @@
 # edge-carbon front door. Needs only Python 3.11, make and git.
 #   make run    build the warehouse from the shipped data and print a summary
-#   make test   run the test suite
+#   make test   run the test suite (EXTRAS=dev,capture also installs the capture extra)
 #   make dev    start the Dagster UI on http://127.0.0.1:3000
 #   make bench  print the benchmark figures
 
@@ -8,6 +8,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
+EXTRAS ?= dev
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export DAGSTER_HOME
 
@@ -20,17 +21,17 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(PIP) install -q -c constraints.txt -e .
 	@touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) install -q -c constraints.txt -e '.[dev]'
+$(VENV)/.installed-$(EXTRAS): $(VENV)/.installed
+	$(PIP) install -q -c constraints.txt -e '.[$(EXTRAS)]'
 	@touch $@
 
 run: $(VENV)/.installed
 	$(VENV)/bin/edge-carbon run
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed-dev
+lint: $(VENV)/.installed-$(EXTRAS)
 	$(VENV)/bin/ruff check .
 
 $(DAGSTER_HOME)/dagster.yaml: pipelines/dagster.yaml
@@ -40,7 +41,7 @@ $(DAGSTER_HOME)/dagster.yaml: pipelines/dagster.yaml
 dev: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
 	$(VENV)/bin/dagster dev -h 127.0.0.1 -p 3000
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m bench
 
 clean:
