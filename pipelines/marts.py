@@ -9,7 +9,7 @@ import duckdb
 import pandera.polars as pa
 
 from pipelines.paths import sql_text
-from pipelines.staging import _ident, preview_md
+from pipelines.staging import checked_identifier, preview_md
 from pipelines.warehouse import query_pl
 
 
@@ -33,9 +33,9 @@ def build_table(
         frame = conform(model, frame)
     con.execute("begin transaction")
     try:
-        con.execute(f"create schema if not exists {_ident(table).split('.')[0]}")
+        con.execute(f"create schema if not exists {checked_identifier(table).split('.')[0]}")
         con.register("_mart", frame.to_arrow())
-        con.execute(f"create or replace table {_ident(table)} as select * from _mart")  # noqa: S608 - checked identifier
+        con.execute(f"create or replace table {checked_identifier(table)} as select * from _mart")  # noqa: S608 - checked identifier
         con.unregister("_mart")
         con.execute("commit")
     except BaseException:

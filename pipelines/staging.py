@@ -51,7 +51,7 @@ def key_of(table: str) -> dg.AssetKey:
     return dg.AssetKey(table.split("."))
 
 
-def _ident(table: str) -> str:
+def checked_identifier(table: str) -> str:
     if not _TABLE.match(table):
         raise ValueError(f"not a schema-qualified table name: {table!r}")
     return table
@@ -115,10 +115,10 @@ def write_staged(con: duckdb.DuckDBPyConnection, staged: Sequence[Staged]) -> No
     con.execute("begin transaction")
     try:
         for item in staged:
-            table = _ident(item.table)
+            table = checked_identifier(item.table)
             con.execute(f"create schema if not exists {table.split('.')[0]}")
             con.register("_staged", item.frame.to_arrow())
-            # The identifier is a code constant checked by _ident(); identifiers cannot be bound.
+            # The identifier is a code constant checked by checked_identifier(); identifiers cannot be bound.
             con.execute(f"create or replace table {table} as select * from _staged")  # noqa: S608
             con.unregister("_staged")
             con.execute("delete from quarantine.rejected_rows where table_name = ?", [item.table])

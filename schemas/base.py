@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandera.polars as pa
+import polars as pl
 
 
 class Provenance(pa.DataFrameModel):
@@ -15,3 +16,9 @@ class Provenance(pa.DataFrameModel):
         ge=1,
         description="1-based line (CSV/text) or record number (JSON) in the file; null for derived rows.",
     )
+
+
+def floats_are_finite(data: pa.PolarsData) -> pl.LazyFrame:
+    """Row check: every Float64 column of the row is null or finite (no NaN, no infinity)."""
+    floats = [name for name, dtype in data.lazyframe.collect_schema().items() if dtype == pl.Float64]
+    return data.lazyframe.select(pl.all_horizontal([pl.col(c).is_finite().fill_null(True) for c in floats]).alias("numbers_are_finite"))

@@ -7,7 +7,7 @@ import datetime as dt
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance
+from schemas.base import Provenance, floats_are_finite
 
 CATEGORIES = ["workplace", "home", "datacenter"]
 PRECISIONS = ["day", "month", "year"]
@@ -92,8 +92,7 @@ class DevicePcf(Provenance):
     @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
     @classmethod
     def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        floats = [name for name, dtype in data.lazyframe.collect_schema().items() if dtype == pl.Float64]
-        return data.lazyframe.select(pl.all_horizontal([pl.col(c).is_finite().fill_null(True) for c in floats]).alias("numbers_are_finite"))
+        return floats_are_finite(data)
 
     @pa.dataframe_check(name="shares_sum_within_tolerance", description="shares add up to 1 within the rounding tolerance")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance
+from schemas.base import Provenance, floats_are_finite
 
 DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "smartphone", "desktop"]
 STATUSES = ["paper", "primary", "derived", "assumed"]
@@ -61,8 +61,7 @@ class DeviceSpecs(Provenance):
     @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
     @classmethod
     def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        floats = [name for name, dtype in data.lazyframe.collect_schema().items() if dtype == pl.Float64]
-        return data.lazyframe.select(pl.all_horizontal([pl.col(c).is_finite().fill_null(True) for c in floats]).alias("numbers_are_finite"))
+        return floats_are_finite(data)
 
     @pa.dataframe_check(name="has_a_compute_figure", description="at least one peak FLOPS or TOPS figure is given")
     @classmethod
