@@ -6,8 +6,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from pipelines.errors import ManifestError
+from pipelines.errors import ManifestError, SourceParseError
 from pipelines.parsers.scenario import parse_scenario
 from pipelines.scenarios import parse_ref, resolve
 from pipelines.staging import parse_entry
@@ -87,3 +89,15 @@ def test_inheritance_loop_is_a_clear_error(tmp_path: Path, con: duckdb.DuckDBPyC
 def test_bad_refs_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_ref(text)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: (HEADER + t).encode("utf-8", "surrogatepass"))))
+def test_scenario_parser_only_raises_its_own_error(tmp_path: Path, body: bytes) -> None:
+    path = tmp_path / "s.csv"
+    path.write_bytes(body)
+    try:
+        parsed = parse_scenario(path, {})
+    except SourceParseError:
+        return
+    assert "parameter" in parsed.frame.columns
