@@ -127,7 +127,12 @@ def register(args: argparse.Namespace) -> int:
         lines.append("[source.options]")
         for item in args.option:
             key, _, value = item.partition("=")
-            lines.append(f"{key} = {_toml_str(value)}")
+            if key == "is_synthetic" and value in ("true", "false"):
+                lines.append(f"{key} = {value}")
+            elif key == "idle_baseline_w":
+                lines.append(f"{key} = {float(value)!r}")
+            else:
+                lines.append(f"{key} = {_toml_str(value)}")
     with manifest_file.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     load_manifest()  # fail now, not at the next run, if the entry is malformed

@@ -1,0 +1,12 @@
+"""Recording real training-power logs for the warehouse (``edge-carbon-capture``).
+
+- :mod:`pipelines.capture.model`: an OPT-shaped causal LM in plain PyTorch (``opt-125m``,
+  ``tiny``), randomly initialised, trained on seeded synthetic tokens;
+- :mod:`pipelines.capture.backends`: power backends (NVML, RAPL, powermetrics, Android
+  sysfs; a fake one for tests), each detected at run time and writing its native log format;
+- :mod:`pipelines.capture.protocol`: the fixed measurement protocol and the run manifest;
+- :mod:`pipelines.capture.registration`: run manifest -> ``edge-carbon register`` calls;
+- :mod:`pipelines.capture.cli`: the command line.
+
+Needs the ``capture`` extra (``torch``, ``nvidia-ml-py``).
+"""

@@ -1,0 +1,285 @@
+"""edge-carbon-capture: the model, the backends, the protocol, and a captured log ingested end to end."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+import torch
+
+from pipelines.capture import backends
+from pipelines.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
+from pipelines.capture.cli import EXIT_NO_BACKEND, main
+from pipelines.capture.model import CONFIGS, CausalLM, parameter_count
+from pipelines.capture.protocol import read_back, software_versions
+from pipelines.capture.registration import _type_options
+from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
+
+FAKE_W = 123.0
+IDLE_S = 0.15
+REPEATS = 5
+SERIES = "capture_test_series"
+CAPTURE_ARGS = [
+    "run", "--backend", "fake", "--config", "tiny", "--repeats", str(REPEATS), "--steps", "3", "--warmup-steps", "2",
+    "--batch", "2", "--seq", "16", "--idle-s", str(IDLE_S), "--period-s", "0.02", "--fake-power-w", str(FAKE_W),
+    "--series-id", SERIES, "--timezone", "Europe/London",
+]  # fmt: skip
+LINE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{3}, 0, FAKE backend NOT A MEASUREMENT, 123\.00 W$")
+
+
+def _utc(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
+def _log_times(path: Path, zone: str) -> list[dt.datetime]:
+    from zoneinfo import ZoneInfo
+
+    lines = path.read_text(encoding="utf-8").splitlines()[1:]
+    return [dt.datetime.strptime(line.split(",")[0], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=ZoneInfo(zone)) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A copy of sources/ and the run manifest of a fake capture written below it."""
+    root = tmp_path_factory.mktemp("capture")
+    sources = root / "sources"
+    shutil.copytree(SOURCES_DIR, sources)
+    out = sources / "power" / "own" / SERIES
+    assert main([*CAPTURE_ARGS, "--out", str(out)]) == 0
+    return sources, out / f"{SERIES}.capture.json"
+
+
+# --- model ------------------------------------------------------------------------------------
+
+
+def test_opt_125m_shape_has_the_published_parameter_count() -> None:
+    with torch.device("meta"):
+        model = CausalLM(CONFIGS["opt-125m"])
+    assert parameter_count(model) == 125_239_296
+    assert model.embed_positions.num_embeddings == 2048 + 2
+    assert len(model.blocks) == 12
+
+
+def test_tiny_model_is_causal_and_tied() -> None:
+    torch.manual_seed(0)
+    model = CausalLM(CONFIGS["tiny"]).eval()
+    tokens = torch.randint(0, 512, (1, 10))
+    changed = tokens.clone()
+    changed[0, 7:] = (changed[0, 7:] + 1) % 512
+    with torch.no_grad():
+        a, b = model(tokens), model(changed)
+    assert a.shape == (1, 10, 512)
+    assert torch.allclose(a[0, :7], b[0, :7], atol=1e-6)  # earlier positions do not see later tokens
+    assert not torch.allclose(a[0, 7:], b[0, 7:])
+    assert not any(name.startswith("lm_head") for name, _ in model.named_parameters())
+
+
+# --- capture with the fake backend ---------------------------------------------------------------
+
+
+def test_fake_capture_runs_the_protocol(captured: tuple[Path, Path]) -> None:
+    _, manifest_path = captured
+    manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+    folder = manifest_path.parent
+    assert manifest["is_measurement"] is False and "NOT measurements" in manifest["warning"]
+    assert manifest["backend"]["backend"] == "fake" and manifest["backend"]["kind"] == "nvidia_smi"
+    assert manifest["software"]["torch"] == torch.__version__ and manifest["software"]["python"]
+    assert manifest["workload"]["parameters"] == parameter_count(CausalLM(CONFIGS["tiny"]))
+    assert manifest["workload"]["tokens_per_measured_run"] == 2 * 16 * 3
+    protocol = manifest["protocol"]
+    assert (protocol["repeats"], protocol["warmup_steps"], protocol["steps"], protocol["period_s"]) == (REPEATS, 2, 3, 0.02)
+    assert protocol["phases"] == ["idle_before", "warmup", "measured", "idle_after"]
+    assert any("idle baselines of 0.15 s" in d for d in protocol["deviations"])
+    assert [r["run_id"] for r in manifest["repeats"]] == [f"{SERIES}_r{k}" for k in range(1, REPEATS + 1)]
+    for repeat in manifest["repeats"]:
+        phases = repeat["phases"]
+        for name in ("idle_before", "idle_after"):
+            assert phases[name]["duration_s"] >= IDLE_S
+            assert phases[name]["check"]["mean_power_w"] == pytest.approx(FAKE_W)
+        assert repeat["idle_power_w"]["mean"] == pytest.approx(FAKE_W)
+        # phases in order, warm-up strictly before the measured window
+        order = [phases[n] for n in protocol["phases"]]
+        assert all(_utc(a["ended_at"]) <= _utc(b["started_at"]) for a, b in zip(order, order[1:], strict=False))
+        log = folder / repeat["log"]
+        assert log.name == f"{repeat['run_id']}.csv"
+        lines = log.read_text(encoding="utf-8").splitlines()
+        assert lines[0] == NVIDIA_SMI_HEADER
+        assert all(LINE.match(line) for line in lines[1:]), lines[:3]
+        times = _log_times(log, "Europe/London")
+        window = repeat["measured_window"]
+        warm_end = _utc(repeat["warmup_window"]["ended_at"])
+        ms = dt.timedelta(milliseconds=1)  # nvidia-smi timestamps have ms resolution
+        assert min(times) >= warm_end - ms  # no warm-up sample in the measured log
+        assert _utc(window["started_at"]) - ms <= min(times) and max(times) <= _utc(window["ended_at"]) + ms
+        check = phases["measured"]["check"]
+        assert (max(times) - min(times)).total_seconds() == pytest.approx(check["duration_s"], abs=1e-6)
+        assert check["duration_s"] <= window["duration_s"] + 0.002
+        assert check["samples"] == len(lines) - 1 >= 2 and check["rejected_rows"] == 0
+        assert check["energy_j"] == pytest.approx(FAKE_W * check["duration_s"], rel=1e-9)
+        assert repeat["register_command"].startswith(f"edge-carbon register {log}")
+        assert "--option is_synthetic=true" in repeat["register_command"]
+        assert repeat["register_options"]["timezone"] == "Europe/London"
+        for name in ("idle_before", "warmup", "idle_after"):
+            assert (folder / f"{repeat['run_id']}.{name}.csv").is_file()
+
+
+def test_no_backend_refuses_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    reasons = {"nvml": "no NVIDIA driver here", "rapl": "energy_uj not readable", "powermetrics": "not macOS", "android": "adb not on PATH"}
+    for name, why in reasons.items():
+        monkeypatch.setattr(backends.BACKENDS[name], "unavailable", classmethod(lambda cls, why=why: why))
+    out = tmp_path / "out"
+    code = main(["run", "--config", "tiny", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_NO_BACKEND != 0
+    assert "no power backend is available" in err and "nothing was measured" in err
+    for name, why in reasons.items():
+        assert f"{name}: {why}" in err
+    assert not out.exists()
+
+
+def test_protocol_needs_five_repeats_and_fast_sampling(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--backend", "fake", "--config", "tiny", "--repeats", "4", "--out", str(tmp_path)]) == 2
+    assert "repeats must be >= 5" in capsys.readouterr().err
+    assert main(["run", "--backend", "fake", "--config", "tiny", "--period-s", "0.5", "--out", str(tmp_path)]) == 2
+    assert "sampling period" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_rapl_backend_writes_counters_the_parser_reads(tmp_path: Path) -> None:
+    zone = tmp_path / "intel-rapl:0"
+    zone.mkdir()
+    (zone / "name").write_text("package-0\n")
+    (zone / "max_energy_range_uj").write_text("262143328850\n")
+    (zone / "energy_uj").write_text("1000000\n")
+    backend = RaplBackend(root=tmp_path)
+    log = tmp_path / "run.csv"
+    recording = backend.record(log, period_s=0.05)
+    (zone / "energy_uj").write_text("8500000\n")  # 7.5 J later
+    recording.stop()
+    lines = log.read_text().splitlines()
+    assert lines[0] == RAPL_HEADER and lines[1].split(",")[1:] == ["package-0", "1000000", "262143328850"]
+    assert lines[-1].split(",")[1:] == ["package-0", "8500000", "262143328850"]
+    assert read_back(log, "rapl", {"run_id": "r"})["energy_j"] == pytest.approx(7.5)
+
+
+class _StubNvml:
+    """Stand-in for the pynvml module: a GPU drawing a constant 250 W, read from its energy counter."""
+
+    class NVMLError(Exception):
+        pass
+
+    def __init__(self) -> None:
+        self.t0 = time.time()
+
+    def nvmlInit(self) -> None: ...
+    def nvmlShutdown(self) -> None: ...
+    def nvmlDeviceGetCount(self) -> int:
+        return 1
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
+        return index
+    def nvmlDeviceGetName(self, handle: int) -> bytes:
+        return b"NVIDIA H200"
+    def nvmlSystemGetDriverVersion(self) -> str:
+        return "570.00"
+    def nvmlSystemGetNVMLVersion(self) -> str:
+        return "12.570.00"
+    def nvmlDeviceGetEnforcedPowerLimit(self, handle: int) -> int:
+        return 700_000
+    def nvmlDeviceGetTotalEnergyConsumption(self, handle: int) -> int:
+        return 10**9 + int((time.time() - self.t0) * 250_000)  # mJ
+
+
+def test_nvml_backend_turns_the_energy_counter_into_an_nvidia_smi_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pynvml", _StubNvml())
+    backend = backends.detect("nvml", gpu_index=0, timezone="America/New_York")
+    assert isinstance(backend, backends.NvmlBackend) and backend.method == "total_energy_counter"
+    assert software_versions(backend)["driver_version"] == "570.00"
+    log = tmp_path / "gpu.csv"
+    recording = backend.record(log, period_s=0.05)
+    time.sleep(0.4)
+    recording.stop()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == NVIDIA_SMI_HEADER and len(lines) >= 4
+    assert all(re.match(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{3}, 0, NVIDIA H200, \d+\.\d{3} W$", line) for line in lines[1:])
+    check = read_back(log, "nvidia_smi", {"run_id": "g", **backend.register_options()})
+    assert check["rejected_rows"] == 0 and check["mean_power_w"] == pytest.approx(250.0, rel=0.03)
+    assert recording.extra["nvml_counter_energy_j"] == pytest.approx(250.0 * recording.extra["nvml_counter_span_s"], rel=1e-3)
+
+
+# --- registered and ingested by the warehouse --------------------------------------------------
+
+
+def test_register_dry_run_as_a_module_with_idle_baseline(captured: tuple[Path, Path]) -> None:
+    _, manifest_path = captured
+    env = {k: v for k, v in os.environ.items() if k != SOURCES_ENV}
+    args = [sys.executable, "-m", "pipelines.capture", "register", str(manifest_path), "--dry-run", "--copy", "--subtract-idle"]
+    done = subprocess.run(args, capture_output=True, text=True, cwd=PROJECT_ROOT, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == REPEATS
+    target = SOURCES_DIR / "power" / "own" / SERIES / f"{SERIES}_r1.csv"
+    assert lines[0].startswith(f"edge-carbon register {target} --id {SERIES}_r1 --kind nvidia_smi --table staging.power_samples")
+    assert all("--option idle_baseline_w=123.0 " in line and "--option is_synthetic=true" in line for line in lines)
+    assert not target.exists()  # a dry run copies and registers nothing
+
+
+def test_typed_options_are_written_as_toml_values(tmp_path: Path) -> None:
+    import tomllib
+
+    toml = tmp_path / "local.toml"
+    block = '[[source]]\nid = "{id}"\n\n[source.options]\nrun_id = "{id}"\nis_synthetic = "true"\nidle_baseline_w = "12.5"\n'
+    toml.write_text(block.format(id="a") + "\n" + block.format(id="b"), encoding="utf-8")
+    _type_options(toml, "b", {"run_id": "b", "is_synthetic": True, "idle_baseline_w": 12.5})
+    a, b = tomllib.loads(toml.read_text(encoding="utf-8"))["source"]
+    assert a["options"] == {"run_id": "a", "is_synthetic": "true", "idle_baseline_w": "12.5"}  # other entries untouched
+    assert b["options"] == {"run_id": "b", "is_synthetic": True, "idle_baseline_w": 12.5}
+
+
+def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import build
+
+    sources, manifest_path = captured
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    monkeypatch.setenv(SOURCES_ENV, str(sources))
+    assert main(["register", str(manifest_path)]) == 0
+    local = (sources / "manifest" / "local.toml").read_text(encoding="utf-8")
+    assert local.count("[[source]]") >= REPEATS and "is_synthetic = true" in local
+    # registering the same series twice is refused before anything is written
+    assert main(["register", str(manifest_path)]) == 2
+    assert (sources / "manifest" / "local.toml").read_text(encoding="utf-8") == local
+
+    warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
+    result = build(warehouse)
+    assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
+    expected = {r["run_id"]: r["phases"]["measured"] for r in manifest["repeats"]}
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        runs = con.execute(
+            "select run_id, series_id, device_id, duration_s, energy_j, n_samples, log_format, is_synthetic "
+            "from staging.benchmark_runs where series_id = ? order by run_id",
+            [SERIES],
+        ).fetchall()
+        mart = con.execute(
+            "select device_id, n_runs, energy_j_mean, mean_power_w_mean, is_synthetic from marts.training_energy where series_id = ?", [SERIES]
+        ).fetchall()
+    assert [r[0] for r in runs] == sorted(expected)
+    for run_id, series_id, device_id, duration_s, energy_j, n_samples, log_format, synthetic in runs:
+        phase = expected[run_id]
+        assert (series_id, device_id, log_format, synthetic) == (SERIES, manifest["device_id"], "nvidia_smi", True)
+        assert duration_s == pytest.approx(phase["check"]["duration_s"], abs=1e-6)
+        assert energy_j == pytest.approx(FAKE_W * duration_s, rel=1e-9)
+        assert n_samples == phase["check"]["samples"]
+    assert len(mart) == 1
+    device_id, n_runs, energy_mean, power_mean, synthetic = mart[0]
+    assert (device_id, n_runs, synthetic) == (manifest["device_id"], REPEATS, True)
+    assert energy_mean == pytest.approx(FAKE_W * sum(p["check"]["duration_s"] for p in expected.values()) / REPEATS, rel=1e-9)
+    assert power_mean == pytest.approx(FAKE_W)
