@@ -42,6 +42,7 @@ RTOL = 1e-6
 TARGET_SPEEDUP = 5.0
 TARGET_MEMORY_X = 1.5
 TARGET_RUN_S = 15.0
+TARGET_DASHBOARDS_S = 10.0
 
 
 # --- the subprocess side ------------------------------------------------------------------
@@ -206,7 +207,7 @@ def bench_cold_run(report: Report, repeats: int) -> None:
     times: list[float] = []
     for repeat in range(1, repeats + 1):
         with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp:
-            env = {**os.environ, WAREHOUSE_ENV: str(Path(tmp) / "edge_carbon.duckdb")}
+            env = {**os.environ, WAREHOUSE_ENV: str(Path(tmp) / "edge_carbon.duckdb"), "EDGE_CARBON_SITE": str(Path(tmp) / "site")}
             started = time.perf_counter()
             proc = subprocess.run(
                 [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
@@ -220,6 +221,31 @@ def bench_cold_run(report: Report, repeats: int) -> None:
         print(f"  repeat {repeat} edge-carbon run: {elapsed:.1f} s")
     median = statistics.median(times)
     report.add("cold `edge-carbon run` (median)", f"{median:.1f} s", f"<= {TARGET_RUN_S:g} s", median <= TARGET_RUN_S)
+
+
+def bench_dashboards(report: Report, repeats: int) -> None:
+    """Figure 3: rendering every dashboard page from a built warehouse, median of repeats."""
+    from dashboards import render_all
+
+    with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp:
+        warehouse = Path(tmp) / "edge_carbon.duckdb"
+        env = {**os.environ, WAREHOUSE_ENV: str(warehouse), "EDGE_CARBON_SITE": str(Path(tmp) / "site0")}
+        proc = subprocess.run(
+            [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0:
+            report.fatal.append(f"edge-carbon run failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+            return
+        times: list[float] = []
+        for repeat in range(1, repeats + 1):
+            started = time.perf_counter()
+            result = render_all(warehouse, Path(tmp) / f"site{repeat}")
+            elapsed = time.perf_counter() - started
+            times.append(elapsed)
+            largest = max(page["bytes"] for page in result["pages"].values()) if result.get("pages") else 0
+            print(f"  repeat {repeat} render all dashboards: {elapsed:.1f} s ({len(result['pages'])} pages, largest {largest / 1e6:.2f} MB)")
+    median = statistics.median(times)
+    report.add("render all dashboards (median)", f"{median:.1f} s", f"<= {TARGET_DASHBOARDS_S:g} s", median <= TARGET_DASHBOARDS_S)
 
 
 def warn_if_busy() -> None:
@@ -258,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (default 3)")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the nvidia-smi ingest figures")
     parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figure")
+    parser.add_argument("--skip-dashboards", action="store_true", help="skip the dashboard rendering figure")
     args = parser.parse_args(argv)
     report = Report()
     print(f"edge-carbon bench on {os.cpu_count()} CPU(s), python {sys.version.split()[0]}")
@@ -267,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_run:
         print("cold edge-carbon run (fresh warehouse each time):")
         bench_cold_run(report, args.repeats)
+    if not args.skip_dashboards:
+        print("dashboards (rendered from a freshly built warehouse):")
+        bench_dashboards(report, args.repeats)
     print_table(report)
     for problem in report.fatal:
         print(f"ERROR: {problem}", file=sys.stderr)

@@ -50,6 +50,11 @@ def run(_: argparse.Namespace) -> int:
     for table, _ in tables:
         rows_rejected = rejected.get(table, (0, 0))[0]
         print(f"{table:40} {counts[table]:>10,} {rows_rejected:>9,}")
+    from dashboards import site_dir
+
+    index = site_dir() / "index.html"
+    if index.exists():
+        print(f"dashboards: {index}  (open in a browser; works offline)")
     print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,8 @@ def build(path: Path) -> dg.ExecuteInProcessResult:
     from pipelines.definitions import defs
     from pipelines.warehouse import Warehouse
 
+    # render the dashboards beside the warehouse, not into the repository's dashboards/site/
+    os.environ.setdefault("EDGE_CARBON_SITE", str(path.parent / "site"))
     job = defs.resolve_job_def("build_warehouse")
     with dg.instance_for_test() as instance:
         return job.execute_in_process(

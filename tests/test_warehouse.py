@@ -120,3 +120,19 @@ def test_killed_run_leaves_previous_warehouse_complete(published: Path) -> None:
     assert proc.returncode == -signal.SIGKILL
     assert _sha(published) == before_sha
     assert _counts(published) == before
+
+
+def test_unparseable_file_fails_naming_file_and_line(tmp_path: Path, published: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipelines.cli import main as cli
+
+    before_sha = _sha(published)
+    copy = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, copy)
+    (copy / "power" / "synthetic" / "table1_gpu_r3.csv").write_bytes(b"this is not, an nvidia-smi log\n\x00\x01\x02\n")
+    monkeypatch.setenv(SOURCES_ENV, str(copy))
+    assert cli(["register", "--refresh", "synthetic_table1_gpu_r3"]) == 0
+    result = build(published)
+    assert not result.success
+    errors = " ".join(str(e.step_failure_data.error) for e in result.all_events if e.is_step_failure)
+    assert "table1_gpu_r3.csv, line 1" in errors and "header lacks column" in errors
+    assert _sha(published) == before_sha

@@ -1,0 +1,65 @@
+"""Grid page: carbon intensity over time per zone, and the daily profile where hourly data exists."""
+
+import altair as alt
+import duckdb
+
+from dashboards.shell import Page, query, values
+
+#: Zones shown in the long-run annual chart (Ember lifecycle annual averages).
+ANNUAL_ZONES = ["WORLD", "US", "DE", "GB", "FR", "IN"]
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from staging.grid_intensity."""
+    daily = query(con, "grid_daily", {"min_periods_per_day": 12, "min_days": 28})
+    profile = query(con, "grid_profile", {"min_periods_per_hour": 20})
+    annual = query(con, "grid_annual", {"zones": ANNUAL_ZONES})
+    zone_pick = alt.selection_point(fields=["zone"], bind="legend")
+    over_time = (
+        alt.Chart(values(daily), title="Daily mean intensity from hourly / half-hourly data (click a legend entry)")
+        .mark_line(strokeWidth=1)
+        .encode(
+            x=alt.X("day:T", title="day (UTC)"),
+            y=alt.Y("gco2e_per_kwh:Q", title="gCO2e/kWh"),
+            color=alt.Color("zone:N"),
+            opacity=alt.condition(zone_pick, alt.value(1), alt.value(0.15)),
+            tooltip=[alt.Tooltip("zone:N"), alt.Tooltip("emission_scope:N", title="scope"),
+                     alt.Tooltip("day:T", title="day"), alt.Tooltip("gco2e_per_kwh:Q", title="gCO2e/kWh", format=".1f"),
+                     alt.Tooltip("periods:Q", title="periods averaged")],
+        )
+        .add_params(zone_pick)
+        .properties(width=850, height=300)
+    )
+    profile_chart = (
+        alt.Chart(values(profile), title="Daily profile: mean intensity by hour of day (UTC), band = min-max")
+        .encode(x=alt.X("hour_utc:Q", title="hour of day (UTC)", scale=alt.Scale(domain=[0, 23])),
+                color=alt.Color("zone:N"))
+    )
+    tooltip = [alt.Tooltip("zone:N"), alt.Tooltip("emission_scope:N", title="scope"), alt.Tooltip("hour_utc:Q", title="hour"),
+               alt.Tooltip("mean_gco2e_per_kwh:Q", title="mean gCO2e/kWh", format=".1f"),
+               alt.Tooltip("min_gco2e_per_kwh:Q", title="min", format=".1f"),
+               alt.Tooltip("max_gco2e_per_kwh:Q", title="max", format=".1f"), alt.Tooltip("periods:Q")]
+    profile_chart = alt.layer(
+        profile_chart.mark_area(opacity=0.12).encode(y=alt.Y("min_gco2e_per_kwh:Q", title="gCO2e/kWh"),
+                                                     y2="max_gco2e_per_kwh:Q", tooltip=tooltip),
+        profile_chart.mark_line(point=True).encode(y="mean_gco2e_per_kwh:Q", tooltip=tooltip),
+    ).properties(width=850, height=300)
+    annual_chart = (
+        alt.Chart(values(annual), title="Annual average intensity (Ember, lifecycle)")
+        .mark_line(point=True)
+        .encode(x=alt.X("year:O", title="year"), y=alt.Y("gco2e_per_kwh:Q", title="gCO2e/kWh"),
+                color=alt.Color("zone_name:N", title="zone"),
+                tooltip=[alt.Tooltip("zone:N"), alt.Tooltip("zone_name:N", title="name"), alt.Tooltip("year:O"),
+                         alt.Tooltip("gco2e_per_kwh:Q", title="gCO2e/kWh", format=".1f"), alt.Tooltip("source_id:N")])
+        .properties(width=850, height=280)
+    )
+    zones = ", ".join(sorted(profile.get_column("zone").unique().to_list()))
+    return Page(
+        slug="grid",
+        title="Grid",
+        summary="Electricity carbon intensity over time per zone (daily means of the hourly series and annual "
+                "averages), and the mean daily profile by hour where hourly data exists.",
+        tables=["staging.grid_intensity"],
+        charts={"over_time": over_time, "profile": profile_chart, "annual": annual_chart},
+        notes=[f"Zones with sub-daily actual data: {zones}. Lifecycle scope where a zone has it, else direct."],
+    )

@@ -1,0 +1,48 @@
+"""Lifecycle page (paper Fig. 4): embodied and operational carbon stacked per device class."""
+
+import altair as alt
+import duckdb
+
+from dashboards.shell import Page, query, scenario_param, values
+
+TOOLTIP = [
+    alt.Tooltip("scenario_id:N", title="scenario"),
+    alt.Tooltip("device_class:N", title="device"),
+    alt.Tooltip("part:N"),
+    alt.Tooltip("kgco2e:Q", title="kgCO2e", format=",.1f"),
+    alt.Tooltip("share:Q", title="share of total", format=".1%"),
+    alt.Tooltip("total_kgco2e:Q", title="total kgCO2e", format=",.1f"),
+    alt.Tooltip("embodied_rule:N", title="embodied rule"),
+]
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from marts.lifecycle_carbon."""
+    frame = query(con, "lifecycle")
+    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenario = scenario_param(scenarios)
+    base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
+    bars = base.mark_bar().encode(
+        y=alt.Y("device_class:N", title=None, sort=["cloud_gpu", "laptop", "phone"]),
+        x=alt.X("kgco2e:Q", title="kgCO2e over the horizon", stack="zero",
+                scale=alt.Scale(domain=[0, 1.15 * float(frame.get_column("total_kgco2e").max())])),
+        color=alt.Color("part:N", title="part", scale=alt.Scale(domain=["embodied", "operational"],
+                                                                 range=["#a6761d", "#66a61e"])),
+        tooltip=TOOLTIP,
+    ).add_params(scenario)
+    totals = base.transform_filter(alt.datum.part == "operational").mark_text(align="left", dx=6).encode(
+        y=alt.Y("device_class:N", sort=["cloud_gpu", "laptop", "phone"]),
+        x="total_kgco2e:Q",
+        text=alt.Text("total_kgco2e:Q", format=",.1f"),
+        tooltip=TOOLTIP,
+    )
+    chart = alt.layer(bars, totals).properties(
+        width=700, height=alt.Step(60), title="Lifecycle carbon per device over the horizon; label = total kgCO2e")
+    return Page(
+        slug="lifecycle",
+        title="Lifecycle (Fig. 4)",
+        summary="Embodied and operational kgCO2e of one cloud GPU, one laptop and one phone over the horizon, "
+                "stacked, with each device's total.",
+        tables=["marts.lifecycle_carbon"],
+        charts={"lifecycle": chart},
+    )

@@ -1,0 +1,76 @@
+"""Reproduction page: the paper's value against ours for every claim, coloured by verdict."""
+
+import altair as alt
+import duckdb
+
+from dashboards.shell import STATUS_COLOURS, Page, query, values
+
+TOOLTIP = [
+    alt.Tooltip("claim_id:N", title="claim"),
+    alt.Tooltip("claim:N", title="what the paper says"),
+    alt.Tooltip("location:N", title="where"),
+    alt.Tooltip("paper_value_text:N", title="paper"),
+    alt.Tooltip("reproduced_value_text:N", title="ours"),
+    alt.Tooltip("status:N"),
+    alt.Tooltip("explanation:N"),
+    alt.Tooltip("scenario_id:N", title="scenario"),
+]
+
+
+def status_colour() -> alt.Color:
+    """The verdict colour scale shared by the page's charts."""
+    return alt.Color("status:N", title="status",
+                     scale=alt.Scale(domain=list(STATUS_COLOURS), range=list(STATUS_COLOURS.values())))
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from marts.paper_reproduction."""
+    claims = query(con, "reproduction")
+    order = claims.get_column("claim_id").to_list()
+    data = values(claims)
+
+    numeric = (
+        alt.Chart(data, title="Ours / paper, where both are single numbers (1 = identical)")
+        .transform_filter("isValid(datum.ratio_to_paper)")
+        .mark_point(filled=True, size=120)
+        .encode(
+            x=alt.X("ratio_to_paper:Q", title="reproduced / paper value (log)", scale=alt.Scale(type="log")),
+            y=alt.Y("claim_id:N", title=None, sort=order),
+            color=status_colour(),
+            tooltip=TOOLTIP,
+        )
+    )
+    one = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="#444").encode(
+        x=alt.datum(1), tooltip=alt.value("ours = paper"))
+    ratio_chart = alt.layer(numeric, one).properties(width=700, height=220)
+
+    columns = []
+    for field_name, label, width in (("paper_value_text", "paper", 170), ("reproduced_value_text", "ours", 520),
+                                     ("status", "status", 130)):
+        columns.append(
+            alt.Chart(data, title=alt.TitleParams(label, anchor="start", fontSize=12))
+            .mark_text(align="left", baseline="middle", fontSize=11, limit=width - 8)
+            .encode(
+                x=alt.value(4),
+                y=alt.Y("claim_id:N", title=None, sort=order,
+                        axis=alt.Axis(labels=field_name == "paper_value_text", ticks=False, domain=False)),
+                text=alt.Text(f"{field_name}:N"),
+                color=status_colour(),
+                tooltip=TOOLTIP,
+            )
+            .properties(width=width, height=alt.Step(24))
+        )
+    table = alt.hconcat(*columns, spacing=4).properties(
+        title="Every claim: paper value, ours and the verdict (hover a row for the explanation)")
+    counts = claims.group_by("status").len().sort("status")
+    summary = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
+    return Page(
+        slug="reproduction",
+        title="Reproduction",
+        summary="Every number the paper publishes next to the value the warehouse recomputes from the staged "
+                f"inputs, coloured by verdict ({summary}).",
+        tables=["marts.paper_reproduction"],
+        charts={"claims": table, "ratio": ratio_chart},
+        notes=["Claims stated as ranges or curves have no single number and appear only in the table."],
+        headline=["claims"],
+    )

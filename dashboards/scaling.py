@@ -1,0 +1,49 @@
+"""Scaling page (paper Fig. 3): training energy against model size, compute and communication apart."""
+
+import altair as alt
+import duckdb
+
+from dashboards.shell import Page, query, scenario_param, values
+
+TOOLTIP = [
+    alt.Tooltip("scenario_id:N", title="scenario"),
+    alt.Tooltip("device_class:N", title="device"),
+    alt.Tooltip("model_id:N", title="model"),
+    alt.Tooltip("params_billion:Q", title="parameters, billions", format=".3f"),
+    alt.Tooltip("component:N"),
+    alt.Tooltip("kwh:Q", title="energy, kWh", format=".4g"),
+]
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from marts.scaling_energy."""
+    frame = query(con, "scaling")
+    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenario = scenario_param(scenarios)
+    chart = (
+        alt.Chart(values(frame), title="Training energy vs model size (log-log); pick a scenario below")
+        .add_params(scenario)
+        .transform_filter(alt.datum.scenario_id == scenario)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("params_billion:Q", title="model parameters, billions (log)", scale=alt.Scale(type="log")),
+            y=alt.Y("kwh:Q", title="energy, kWh (log)", scale=alt.Scale(type="log")),
+            color=alt.Color("device_class:N", title="device"),
+            strokeDash=alt.StrokeDash("component:N", title="component",
+                                      sort=["total", "compute", "communication"],
+                                      legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
+            detail="component:N",
+            tooltip=TOOLTIP,
+        )
+        .properties(width=700, height=420)
+    )
+    return Page(
+        slug="scaling",
+        title="Scaling (Fig. 3)",
+        summary="Training energy of OPT models from 125M to 66B parameters per device class, with compute and "
+                "communication energy drawn as separate lines next to their total.",
+        tables=["marts.scaling_energy"],
+        charts={"scaling": chart},
+        notes=["Compute scales the Table 1 OPT-125M energy with the parameter count; communication follows the "
+               "paper's idealized model. The cloud GPU has no communication line (zero)."],
+    )

@@ -1,0 +1,173 @@
+"""Sensitivity page: a tornado of the reduction factor and a heatmap over device multiplier x hours.
+
+Both come from SQL over marts.fleet_equivalence, marts.lifecycle_carbon's formula and
+core.scenarios (``sql/sensitivity_grid.sql``, ``sql/sensitivity_tornado.sql``); marts.sensitivity
+does not exist yet. The sliders only pick rows of the precomputed grid.
+"""
+
+import altair as alt
+import duckdb
+import polars as pl
+
+from dashboards.shell import BASIS, Page, query, scenario_param, values
+
+#: Device multipliers m of the grid (the slider steps through exactly these).
+MULTIPLIER_STEP = 0.25
+MULTIPLIERS = [round(MULTIPLIER_STEP * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
+HOURS_MIN, HOURS_MAX = 1, 24
+TARGETS = (1.0, 4.0)
+
+GRID_TOOLTIP = [
+    alt.Tooltip("scenario_id:N", title="scenario"),
+    alt.Tooltip("device_class:N", title="device"),
+    alt.Tooltip("hours_per_day:Q", title="edge hours per day"),
+    alt.Tooltip("device_multiplier:Q", title="device multiplier m"),
+    alt.Tooltip("devices:Q", title="devices per GPU", format=".2f"),
+    alt.Tooltip("edge_added_kgco2e:Q", title="edge kgCO2e", format=",.1f"),
+    alt.Tooltip("cloud_total_kgco2e:Q", title="cloud kgCO2e", format=",.1f"),
+    alt.Tooltip("reduction_factor:Q", title="R", format=".2f"),
+]
+
+
+def grid(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The precomputed R grid over multiplier x hours per day, per scenario and device class."""
+    return query(con, "sensitivity_grid", {"basis": BASIS, "multipliers": MULTIPLIERS,
+                                           "hours_min": HOURS_MIN, "hours_max": HOURS_MAX})
+
+
+def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
+    """The columns the heatmap draws, rounded to 4 significant digits to keep the page small."""
+    return frame.select(
+        "scenario_id", "device_class", "device_multiplier", "hours_per_day",
+        *[pl.col(c).round_sig_figs(4) for c in ("devices", "edge_added_kgco2e", "cloud_total_kgco2e", "reduction_factor")],
+    )
+
+
+def tornado(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """One-at-a-time low/high R per scenario, device class and ranged parameter."""
+    return query(con, "sensitivity_tornado", {"basis": BASIS})
+
+
+def boundaries(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per multiplier, the upper edge of the last grid hour at which R still reaches each target.
+
+    Drawn as the R = 1 and R = 4 lines over the heatmap (R falls as hours grow).
+    """
+    parts = []
+    for target in TARGETS:
+        parts.append(
+            frame.filter(pl.col("reduction_factor") >= target)
+            .group_by("scenario_id", "device_class", "device_multiplier")
+            .agg((pl.col("hours_per_day").max() + 0.5).alias("boundary_hours"))
+            .with_columns(pl.lit(f"R = {target:g}").alias("line"), pl.lit(target).alias("target"))
+        )
+    return pl.concat(parts).sort("scenario_id", "device_class", "line", "device_multiplier")
+
+
+def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
+    """Heatmaps per device class with the R = 1 / R = 4 lines, the slider-picked cell and its value."""
+    default = frame.filter(pl.col("is_scenario_point") & (pl.col("scenario_id") == "paper_text"))
+    hours_default = float(default.get_column("hours_per_day")[0]) if default.height else 8.0
+    scenario = scenario_param(scenarios)
+    hours = alt.param(name="hours", value=hours_default,
+                      bind=alt.binding_range(min=HOURS_MIN, max=HOURS_MAX, step=1, name="Edge hours per day "))
+    multiplier = alt.param(name="multiplier", value=1.0,
+                           bind=alt.binding_range(min=MULTIPLIERS[0], max=MULTIPLIERS[-1], step=MULTIPLIER_STEP,
+                                                  name="Device multiplier "))
+    picked = (alt.datum.scenario_id == scenario) & (alt.datum.hours_per_day == hours) & (
+        alt.datum.device_multiplier == multiplier)
+    data, line_data = values(grid_for_chart(frame)), values(lines)
+    panels = []
+    for device in ("laptop", "phone"):
+        base = alt.Chart(data).transform_filter(
+            (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
+        ).transform_calculate(h0="datum.hours_per_day - 0.5", h1="datum.hours_per_day + 0.5",
+                              m0=f"datum.device_multiplier - {MULTIPLIER_STEP / 2}",
+                              m1=f"datum.device_multiplier + {MULTIPLIER_STEP / 2}")
+        cells = base.mark_rect().encode(
+            x=alt.X("h0:Q", title="edge hours per day", scale=alt.Scale(domain=[0.5, HOURS_MAX + 0.5], nice=False)),
+            x2="h1:Q",
+            y=alt.Y("m0:Q", title="device multiplier m (x the scenario's count)",
+                    scale=alt.Scale(domain=[MULTIPLIERS[0] - MULTIPLIER_STEP / 2, MULTIPLIERS[-1] + MULTIPLIER_STEP / 2],
+                                    nice=False)),
+            y2="m1:Q",
+            color=alt.Color("reduction_factor:Q", title="R", scale=alt.Scale(type="log", scheme="viridis")),
+            tooltip=GRID_TOOLTIP,
+        )
+        cell = base.transform_filter(picked).mark_rect(fill=None, stroke="red", strokeWidth=2.5).encode(
+            x="h0:Q", x2="h1:Q", y="m0:Q", y2="m1:Q", tooltip=GRID_TOOLTIP)
+        line = alt.Chart(line_data).transform_filter(
+            (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
+        ).mark_line(color="white", strokeWidth=2, interpolate="step").encode(
+            x="boundary_hours:Q", y="device_multiplier:Q",
+            strokeDash=alt.StrokeDash("line:N", title="boundary", sort=["R = 1", "R = 4"],
+                                      legend=alt.Legend(symbolStrokeColor="black")),
+            detail="line:N",
+            tooltip=[alt.Tooltip("line:N", title="boundary"), alt.Tooltip("device_multiplier:Q", title="m"),
+                     alt.Tooltip("boundary_hours:Q", title="R reached up to hours")],
+        )
+        panels.append(alt.layer(cells, line, cell).properties(width=420, height=300, title=f"{device}: R over m x hours"))
+    highlight = (
+        alt.Chart(data)
+        .transform_filter(picked)
+        .transform_calculate(label="datum.device_class + ': R = ' + format(datum.reduction_factor, '.2f') + 'x at '"
+                                   " + datum.hours_per_day + ' h/day, ' + format(datum.devices, '.2f') + ' devices'")
+        .mark_text(align="left", fontSize=15, fontWeight="bold")
+        .encode(y=alt.Y("device_class:N", title=None, axis=None), text="label:N", tooltip=GRID_TOOLTIP)
+        .properties(width=860, height=50, name="highlight", title="Reduction factor at the slider values")
+    )
+    return alt.vconcat(highlight, alt.hconcat(*panels)).add_params(scenario, hours, multiplier).resolve_scale(
+        color="independent")
+
+
+def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
+    """Bars from R at the parameter's low to R at its high, per device class, largest swing first."""
+    scenario = alt.param(name="tornado_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
+                         bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
+    tooltip = [
+        alt.Tooltip("scenario_id:N", title="scenario"), alt.Tooltip("device_class:N", title="device"),
+        alt.Tooltip("parameter:N"), alt.Tooltip("value_low:Q", title="low", format=".4g"),
+        alt.Tooltip("value_high:Q", title="high", format=".4g"),
+        alt.Tooltip("reduction_factor_at_low:Q", title="R at low", format=".2f"),
+        alt.Tooltip("reduction_factor_at_high:Q", title="R at high", format=".2f"),
+        alt.Tooltip("baseline_reduction_factor:Q", title="R at the scenario's values", format=".2f"),
+    ]
+    base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
+    y = alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("swing", op="max", order="descending"))
+    x_scale = alt.Scale(type="log")
+    bars = base.mark_bar(height=8).encode(
+        y=y, yOffset="device_class:N",
+        x=alt.X("reduction_factor_min:Q", title="reduction factor R (log)", scale=x_scale),
+        x2="reduction_factor_max:Q", color=alt.Color("device_class:N", title="device"), tooltip=tooltip,
+    ).add_params(scenario)
+    baseline = base.mark_tick(color="black", thickness=2, size=10).encode(
+        y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip)
+    rules = alt.Chart(values(pl.DataFrame({"r": list(TARGETS), "label": [f"R = {t:g}" for t in TARGETS]}))).mark_rule(
+        strokeDash=[5, 3], color="#c00").encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
+    return alt.layer(bars, baseline, rules).properties(
+        width=700, height=alt.Step(26),
+        title="Tornado: R at each ranged parameter's low and high (tick = scenario value; dashed: R = 1, R = 4)")
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from marts.fleet_equivalence, core.scenarios and core.scenario_parameters."""
+    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    frame = grid(con)
+    torn = tornado(con)
+    return Page(
+        slug="sensitivity",
+        title="Sensitivity",
+        summary="How the reduction factor R moves: a tornado of one-at-a-time parameter ranges and a heatmap of R "
+                "over device multiplier x edge hours per day, with the R = 1 and R = 4 lines.",
+        tables=["marts.fleet_equivalence", "core.scenarios", "core.scenario_parameters"],
+        charts={"heatmap": heatmap_chart(frame, boundaries(frame), scenarios), "tornado": tornado_chart(torn, scenarios)},
+        notes=[
+            "marts.sensitivity does not exist yet: this page evaluates the closed-form fleet formula of "
+            "marts.fleet_equivalence in SQL (dashboards/sql/sensitivity_*.sql). R excludes communication.",
+            "Sliders and selectors only pick rows of the precomputed grid "
+            f"(m = {MULTIPLIERS[0]:g}-{MULTIPLIERS[-1]:g} in steps of {MULTIPLIER_STEP:g}, "
+            f"hours {HOURS_MIN}-{HOURS_MAX}). At m = 1 and the scenario's hours the value equals "
+            "marts.fleet_equivalence.reduction_factor.",
+        ],
+        headline=["heatmap"],
+    )

@@ -1,0 +1,53 @@
+"""Sources page: every source file with its licence, link, retrieval date and the table it feeds."""
+
+import html
+
+import altair as alt
+import duckdb
+import polars as pl
+
+from dashboards.shell import Page, query, values
+
+
+def table_html(frame: pl.DataFrame) -> str:
+    """The sources as an HTML table (links are plain anchors; nothing is fetched)."""
+    rows = []
+    for r in frame.iter_rows(named=True):
+        url = r["url"] or ""
+        link = f'<a href="{html.escape(url)}" rel="noreferrer">{html.escape(url)}</a>' if url else ""
+        rows.append(
+            "<tr>" + "".join(f"<td>{c}</td>" for c in (
+                f"<code>{html.escape(r['source_id'])}</code>", html.escape(r["title"] or ""),
+                html.escape(r["license"] or ""), link, html.escape(r["retrieved_on"] or ""),
+                f"<code>{html.escape(r['table_name'])}</code>", html.escape(r["status"] or ""),
+            )) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("source", "title", "licence", "link", "retrieved", "feeds", "status"))
+    return f'<table id="sources"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from staging.sources."""
+    frame = query(con, "sources")
+    chart = (
+        alt.Chart(values(frame), title="Source files per table fed, coloured by licence (hover for each file)")
+        .mark_bar(stroke="white")
+        .encode(
+            y=alt.Y("table_name:N", title=None, sort="-x"),
+            x=alt.X("count():Q", title="source files"),
+            color=alt.Color("license:N", title="licence"),
+            tooltip=[alt.Tooltip("source_id:N", title="source"), alt.Tooltip("title:N"),
+                     alt.Tooltip("license:N", title="licence"), alt.Tooltip("url:N", title="link"),
+                     alt.Tooltip("retrieved_on:N", title="retrieved"), alt.Tooltip("table_name:N", title="feeds")],
+            detail="source_id:N",
+        )
+        .properties(width=700, height=alt.Step(24))
+    )
+    return Page(
+        slug="sources",
+        title="Sources",
+        summary=f"All {frame.height} source files the warehouse is built from, with licence, link, retrieval date "
+                "and the table each one feeds.",
+        tables=["staging.sources"],
+        charts={"sources": chart},
+        extra_html=table_html(frame),
+    )
