@@ -25,7 +25,15 @@ from dashboards import (
     sources,
     uncertainty,
 )
-from dashboards.shell import Page, export_static, index_html, javascript_bundle, nav_html, page_html
+from dashboards.shell import (
+    Page,
+    export_static,
+    index_html,
+    javascript_bundle,
+    nav_html,
+    page_html,
+    warm_up_converter,
+)
 from pipelines.paths import PROJECT_ROOT
 
 #: Environment variable that overrides where the site is written.
@@ -56,8 +64,10 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
     out = Path(out_dir)
     (out / "static").mkdir(parents=True, exist_ok=True)
     # the JavaScript bundle takes ~2 s to build: do it beside the queries and static exports
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:
         bundle = pool.submit(javascript_bundle)
+        if static:
+            pool.submit(warm_up_converter)  # the converter's first call starts its runtime (~1 s)
         pages = [build(con) for build in BUILDERS]
         specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()} for page in pages}
         result = _export(pages, specs, out, static)
@@ -76,14 +86,13 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
 def _export(pages: list[Page], specs: dict[str, dict[str, dict]], out: Path, static: bool) -> dict:
     """Static PNG + SVG of every chart (when ``static``), and the result skeleton."""
     result: dict = {"index": out / "index.html", "pages": {}, "static": {}, "headline": []}
-    for page in pages:
-        for name, spec in specs[page.slug].items():
-            key = f"{page.slug}-{name}"
-            if static:
-                png, svg = export_static(spec, out / "static" / key)
-                result["static"][key] = {"png": png, "svg": svg}
-            if name in page.headline:
-                result["headline"].append(key)
+    charts = [(page, name, spec) for page in pages for name, spec in specs[page.slug].items()]
+    if static:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            files = list(pool.map(lambda c: export_static(c[2], out / "static" / f"{c[0].slug}-{c[1]}"), charts))
+        for (page, name, _), (png, svg) in zip(charts, files, strict=True):
+            result["static"][f"{page.slug}-{name}"] = {"png": png, "svg": svg}
+    result["headline"] = [f"{page.slug}-{name}" for page, name, _ in charts if name in page.headline]
     return result
 
 

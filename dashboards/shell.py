@@ -72,6 +72,11 @@ def bundle_cache_path() -> Path:
 
 
 @functools.cache
+def warm_up_converter() -> None:
+    """Start the converter's JavaScript runtime with a trivial chart, off the critical path."""
+    vlc.vegalite_to_svg({"data": {"values": [{"x": 1}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}, vl_version=VL_VERSION)
+
+
 def javascript_bundle() -> str:
     """Vega, Vega-Lite and vega-embed as one script.
 

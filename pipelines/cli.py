@@ -18,21 +18,28 @@ from pipelines.manifest import load_manifest, sha256_file
 from pipelines.paths import sources_dir, sql_text, warehouse_path
 
 
-def run(_: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Materialise the build_warehouse job in-process and print what it built."""
     import dagster as dg
 
+    from pipelines.assets.grid_feeds import LIVE_KEY
     from pipelines.definitions import defs
     from pipelines.warehouse import open_readonly
 
     started = time.perf_counter()
     job = defs.resolve_job_def("build_warehouse")
-    with dg.instance_for_test() as instance:
-        result = job.execute_in_process(
-            instance=instance,
-            raise_on_error=False,
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        )
+    if args.skip_dashboards:
+        job = job.get_subset(asset_selection=set(dg.AssetSelection.all().resolve(defs.resolve_asset_graph()))
+                             - set(dg.AssetSelection.groups("dashboards").resolve(defs.resolve_asset_graph()))
+                             - set(dg.AssetSelection.assets(LIVE_KEY).resolve(defs.resolve_asset_graph())))
+    # An in-memory instance: `make run` keeps no run history (use `make dev` for that), and
+    # in-memory event storage costs far less per step than a temporary SQLite one.
+    instance = dg.DagsterInstance.ephemeral()
+    result = job.execute_in_process(
+        instance=instance,
+        raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    )
     elapsed = time.perf_counter() - started
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
@@ -53,7 +60,7 @@ def run(_: argparse.Namespace) -> int:
     from dashboards import site_dir
 
     index = site_dir() / "index.html"
-    if index.exists():
+    if index.exists() and not args.skip_dashboards:
         print(f"dashboards: {index}  (open in a browser; works offline)")
     print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
     return 0
@@ -159,7 +166,9 @@ def load_manifest_unverified() -> list[tuple[str, Path, str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="edge-carbon", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="materialise every asset on the shipped data").set_defaults(func=run)
+    build = sub.add_parser("run", help="materialise every asset on the shipped data")
+    build.add_argument("--skip-dashboards", action="store_true", help="build and publish the warehouse without rendering the dashboards")
+    build.set_defaults(func=run)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")
     query.add_argument("--limit", type=int, default=40, help="rows to print")

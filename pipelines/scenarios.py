@@ -36,8 +36,15 @@ REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"series_id"}),
         frozenset({"energy_j_mean", "energy_j_ci95_low", "energy_j_ci95_high", "duration_s_mean", "mean_power_w_mean"}),
     ),
+    # the one mart a scenario may read: written with its schema, marts.charging_windows.window_id=...
+    "marts.charging_windows": (
+        frozenset({"window_id"}),
+        frozenset({"mean_gco2e_per_kwh", "daily_mean_gco2e_per_kwh", "annual_average_gco2e_per_kwh"}),
+    ),
 }
-_REF = re.compile(r"^(?P<table>[a-z_]+)\.(?P<key>[a-z0-9_]+)=(?P<id>[^\s]+)\.(?P<col>[a-z0-9_]+)$")
+#: Tables a factor_ref must name with their schema (all others are staging tables, named without it).
+QUALIFIED_TABLES = frozenset({"marts.charging_windows"})
+_REF = re.compile(r"^(?:(?P<schema>marts)\.)?(?P<table>[a-z_]+)\.(?P<key>[a-z0-9_]+)=(?P<id>[^\s]+)\.(?P<col>[a-z0-9_]+)$")
 
 
 @dataclass(frozen=True)
@@ -53,9 +60,10 @@ def parse_ref(text: str) -> Ref:
     match = _REF.match(text)
     if not match:
         raise ValueError(f"factor_ref {text!r} is not of the form table.key_column=key.value_column")
-    table = f"staging.{match['table']}"
-    if table not in REFERENCE_TABLES:
-        raise ValueError(f"factor_ref {text!r}: table {match['table']!r} is not one of {sorted(t.split('.')[1] for t in REFERENCE_TABLES)}")
+    table = f"{match['schema'] or 'staging'}.{match['table']}"
+    if table not in REFERENCE_TABLES or (table in QUALIFIED_TABLES) != bool(match["schema"]):
+        known = sorted(t if t in QUALIFIED_TABLES else t.split(".")[1] for t in REFERENCE_TABLES)
+        raise ValueError(f"factor_ref {text!r}: table {match['table']!r} is not one of {known}")
     keys, cols = REFERENCE_TABLES[table]
     if match["key"] not in keys:
         raise ValueError(f"factor_ref {text!r}: {match['key']!r} is not a key of {table} ({sorted(keys)})")

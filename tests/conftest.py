@@ -20,12 +20,11 @@ def build(path: Path) -> dg.ExecuteInProcessResult:
     # render the dashboards beside the warehouse, not into the repository's dashboards/site/
     os.environ.setdefault("EDGE_CARBON_SITE", str(path.parent / "site"))
     job = defs.resolve_job_def("build_warehouse")
-    with dg.instance_for_test() as instance:
-        return job.execute_in_process(
-            instance=instance,
-            resources={"warehouse": Warehouse(path=str(path))},
-            raise_on_error=False,
-        )
+    return job.execute_in_process(
+        instance=dg.DagsterInstance.ephemeral(),
+        resources={"warehouse": Warehouse(path=str(path))},
+        raise_on_error=False,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,13 @@ from schemas.quarantine import RejectedRows
 from schemas.scenario_parameters import ScenarioParameters
 
 TABLE = "core.scenario_parameters"
-FACTOR_TABLES = [["staging", "device_specs"], ["staging", "device_pcf"], ["staging", "network_energy"], ["staging", "benchmark_series"]]
+FACTOR_TABLES = [
+    ["staging", "device_specs"],
+    ["staging", "device_pcf"],
+    ["staging", "network_energy"],
+    ["staging", "benchmark_series"],
+    ["marts", "charging_windows"],
+]
 
 
 @dg.asset(
