@@ -30,7 +30,7 @@ IDLE_S = 0.15
 REPEATS = 5
 SERIES = "capture_test_series"
 CAPTURE_ARGS = [
-    "run", "--backend", "fake", "--config", "tiny", "--repeats", str(REPEATS), "--steps", "3", "--warmup-steps", "2",
+    "run", "--backend", "fake", "--config", "tiny", "--repeats", str(REPEATS), "--steps", "30", "--warmup-steps", "2",
     "--batch", "2", "--seq", "16", "--idle-s", str(IDLE_S), "--period-s", "0.02", "--fake-power-w", str(FAKE_W),
     "--series-id", SERIES, "--timezone", "Europe/London",
 ]  # fmt: skip
@@ -95,9 +95,9 @@ def test_fake_capture_runs_the_protocol(captured: tuple[Path, Path]) -> None:
     assert manifest["backend"]["backend"] == "fake" and manifest["backend"]["kind"] == "nvidia_smi"
     assert manifest["software"]["torch"] == torch.__version__ and manifest["software"]["python"]
     assert manifest["workload"]["parameters"] == parameter_count(CausalLM(CONFIGS["tiny"]))
-    assert manifest["workload"]["tokens_per_measured_run"] == 2 * 16 * 3
+    assert manifest["workload"]["tokens_per_measured_run"] == 2 * 16 * 30
     protocol = manifest["protocol"]
-    assert (protocol["repeats"], protocol["warmup_steps"], protocol["steps"], protocol["period_s"]) == (REPEATS, 2, 3, 0.02)
+    assert (protocol["repeats"], protocol["warmup_steps"], protocol["steps"], protocol["period_s"]) == (REPEATS, 2, 30, 0.02)
     assert protocol["phases"] == ["idle_before", "warmup", "measured", "idle_after"]
     assert any("idle baselines of 0.15 s" in d for d in protocol["deviations"])
     assert [r["run_id"] for r in manifest["repeats"]] == [f"{SERIES}_r{k}" for k in range(1, REPEATS + 1)]
@@ -283,3 +283,21 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
     assert (device_id, n_runs, synthetic) == (manifest["device_id"], REPEATS, True)
     assert energy_mean == pytest.approx(FAKE_W * sum(p["check"]["duration_s"] for p in expected.values()) / REPEATS, rel=1e-9)
     assert power_mean == pytest.approx(FAKE_W)
+
+
+def test_a_reading_at_the_same_instant_is_not_written_twice(tmp_path: Path) -> None:
+    import io
+
+    from pipelines.capture.backends import PolledRecording
+
+    stamps = iter(["2026/01/01 00:00:00.000", "2026/01/01 00:00:00.000", "2026/01/01 00:00:00.001"])
+    handle = io.StringIO()
+    recording = PolledRecording(handle, lambda: [f"{next(stamps, '2026/01/01 00:00:00.001')}, 0, GPU, 1.00 W"], period_s=3600)
+    recording._take()  # same instant as the first reading: skipped
+    recording._take()  # one millisecond later: written
+    recording._stop.set()
+    recording._thread.join()
+    assert handle.getvalue().splitlines() == [
+        "2026/01/01 00:00:00.000, 0, GPU, 1.00 W",
+        "2026/01/01 00:00:00.001, 0, GPU, 1.00 W",
+    ]

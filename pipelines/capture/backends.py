@@ -148,6 +148,7 @@ class PolledRecording(Recording):
         self.readings = 0
         self.error: BaseException | None = None
         self.extra = {}
+        self._last_stamps: list[str] = []
         self._stop = threading.Event()
         self._take()
         self._thread = threading.Thread(target=self._loop, name="power-sampler", daemon=True)
@@ -156,6 +157,12 @@ class PolledRecording(Recording):
     def _take(self) -> None:
         lines = self.read()
         if lines:
+            # A reading stamped with the same instant as the last one (the closing reading can
+            # follow the last poll within the log's time resolution) adds nothing: skip it.
+            stamps = [line.split(",", 1)[0] for line in lines]
+            if stamps == self._last_stamps:
+                return
+            self._last_stamps = stamps
             self.handle.write("".join(line + "\n" for line in lines))
         self.readings += 1
 
