@@ -20,8 +20,12 @@ from pipelines.paths import sources_dir, sql_text, warehouse_path
 
 def run(args: argparse.Namespace) -> int:
     """Materialise the build_warehouse job in-process and print what it built."""
+    import warnings
+
     import dagster as dg
 
+    # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from pipelines.assets.grid_feeds import LIVE_KEY
     from pipelines.definitions import defs
     from pipelines.warehouse import open_readonly
