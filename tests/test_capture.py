@@ -15,9 +15,10 @@ from typing import Any
 
 import duckdb
 import pytest
-import torch
 
-from pipelines.capture import backends
+torch = pytest.importorskip("torch", reason="needs the capture extra: make test EXTRAS=dev,capture")
+
+from pipelines.capture import backends  # after the skip: these modules import torch
 from pipelines.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
 from pipelines.capture.cli import EXIT_NO_BACKEND, main
 from pipelines.capture.model import CONFIGS, CausalLM, parameter_count

@@ -10,3 +10,18 @@
 
 Needs the ``capture`` extra (``torch``, ``nvidia-ml-py``).
 """
+
+import importlib.util
+import sys
+
+EXTRA_HINT = "pip install -e '.[capture]'  (or: make test EXTRAS=dev,capture)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``edge-carbon-capture``: a clear message when the capture extra is missing."""
+    if importlib.util.find_spec("torch") is None:
+        print(f"edge-carbon-capture needs PyTorch, from the capture extra: {EXTRA_HINT}", file=sys.stderr)
+        return 2
+    from pipelines.capture.cli import main as cli_main
+
+    return cli_main(argv)

@@ -1,5 +1,5 @@
 """``python -m pipelines.capture``: the same as ``edge-carbon-capture``."""
 
-from pipelines.capture.cli import main
+from pipelines.capture import main
 
 raise SystemExit(main())
