@@ -480,3 +480,42 @@ def _normal_quantile(p: float) -> float:
         else:
             high = mid
     return (low + high) / 2
+
+
+def reported_runs(
+    frame: pl.DataFrame,
+    run: RunOptions,
+    *,
+    run_id: pl.Expr,
+    device_id: pl.Expr,
+    model: pl.Expr,
+    workload: pl.Expr,
+    started_at: pl.Expr,
+    duration_s: pl.Expr,
+    energy_j: pl.Expr,
+    energy_method: str,
+    log_format: str,
+) -> pl.DataFrame:
+    """benchmark_runs rows for formats that report one energy per run (no power samples).
+
+    The columns that vary by format are passed as expressions; the rest (series, no idle
+    baseline, no sample count, gross = net energy) are the same for every such format.
+    """
+    return frame.select(
+        run_id.alias("run_id"),
+        pl.lit(run.series_id, dtype=pl.String).alias("series_id"),
+        device_id.alias("device_id"),
+        model.alias("model"),
+        workload.alias("workload"),
+        started_at.cast(pl.Datetime("us", "UTC")).alias("started_at"),
+        duration_s.alias("duration_s"),
+        energy_j.alias("energy_j"),
+        energy_j.alias("energy_gross_j"),
+        pl.lit(None, dtype=pl.Float64).alias("idle_baseline_w"),
+        (energy_j / duration_s).alias("mean_power_w"),
+        pl.lit(None, dtype=pl.Int64).alias("n_samples"),
+        pl.lit(energy_method).alias("energy_method"),
+        pl.lit(log_format).alias("log_format"),
+        pl.lit(run.is_synthetic).alias("is_synthetic"),
+        "source_row",
+    )

@@ -30,6 +30,7 @@ import polars as pl
 from pipelines.energy import (
     finite_number,
     rejects_where,
+    reported_runs,
     require_cells,
     run_options,
     timezone_option,
@@ -116,22 +117,17 @@ def parse_codecarbon(path: Path, options: Mapping[str, Any]) -> Parsed:
     typed, bad = _supersede(typed)
     rejects += bad
     energy = pl.col("energy_consumed") * KWH_TO_J
-    out = typed.select(
-        pl.coalesce("run_id", pl.format("{}:{}", pl.lit(str(source_id)), pl.col("source_row"))).alias("run_id"),
-        pl.lit(run.series_id, dtype=pl.String).alias("series_id"),
-        (pl.lit(run.device_id) if run.device_id else slug(pl.col("cpu_model"))).alias("device_id"),
-        pl.lit(run.model, dtype=pl.String).alias("model"),
-        (pl.lit(run.workload) if run.workload else pl.col("project_name")).alias("workload"),
-        started.cast(pl.Datetime("us", "UTC")).alias("started_at"),
-        pl.col("duration").alias("duration_s"),
-        energy.alias("energy_j"),
-        energy.alias("energy_gross_j"),
-        pl.lit(None, dtype=pl.Float64).alias("idle_baseline_w"),
-        (energy / pl.col("duration")).alias("mean_power_w"),
-        pl.lit(None, dtype=pl.Int64).alias("n_samples"),
-        pl.lit("reported").alias("energy_method"),
-        pl.lit("codecarbon").alias("log_format"),
-        pl.lit(run.is_synthetic).alias("is_synthetic"),
-        "source_row",
+    out = reported_runs(
+        typed,
+        run,
+        run_id=pl.coalesce("run_id", pl.format("{}:{}", pl.lit(str(source_id)), pl.col("source_row"))),
+        device_id=pl.lit(run.device_id) if run.device_id else slug(pl.col("cpu_model")),
+        model=pl.lit(run.model, dtype=pl.String),
+        workload=pl.lit(run.workload) if run.workload else pl.col("project_name"),
+        started_at=started,
+        duration_s=pl.col("duration"),
+        energy_j=energy,
+        energy_method="reported",
+        log_format="codecarbon",
     )
     return Parsed(frame=out, rejects=sorted(rejects, key=lambda r: (r.source_row or 0, r.column_name or "")))

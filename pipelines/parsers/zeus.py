@@ -21,7 +21,13 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.energy import finite_number, require_cells, require_option, run_options
+from pipelines.energy import (
+    finite_number,
+    reported_runs,
+    require_cells,
+    require_option,
+    run_options,
+)
 from pipelines.errors import SourceParseError
 from pipelines.parsers.common import checked_casts, read_text_csv, require_columns
 from pipelines.staging import Parsed
@@ -46,22 +52,17 @@ def parse_zeus_power(path: Path, options: Mapping[str, Any]) -> Parsed:
     rejects += bad
     energy = pl.col("average_power") * pl.col("time_per_epoch")
     workload = pl.format("{}/{} bs{} {} @{}W", "dataset", "network", "batch_size", "optimizer", "power_limit_text")
-    out = typed.select(
-        pl.format("{}:{}", pl.lit(str(source_id)), pl.col("source_row")).alias("run_id"),
-        pl.lit(run.series_id, dtype=pl.String).alias("series_id"),
-        pl.lit(device).alias("device_id"),
-        pl.col("network").alias("model"),
-        workload.alias("workload"),
-        pl.lit(None, dtype=pl.Datetime("us", "UTC")).alias("started_at"),
-        pl.col("time_per_epoch").alias("duration_s"),
-        energy.alias("energy_j"),
-        energy.alias("energy_gross_j"),
-        pl.lit(None, dtype=pl.Float64).alias("idle_baseline_w"),
-        (energy / pl.col("time_per_epoch")).alias("mean_power_w"),
-        pl.lit(None, dtype=pl.Int64).alias("n_samples"),
-        pl.lit("summary").alias("energy_method"),
-        pl.lit("zeus_power").alias("log_format"),
-        pl.lit(run.is_synthetic).alias("is_synthetic"),
-        "source_row",
+    out = reported_runs(
+        typed,
+        run,
+        run_id=pl.format("{}:{}", pl.lit(str(source_id)), pl.col("source_row")),
+        device_id=pl.lit(device),
+        model=pl.col("network"),
+        workload=workload,
+        started_at=pl.lit(None, dtype=pl.Datetime("us", "UTC")),
+        duration_s=pl.col("time_per_epoch"),
+        energy_j=energy,
+        energy_method="summary",
+        log_format="zeus_power",
     )
     return Parsed(frame=out, rejects=sorted(rejects, key=lambda r: (r.source_row or 0, r.column_name or "")))
