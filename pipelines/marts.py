@@ -7,7 +7,9 @@ from typing import Any
 import dagster as dg
 import duckdb
 import pandera.polars as pa
+import polars as pl
 
+from pipelines.model import install_macros
 from pipelines.paths import sql_text
 from pipelines.staging import checked_identifier, preview_md
 from pipelines.warehouse import query_pl
@@ -19,14 +21,23 @@ def build_table(
     sql_file: str,
     params: dict[str, Any] | None = None,
     model: type[pa.DataFrameModel] | None = None,
+    relations: dict[str, pl.DataFrame] | None = None,
 ) -> dg.MaterializeResult:
     """``create or replace table <table> as <sql_file>``; return row count and a preview.
 
     The table name is a code constant (checked); values reach the SQL only as bound
-    parameters. With ``model``, the result is cast to the model's column order first.
+    parameters. With ``model``, the result is cast to the model's column order first. The
+    model's macros (sql/model/macros.sql) are available; ``relations`` are frames the SQL
+    reads by name (for example the model's output as ``evaluated``).
     """
-    query = sql_text(sql_file)
-    frame = query_pl(con, query, params or {})
+    install_macros(con)
+    for name, relation in (relations or {}).items():
+        con.register(name, relation.to_arrow())
+    try:
+        frame = query_pl(con, sql_text(sql_file), params or {})
+    finally:
+        for name in relations or {}:
+            con.unregister(name)
     if model is not None:
         from schemas.meta import conform
 

@@ -32,6 +32,7 @@ REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"total_kgco2e", "production_share", "use_share", "transport_share", "eol_share", "lifetime_years"}),
     ),
     "staging.network_energy": (frozenset({"factor_id"}), frozenset({"value", "low", "high"})),
+    "staging.model_configs": (frozenset({"model_id"}), frozenset({"params", "n_layers", "hidden_size"})),
     "staging.benchmark_series": (
         frozenset({"series_id"}),
         frozenset({"energy_j_mean", "energy_j_ci95_low", "energy_j_ci95_high", "duration_s_mean", "mean_power_w_mean"}),
@@ -41,6 +42,11 @@ REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"window_id"}),
         frozenset({"mean_gco2e_per_kwh", "daily_mean_gco2e_per_kwh", "annual_average_gco2e_per_kwh"}),
     ),
+}
+#: (table, mean column) -> its 95% CI columns: what a range_ref may name.
+CI_COLUMNS: dict[tuple[str, str], tuple[str, str]] = {
+    ("staging.benchmark_series", "energy_j_mean"): ("energy_j_ci95_low", "energy_j_ci95_high"),
+    ("staging.benchmark_series", "mean_power_w_mean"): ("mean_power_w_ci95_low", "mean_power_w_ci95_high"),
 }
 #: Tables a factor_ref must name with their schema (all others are staging tables, named without it).
 QUALIFIED_TABLES = frozenset({"marts.charging_windows"})
@@ -72,15 +78,37 @@ def parse_ref(text: str) -> Ref:
     return Ref(table, match["key"], match["id"], match["col"])
 
 
-def lookup(con: duckdb.DuckDBPyConnection, ref: Ref) -> tuple[float | None, str, str, int | None] | None:
-    """(value, source_id, source_file, source_row) of the referenced row, or None if absent."""
+def _referenced_row(con: duckdb.DuckDBPyConnection, ref: Ref) -> dict | None:
     frame = query_pl(con, "select * from query_table($t)", {"t": ref.table})
     hits = frame.filter(pl.col(ref.key_column) == ref.key)
-    if hits.height != 1:
+    return hits.row(0, named=True) if hits.height == 1 else None
+
+
+def lookup(con: duckdb.DuckDBPyConnection, ref: Ref) -> tuple[float | None, str, str, int | None] | None:
+    """(value, source_id, source_file, source_row) of the referenced row, or None if absent."""
+    row = _referenced_row(con, ref)
+    if row is None:
         return None
-    row = hits.row(0, named=True)
     value = row[ref.column]
     return (None if value is None else float(value), row["source_id"], row["source_file"], row["source_row"])
+
+
+def relative_range(con: duckdb.DuckDBPyConnection, text: str) -> tuple[float, float]:
+    """(low / mean, high / mean) of the 95% CI of the measured mean a range_ref names.
+
+    Raises ValueError with the reason when the reference is malformed, names a column with no
+    CI, or the row or its CI is missing.
+    """
+    ref = parse_ref(text)
+    ci = CI_COLUMNS.get((ref.table, ref.column))
+    if ci is None:
+        allowed = sorted(f"{t.split('.')[1]}.{c}" for t, c in CI_COLUMNS)
+        raise ValueError(f"range_ref {text!r}: {ref.column!r} has no confidence interval; one of {allowed}")
+    row = _referenced_row(con, ref)
+    if row is None or row[ref.column] is None or row[ci[0]] is None or row[ci[1]] is None:
+        raise ValueError(f"range_ref {text!r}: no single row with {ref.key_column} = {ref.key!r} and a mean with a 95% CI in {ref.table}")
+    mean = float(row[ref.column])
+    return float(row[ci[0]]) / mean, float(row[ci[1]]) / mean
 
 
 def resolve_order(entries: Sequence[SourceEntry]) -> list[SourceEntry]:
@@ -136,6 +164,7 @@ def resolve(
                 "status": row["status"],
                 "factor_ref": row["factor_ref"],
                 "reasoning": row["reasoning"],
+                "range_ref": None,
                 "defined_in": f"{entry.path}:{row['source_row']}",
                 "source_id": entry.id,
                 "source_file": entry.path,
@@ -161,6 +190,17 @@ def resolve(
             elif row["value"] is None:
                 rejects.append((entry, Reject(row["source_row"], "value", "not_nullable", None, "value: empty and no factor_ref to read it from")))
                 continue
+            if row.get("range_ref"):
+                if row["low"] is not None or row["high"] is not None:
+                    rejects.append((entry, Reject(row["source_row"], "range_ref", "range_ref_alone", row["range_ref"],
+                                                  "range_ref: low and high must be empty when the range comes from a measurement")))
+                    continue
+                try:
+                    low_ratio, high_ratio = relative_range(con, row["range_ref"])
+                except ValueError as exc:
+                    rejects.append((entry, Reject(row["source_row"], "range_ref", "range_ref_exists", row["range_ref"], str(exc))))
+                    continue
+                out.update(low=out["value"] * low_ratio, high=out["value"] * high_ratio, range_ref=row["range_ref"])
             rows[row["parameter"]] = out
         resolved[scenario] = rows
     published = [

@@ -30,14 +30,20 @@ class BenchmarkSeries(Provenance):
     energy_j_ci95_high: float = pa.Field(nullable=True, description="Upper end of the 95% CI of the mean energy (J).")
     duration_s_mean: float = pa.Field(gt=0, description="Mean run duration (s).")
     mean_power_w_mean: float = pa.Field(gt=0, description="Mean of the runs' mean power (W).")
+    mean_power_w_ci95_low: float = pa.Field(nullable=True, description="Lower end of the 95% CI of the mean power (W); null for one run.")
+    mean_power_w_ci95_high: float = pa.Field(nullable=True, description="Upper end of the 95% CI of the mean power (W); null for one run.")
     is_synthetic: bool = pa.Field(description="True if the runs were synthesised (not measured).")
 
     class Config:
         strict = True
 
-    @pa.dataframe_check(name="ci_brackets_mean", description="ci95_low <= mean <= ci95_high")
+    @pa.dataframe_check(name="ci_brackets_mean", description="ci95_low <= mean <= ci95_high (energy and power)")
     @classmethod
     def ci_brackets_mean(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        """The interval, where there is one, contains the mean."""
-        low, mean, high = pl.col("energy_j_ci95_low"), pl.col("energy_j_mean"), pl.col("energy_j_ci95_high")
-        return data.lazyframe.select(low.is_null() | ((low <= mean) & (mean <= high)))
+        """Each interval, where there is one, contains its mean."""
+        checks = [
+            pl.col(f"{name}_ci95_low").is_null()
+            | ((pl.col(f"{name}_ci95_low") <= pl.col(f"{name}_mean")) & (pl.col(f"{name}_mean") <= pl.col(f"{name}_ci95_high")))
+            for name in ("energy_j", "mean_power_w")
+        ]
+        return data.lazyframe.select(pl.all_horizontal(checks))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from pipelines.model import BASES, PATTERNS
+
 
 def finite_positive(data: pa.PolarsData) -> pl.LazyFrame:
     """Null, or a finite number > 0 (reduction factors, ratios)."""
@@ -75,21 +77,24 @@ class FleetEquivalence(pa.DataFrameModel):
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
-    basis: str = pa.Field(description="Equivalence basis, e.g. peak_flops.")
-    cloud_gpu_tflops: float = pa.Field(gt=0, description="Cloud GPU throughput on this basis, TFLOPS.")
-    device_tflops: float = pa.Field(gt=0, description="Edge device throughput on this basis, TFLOPS.")
-    devices_exact: float = pa.Field(gt=0, description="(F_gpu x h_gpu) / (F_dev x h_dev) before rounding up.")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: " + ", ".join(BASES) + ".")
+    is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else binding.")
+    cloud_gpu_capacity: float = pa.Field(gt=0, description="Cloud GPU capacity on this basis, in capacity_unit.")
+    device_capacity: float = pa.Field(gt=0, description="Edge device capacity on this basis, in capacity_unit.")
+    capacity_unit: str = pa.Field(isin=["TFLOPS", "GB/s", "GB"], description="TFLOPS (peak, roofline-attainable), GB/s (bandwidth) or GB (memory).")
+    online_fraction: float = pa.Field(gt=0, le=1, description="Share of the training window a device is online (1 except on availability and binding).")
+    devices_exact: float = pa.Field(gt=0, description="(X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (memory: floor ratio).")
     devices_formula: float = pa.Field(description="ceil(devices_exact).")
-    devices_per_gpu: float = pa.Field(description="Devices used: the scenario's stated count, else the formula.")
-    devices_from: str = pa.Field(isin=["formula", "stated"], description="formula | stated (the paper's own count).")
+    devices_per_gpu: float = pa.Field(gt=0, description="Devices used: the stated count (peak_flops) or the formula, times the device multiplier.")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds).")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
     edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
     edge_embodied_kgco2e: float = pa.Field(ge=0, description="Allocated embodied part (0 under the paper's policy), kgCO2e.")
-    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon over the horizon, kgCO2e.")
+    comm_kgco2e: float = pa.Field(ge=0, description="The paper's radio communication (radio busy for the training window, 'radio_window'), kgCO2e.")
     cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total over the horizon, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
-    reduction_factor_with_comm: float = pa.Field(description="R with communication added to the edge side.")
-    train_power_w_for_r4: float = pa.Field(nullable=True, description="Edge training power at which R = 4, all else fixed, W.")
+    reduction_factor_with_comm: float = pa.Field(description="R with the radio communication added to the edge side.")
+    train_power_w_for_r4: float = pa.Field(nullable=True, description="Edge training power at which R = 4 with the embodied part held fixed, W (marts.break_even solves every parameter exactly).")
 
     class Config:
         strict = True
@@ -100,7 +105,7 @@ class FleetEquivalence(pa.DataFrameModel):
     def factors_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return finite_positive(data)
 
-    @pa.check("devices_formula", "devices_per_gpu", name="whole_at_least_one")
+    @pa.check("devices_formula", name="whole_at_least_one")
     @classmethod
     def counts_whole(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return whole_at_least_one(data)
@@ -130,7 +135,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
     model_id: str = pa.Field(description="Model trained (OPT-1.3B).")
-    pattern: str = pa.Field(isin=["idealized", "pipeline_dtfm"], description="Communication pattern.")
+    pattern: str = pa.Field(isin=["idealized", "parameter_server", "ring_allreduce", "pipeline"], description="Communication pattern (comm_bytes in sql/model/macros.sql).")
     devices: float = pa.Field(ge=1, description="Devices in the fleet.")
     compute_kwh: float = pa.Field(gt=0, description="Fleet compute energy, kWh.")
     comm_gb: float = pa.Field(ge=0, description="Data moved, GB.")

@@ -29,6 +29,7 @@ class ScenarioParameters(Provenance):
     status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
     factor_ref: str = pa.Field(nullable=True, description="Staged row the value was taken from, e.g. device_specs.device_id=nvidia-h100-sxm.tdp_w.")
     reasoning: str = pa.Field(nullable=True, description="Why this value: citation, derivation or the assumption made.")
+    range_ref: str = pa.Field(nullable=True, description="Measured mean whose relative 95% CI set low/high, e.g. benchmark_series.series_id=table1_phone.mean_power_w_mean.")
     defined_in: str = pa.Field(description="Scenario file that set the value (itself or the one it extends).")
 
     class Config:

@@ -118,7 +118,7 @@ def test_distributed_pipeline_bytes(built_warehouse: Path) -> None:
     expected_gb = 500 * 2 * 7 * 8 * 2048 * 2048 * 2 / 1e9
     (gb,) = one(
         built_warehouse,
-        "select comm_gb from marts.distributed_training_energy where scenario_id = 'paper_text' and device_class = 'laptop' and pattern = 'pipeline_dtfm'",
+        "select comm_gb from marts.distributed_training_energy where scenario_id = 'paper_text' and device_class = 'laptop' and pattern = 'pipeline'",
     )
     assert gb == pytest.approx(expected_gb)
 

@@ -4,6 +4,7 @@ import dagster as dg
 
 from pipelines.checks import staging_checks
 from pipelines.marts import build_table
+from pipelines.model import evaluate, scenario_inputs
 from pipelines.warehouse import Warehouse, query_pl
 from schemas.marts import (
     DistributedTrainingEnergy,
@@ -73,14 +74,19 @@ def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
 def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
     """How many edge devices match one cloud GPU, and the carbon of each side (paper Fig. 5).
 
-    Grain: scenario x edge device class x equivalence basis. Devices per GPU follow the
-    written duty-cycle formula N = ceil((F_gpu x h_gpu) / (F_dev x h_dev)) unless the scenario
-    states the paper's count. Edge added carbon = N x P_train x h_dev x 365 x T x CI (+ the
-    embodied allocation policy); communication = radio power over training hours plus data
-    volume x network kWh/GB; the reduction factor R = cloud total / edge added, with and
-    without communication.
+    Grain: scenario x edge device class x equivalence basis (peak FLOPS, peak FP16, memory
+    bandwidth, roofline at the scenario's arithmetic intensity, memory capacity for the
+    fleet's model, availability, and the binding maximum). Devices per GPU follow the written
+    duty-cycle formula N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)); a
+    stated count (the paper's) replaces it on peak_flops. Edge added carbon = N x online x
+    P_train x h_dev x 365 x T x CI (+ the embodied allocation policy); communication = the
+    paper's radio model. R = cloud total / edge added, with and without communication.
+    Computed by the model's one formula (sql/model/evaluate.sql).
     """
-    return build_table(warehouse.connection(), "marts.fleet_equivalence", "marts/fleet_equivalence.sql", model=FleetEquivalence)
+    con = warehouse.connection()
+    evaluated = evaluate(con, scenario_inputs(con), all_bases=True)
+    return build_table(con, "marts.fleet_equivalence", "marts/fleet_equivalence.sql", model=FleetEquivalence,
+                       relations={"evaluated": evaluated})
 
 
 @dg.asset(key=["marts", "scaling_energy"], group_name="marts", kinds=KINDS, deps=[scenarios, ["staging", "model_configs"]], metadata=column_metadata(ScalingEnergy))
@@ -102,9 +108,10 @@ def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     """OPT-1.3B trained on a fleet of edge devices: compute and communication energy (paper Table 2).
 
     Grain: scenario x edge device class x communication pattern (idealized: parameters sent
-    once per step by every device; pipeline_dtfm: activations and their gradients cross the
-    N - 1 stage boundaries per micro-batch, divided by a compression factor). The paper does
-    not publish its cells, so this is our estimate against its 1.5-5x claim.
+    once per sync by every device; parameter server; ring all-reduce; pipeline: activations
+    and their gradients cross the N - 1 stage boundaries per step; all divided by a
+    compression factor). The paper does not publish its cells, so this is our estimate
+    against its 1.5-5x claim.
     """
     return build_table(warehouse.connection(), "marts.distributed_training_energy", "marts/distributed_training_energy.sql", model=DistributedTrainingEnergy)
 

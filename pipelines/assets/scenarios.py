@@ -22,6 +22,7 @@ FACTOR_TABLES = [
     ["staging", "device_pcf"],
     ["staging", "network_energy"],
     ["staging", "benchmark_series"],
+    ["staging", "model_configs"],
     ["marts", "charging_windows"],
 ]
 

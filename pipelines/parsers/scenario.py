@@ -1,10 +1,14 @@
 """Scenario files: one CSV per scenario under sources/scenarios/.
 
-Columns: ``parameter, value, unit, low, high, distribution, status, factor_ref, reasoning``.
+Columns: ``parameter, value, unit, low, high, distribution, status, factor_ref, reasoning`` and,
+optionally, ``range_ref``.
 ``value`` may be left empty when ``factor_ref`` names the staged row to read it from, in the
 form ``<table>.<key_column>=<key>.<value_column>``, for example
 ``device_specs.device_id=nvidia-h100-sxm.tdp_w``. Which tables and columns may be referenced
-is fixed in :data:`pipelines.scenarios.REFERENCE_TABLES`.
+is fixed in :data:`pipelines.scenarios.REFERENCE_TABLES`. ``range_ref`` names a measured mean
+with a 95% CI (``benchmark_series.series_id=table1_phone.mean_power_w_mean``); the row's
+low/high become its value times the CI's relative ends, so measurement uncertainty enters
+sensitivity and Monte Carlo.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import polars as pl
 from pipelines.parsers.common import checked_casts, read_text_csv, require_columns
 from pipelines.staging import Parsed
 
-COLUMNS = ("parameter", "value", "unit", "low", "high", "distribution", "status", "factor_ref", "reasoning")
+COLUMNS = ("parameter", "value", "unit", "low", "high", "distribution", "status", "factor_ref", "reasoning", "range_ref")
 REQUIRED = ("parameter", "unit", "status")
 
 
@@ -35,5 +39,6 @@ def parse_scenario(path: Path, options: Mapping[str, Any]) -> Parsed:
         pl.col("distribution").fill_null("point"),
         pl.col("parameter").str.strip_chars(),
         pl.col("factor_ref").str.strip_chars(),
+        pl.col("range_ref").str.strip_chars(),
     )
     return Parsed(frame=typed, rejects=rejects)

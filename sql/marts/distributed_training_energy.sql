@@ -2,11 +2,12 @@
 -- published). Grain: scenario x edge device class x communication pattern, for OPT-1.3B.
 -- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
 --   a fleet of `table2_devices` devices (total compute energy does not change with N).
--- Patterns, bytes per training step:
---   idealized (paper, footnote 1): each device sends the parameters once: N x p x b;
---   pipeline (DT-FM style): N stages; each micro-batch's activations cross N - 1 boundaries
---     forward and their gradients backward: 2 x (N - 1) x batch x sequence x hidden x 2 bytes
---     (fp16), divided by the activation compression factor.
+-- Patterns (comm_bytes in sql/model/macros.sql), over the workload's steps:
+--   idealized (paper, footnote 1): each device sends the parameters once per sync: N x p x b;
+--   parameter_server: 2 N p b per sync; ring_allreduce: 2 (N - 1) p b per sync;
+--   pipeline (DT-FM style): N stages; each step's activations cross N - 1 boundaries
+--     forward and their gradients backward: 2 x (N - 1) x batch x sequence x hidden x
+--     activation bytes; all divided by the compression factor.
 -- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB.
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
@@ -35,11 +36,8 @@ patterns as (
         s.table2_devices as devices,
         edge.table1_energy_j * model.params / base.base_params / 3.6e6 as compute_kwh,
         s.cloud_table1_energy_j * model.params / base.base_params / 3.6e6 as cloud_kwh,
-        s.workload_steps * case pattern.name
-            when 'idealized' then s.table2_devices * model.params * s.bytes_per_param
-            else 2 * (s.table2_devices - 1) * s.batch_size * s.sequence_length * model.hidden_size * 2
-                / s.activation_compression
-        end / 1e9 as comm_gb,
+        comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param, s.workload_steps, s.local_steps_per_sync,
+                   s.batch_size * s.sequence_length, model.hidden_size, s.activation_bytes, s.comm_compression) / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w,
         s.network_kwh_per_gb
@@ -47,7 +45,7 @@ patterns as (
     inner join s using (scenario_id)
     cross join model
     cross join base
-    cross join (values ('idealized'), ('pipeline_dtfm')) as pattern (name)
+    cross join (values ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as pattern (name)
 ),
 
 final as (
@@ -59,12 +57,11 @@ final as (
         devices,
         compute_kwh,
         comm_gb,
-        comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6 + comm_gb * network_kwh_per_gb as comm_kwh,
-        compute_kwh + comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6
-            + comm_gb * network_kwh_per_gb as total_kwh,
+        comm_kwh(comm_gb * 1e9, edge_bandwidth_mb_per_s, wifi_radio_power_w, network_kwh_per_gb) as comm_kwh,
+        compute_kwh + comm_kwh(comm_gb * 1e9, edge_bandwidth_mb_per_s, wifi_radio_power_w, network_kwh_per_gb) as total_kwh,
         cloud_kwh,
-        cloud_kwh / (compute_kwh + comm_gb * 1000 / edge_bandwidth_mb_per_s * wifi_radio_power_w / 3.6e6
-            + comm_gb * network_kwh_per_gb) as energy_ratio_vs_cloud_gpu
+        cloud_kwh / (compute_kwh + comm_kwh(comm_gb * 1e9, edge_bandwidth_mb_per_s, wifi_radio_power_w, network_kwh_per_gb))
+            as energy_ratio_vs_cloud_gpu
     from patterns
 )
 

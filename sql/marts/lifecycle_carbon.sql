@@ -1,7 +1,8 @@
 -- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (cloud GPU, laptop, phone).
 -- Cloud GPU: embodied = the scenario's per-GPU factor (charged in full to the horizon);
---   operational = P x utilisation x cloud hours/day x 365 x T x PUE x CI (MLCO2 method
---   when utilisation = PUE = 1).
+--   operational = P x utilisation x cloud hours/day x 365 x T x PUE x (1 + cluster comm share)
+--   x CI (MLCO2 method when utilisation = PUE = 1 and the comm share is 0).
+-- Formulas: the macros of sql/model/macros.sql.
 -- Laptop, phone: embodied = report total x non-use share, re-amortised to the horizon as
 --   x min(T / report lifetime, 1); operational = training power x edge hours/day x 365 x T x CI.
 with s as (
@@ -13,24 +14,24 @@ devices as (
         scenario_id,
         'cloud_gpu' as device_class,
         cloud_gpu_embodied_kgco2e as embodied_kgco2e,
-        cloud_gpu_power_w * cloud_utilisation * cloud_hours_per_day * 365 * horizon_years * cloud_pue
-            * cloud_grid_gco2e_per_kwh / 1e6 as operational_kgco2e,
+        cloud_operational_kgco2e(cloud_gpu_power_w, cloud_utilisation, cloud_hours_per_day, horizon_years, cloud_pue,
+                                 cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as operational_kgco2e,
         'per-GPU embodied factor, charged in full' as embodied_rule
     from s
     union all
     select
         scenario_id,
         'laptop',
-        laptop_embodied_kgco2e * laptop_nonuse_share * least(horizon_years / laptop_lifetime_years, 1),
-        laptop_train_power_w * edge_hours_per_day * 365 * horizon_years * edge_grid_gco2e_per_kwh / 1e6,
+        device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years),
+        edge_operational_kgco2e(1, 1, laptop_train_power_w, edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
     union all
     select
         scenario_id,
         'phone',
-        phone_embodied_kgco2e * phone_nonuse_share * least(horizon_years / phone_lifetime_years, 1),
-        phone_train_power_w * edge_hours_per_day * 365 * horizon_years * edge_grid_gco2e_per_kwh / 1e6,
+        device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years),
+        edge_operational_kgco2e(1, 1, phone_train_power_w, edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
 ),

@@ -1,5 +1,5 @@
 -- staging.benchmark_series: repeated runs of one device and workload -> mean energy and
--- its Student-t 95% confidence interval.
+-- mean power, each with its Student-t 95% confidence interval.
 --
 -- Reads the relation benchmark_runs (the validated runs, registered by the caller).
 -- Bound parameters:
@@ -29,6 +29,7 @@ per_series as (
         stddev_samp(energy_j) as energy_j_sd,
         avg(duration_s) as duration_s_mean,
         avg(mean_power_w) as mean_power_w_mean,
+        stddev_samp(mean_power_w) as mean_power_w_sd,
         bool_or(is_synthetic) as is_synthetic,
         first(source_id order by started_at asc nulls last, run_id asc) as source_id,
         first(source_file order by started_at asc nulls last, run_id asc) as source_file
@@ -49,6 +50,8 @@ select
     per_series.energy_j_mean + t_table.t_975 * per_series.energy_j_sd / sqrt(per_series.n_runs) as energy_j_ci95_high,
     per_series.duration_s_mean,
     per_series.mean_power_w_mean,
+    per_series.mean_power_w_mean - t_table.t_975 * per_series.mean_power_w_sd / sqrt(per_series.n_runs) as mean_power_w_ci95_low,
+    per_series.mean_power_w_mean + t_table.t_975 * per_series.mean_power_w_sd / sqrt(per_series.n_runs) as mean_power_w_ci95_high,
     per_series.is_synthetic,
     per_series.source_id,
     per_series.source_file,

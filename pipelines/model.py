@@ -1,0 +1,65 @@
+"""The model's one formula (``sql/model/evaluate.sql`` over ``sql/model/macros.sql``), applied
+set-wise to any table of parameter sets: core.scenarios, one-at-a-time substitutions, search
+points or Monte Carlo draws. Nothing here loops over scenarios or draws in Python.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+from pipelines.paths import sql_text
+from pipelines.warehouse import query_pl
+
+#: Communication patterns the model evaluates, in report order.
+PATTERNS = ("none", "radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline")
+#: Equivalence bases of marts.fleet_equivalence, in report order.
+BASES = ("peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "memory_capacity", "availability", "binding")
+KEYS = ("scenario_id", "variant_id")
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the model's SQL macros (temporary, per connection)."""
+    con.execute(sql_text("model/macros.sql"))
+
+
+def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """core.scenarios as model inputs: one row per scenario, variant 'base'."""
+    frame = query_pl(con, "select * from core.scenarios order by scenario_id")
+    return frame.with_columns(pl.lit("base").alias("variant_id")).select("scenario_id", "variant_id", pl.exclude(KEYS))
+
+
+def parameter_columns(inputs: pl.DataFrame) -> list[str]:
+    """The model parameters among a frame's columns (everything but the keys)."""
+    return [c for c in inputs.columns if c not in KEYS]
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> pl.DataFrame:
+    """R and its parts per input row x device class x (basis) x pattern, from evaluate.sql."""
+    install_macros(con)
+    con.register("model_inputs", inputs.to_arrow())
+    try:
+        return query_pl(con, sql_text("model/evaluate.sql"), {"all_bases": all_bases})
+    finally:
+        con.unregister("model_inputs")
+
+
+def substitute(base: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
+    """Parameter sets that differ from their scenario's in the overridden parameters only.
+
+    ``base``: model inputs (one row per scenario). ``overrides``: long rows (scenario_id,
+    variant_id, parameter, value); a variant may override several parameters. Returns one
+    row per (scenario_id, variant_id), every other parameter at the scenario's value.
+    """
+    params = parameter_columns(base)
+    unknown = set(overrides.get_column("parameter").unique().to_list()) - set(params)
+    if unknown:
+        raise ValueError(f"not model parameters: {sorted(unknown)}")
+    wide = overrides.pivot(on="parameter", index=["scenario_id", "variant_id"], values="value", aggregate_function="first")
+    changed = [c for c in wide.columns if c not in KEYS]
+    wide = wide.rename({c: f"__new_{c}" for c in changed})
+    joined = wide.join(base.drop("variant_id"), on="scenario_id", how="inner")
+    return joined.select(
+        "scenario_id", "variant_id",
+        *[pl.coalesce(pl.col(f"__new_{c}"), pl.col(c)).alias(c) if c in changed else pl.col(c) for c in params],
+    )
