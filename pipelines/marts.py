@@ -38,6 +38,21 @@ def build_table(
     finally:
         for name in relations or {}:
             con.unregister(name)
+    result = write_table(con, table, frame, model)
+    return dg.MaterializeResult(metadata={**result.metadata, "sql": dg.MetadataValue.path(f"sql/{sql_file}")})
+
+
+def write_table(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pl.DataFrame,
+    model: type[pa.DataFrameModel] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dg.MaterializeResult:
+    """``create or replace table <table>`` from a frame, in one transaction; row count and preview.
+
+    With ``model``, the frame is cast to the model's columns and order first.
+    """
     if model is not None:
         from schemas.meta import conform
 
@@ -53,9 +68,10 @@ def build_table(
         con.execute("rollback")
         raise
     return dg.MaterializeResult(
+        asset_key=dg.AssetKey(table.split(".")),
         metadata={
             "dagster/row_count": frame.height,
-            "sql": dg.MetadataValue.path(f"sql/{sql_file}"),
             "preview": dg.MetadataValue.md(preview_md(frame, rows=8)),
-        }
+            **(metadata or {}),
+        },
     )

@@ -5,6 +5,9 @@ points or Monte Carlo draws. Nothing here loops over scenarios or draws in Pytho
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 import polars as pl
 
@@ -34,14 +37,28 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
     return [c for c in inputs.columns if c not in KEYS]
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> pl.DataFrame:
-    """R and its parts per input row x device class x (basis) x pattern, from evaluate.sql."""
+@contextmanager
+def model_view(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> Iterator[str]:
+    """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
+
+    Queries over the view aggregate in DuckDB without materialising one row per draw, class
+    and pattern in Python.
+    """
     install_macros(con)
     con.register("model_inputs", inputs.to_arrow())
+    con.execute("set variable model_all_bases = true" if all_bases else "set variable model_all_bases = false")
+    con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
     try:
-        return query_pl(con, sql_text("model/evaluate.sql"), {"all_bases": all_bases})
+        yield "model_evaluation"
     finally:
+        con.execute("drop view if exists model_evaluation")
         con.unregister("model_inputs")
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> pl.DataFrame:
+    """R and its parts per input row x device class x basis x pattern (sql/model/evaluate.sql)."""
+    with model_view(con, inputs, all_bases=all_bases):
+        return query_pl(con, "select * from model_evaluation")
 
 
 def substitute(base: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.model import BASES, PATTERNS
+from pipelines.model import BASES
 
 
 def finite_positive(data: pa.PolarsData) -> pl.LazyFrame:

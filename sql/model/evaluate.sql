@@ -2,7 +2,8 @@
 -- Input: the view `model_inputs`, one row per (scenario_id, variant_id) with one column per
 -- model parameter (the columns of core.scenarios). The deterministic marts pass core.scenarios
 -- (variant 'base'); sensitivity, break-even and Monte Carlo pass substituted or drawn rows.
--- Bound parameter: $all_bases (false: only each scenario's headline basis, as Monte Carlo needs).
+-- Variable: getvariable('model_all_bases') (false: only each scenario's headline basis, as Monte
+-- Carlo needs); set by pipelines.model.model_view.
 -- Output grain: scenario x variant x edge device class x equivalence basis x communication pattern.
 --
 -- Devices per cloud GPU on basis X: N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)),
@@ -116,7 +117,7 @@ counted as (
             else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, edge_hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
-    where $all_bases or is_headline
+    where getvariable('model_all_bases') or is_headline
 ),
 
 fleet as (

@@ -1,0 +1,222 @@
+"""Pandera models of the marts that answer the reviewers: fleet sizing per model size,
+communication patterns, embodied-allocation policies, sensitivity, break-even and Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from pipelines.model import PATTERNS
+from schemas.marts import finite_positive
+
+DEVICE_CLASSES = ["laptop", "phone"]
+PATTERN_LIST = list(PATTERNS)
+
+
+def _positive_or_null(data: pa.PolarsData) -> pl.LazyFrame:
+    return finite_positive(data)
+
+
+class FleetSizing(pa.DataFrameModel):
+    """marts.fleet_sizing. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    model_id: str = pa.Field(description="Model the fleet trains (staging.model_configs).")
+    params: float = pa.Field(gt=0, description="Parameters.")
+    devices_peak_flops: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS (formula, not a stated count).")
+    devices_peak_fp16: float = pa.Field(ge=1, description="Devices per GPU on FP16/BF16 peak (GPU tensor cores).")
+    devices_memory_bandwidth: float = pa.Field(ge=1, description="Devices per GPU on memory bandwidth.")
+    devices_roofline: float = pa.Field(ge=1, description="Devices per GPU on roofline-attainable throughput at the scenario's intensity.")
+    devices_memory_capacity: float = pa.Field(ge=1, description="Devices holding the model's training state per GPU holding it.")
+    devices_availability: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS with the online fraction and slowdown.")
+    devices_binding: float = pa.Field(ge=1, description="max(roofline with availability, memory capacity): devices needed at the least.")
+    binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which of the two binds.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "model_id"]
+
+
+class Communication(pa.DataFrameModel):
+    """marts.communication. Grain: scenario x edge device class x model size x communication pattern."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    model_id: str = pa.Field(description="Model the fleet trains.")
+    params: float = pa.Field(gt=0, description="Parameters.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern: " + ", ".join(PATTERNS) + ".")
+    devices: float = pa.Field(gt=0, description="Devices per GPU on the scenario's headline basis for this model.")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity"], description="Where the count comes from.")
+    comm_gb: float = pa.Field(ge=0, description="Data the fleet moves over the horizon, GB.")
+    comm_kwh: float = pa.Field(ge=0, description="Radio (power x time at the link bandwidth) + network (kWh/GB) energy, kWh.")
+    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon at the edge grid intensity, kgCO2e.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time one device needs / its training window; > 1: the link cannot carry the traffic in time.")
+    link_feasible: bool = pa.Field(description="link_time_share <= 1.")
+    memory_feasible: bool = pa.Field(description="The training state a device must hold fits its usable memory (data-parallel: all of it; pipeline: 1/N).")
+    edge_added_kgco2e: float = pa.Field(gt=0, description="Edge compute + allocated embodied + communication, kgCO2e.")
+    cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total, kgCO2e.")
+    reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "model_id", "pattern"]
+
+    @pa.check("reduction_factor", name="finite_positive")
+    @classmethod
+    def r_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return _positive_or_null(data)
+
+
+class EmbodiedAllocation(pa.DataFrameModel):
+    """marts.embodied_allocation. Grain: scenario x edge device class x allocation policy."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    policy: str = pa.Field(isin=["none", "battery_wear", "per_use_hour"], description="none (the paper) | battery_wear | per_use_hour.")
+    is_scenario_policy: bool = pa.Field(description="The policy the scenario itself uses.")
+    devices: float = pa.Field(gt=0, description="Devices per GPU (headline basis).")
+    embodied_per_device_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to training per device over the horizon, kgCO2e.")
+    edge_embodied_kgco2e: float = pa.Field(ge=0, description="Fleet total, kgCO2e.")
+    edge_added_kgco2e: float = pa.Field(gt=0, description="Fleet operational + embodied (no communication), kgCO2e.")
+    reduction_factor: float = pa.Field(description="R without communication under this policy.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "policy"]
+
+    @pa.check("reduction_factor", name="finite_positive")
+    @classmethod
+    def r_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return _positive_or_null(data)
+
+
+class Sensitivity(pa.DataFrameModel):
+    """marts.sensitivity (tornado). Grain: scenario x edge device class x pattern x ranged parameter."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    parameter: str = pa.Field(description="Parameter varied (core.scenario_parameters).")
+    unit: str = pa.Field(description="Unit of the values.")
+    status: str = pa.Field(description="paper | primary | derived | assumed.")
+    value: float = pa.Field(description="Scenario value.")
+    value_low: float = pa.Field(description="Low end of the range.")
+    value_high: float = pa.Field(description="High end of the range.")
+    reduction_factor_at_low: float = pa.Field(nullable=True, description="R with this parameter at its low end, all others at the scenario value.")
+    reduction_factor_at_high: float = pa.Field(nullable=True, description="R at the high end.")
+    baseline_reduction_factor: float = pa.Field(description="R at the scenario values.")
+    swing: float = pa.Field(nullable=True, ge=0, description="|R(high) - R(low)|.")
+    rank: int = pa.Field(ge=1, description="1 = largest swing (per scenario, class and pattern).")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "parameter"]
+
+
+class SensitivityGrid(pa.DataFrameModel):
+    """marts.sensitivity_grid. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    device_multiplier: float = pa.Field(gt=0, description="Multiplier on the basis's device count.")
+    hours_per_day: float = pa.Field(gt=0, le=24, description="Edge training hours per day.")
+    devices: float = pa.Field(gt=0, description="Devices per GPU at this point.")
+    edge_added_kgco2e: float = pa.Field(gt=0, description="Edge added carbon, kgCO2e.")
+    cloud_total_kgco2e: float = pa.Field(gt=0, description="Cloud GPU total, kgCO2e.")
+    reduction_factor: float = pa.Field(description="R at this point.")
+    is_scenario_point: bool = pa.Field(description="Multiplier 1 at the scenario's hours.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day"]
+
+
+class BreakEven(pa.DataFrameModel):
+    """marts.break_even. Grain: scenario x edge device class x pattern x parameter that moves R."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="none (compute only) | radio_window (the paper's radio model).")
+    parameter: str = pa.Field(description="Parameter solved for, all others at the scenario value.")
+    unit: str = pa.Field(description="Unit.")
+    value: float = pa.Field(description="Scenario value.")
+    low: float = pa.Field(nullable=True, description="Low end of the parameter's plausible range.")
+    high: float = pa.Field(nullable=True, description="High end.")
+    baseline_reduction_factor: float = pa.Field(description="R at the scenario values.")
+    value_r1: float = pa.Field(nullable=True, description="Value at which R = 1 (nearest the scenario value); null if R does not reach 1 in the search span.")
+    value_r4: float = pa.Field(nullable=True, description="Value at which R = 4; null if not reached.")
+    reduction_factor_at_r1: float = pa.Field(nullable=True, description="R with value_r1 substituted back (1 unless R jumps there, e.g. a device count rounding up).")
+    reduction_factor_at_r4: float = pa.Field(nullable=True, description="R with value_r4 substituted back.")
+    value_r1_in_range: bool = pa.Field(description="value_r1 lies inside [low, high].")
+    value_r4_in_range: bool = pa.Field(description="value_r4 lies inside [low, high].")
+    search_low: float = pa.Field(gt=0, description="Search span, low (value / 1000).")
+    search_high: float = pa.Field(gt=0, description="Search span, high (value x 1000, at most 24 h/day or a fraction of 1).")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "parameter"]
+
+
+class Uncertainty(pa.DataFrameModel):
+    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x pattern x metric."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    metric: str = pa.Field(isin=["reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e"], description="reduction_factor | edge_added_kgco2e | cloud_total_kgco2e.")
+    p05: float = pa.Field(description="5th percentile over the draws.")
+    p50: float = pa.Field(description="Median.")
+    p95: float = pa.Field(description="95th percentile.")
+    mean: float = pa.Field(description="Mean.")
+    n_draws: int = pa.Field(ge=1, description="Draws.")
+    share_r_below_1: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1 (R rows only).")
+    share_r_below_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4.")
+    share_link_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose traffic fits the links in the training window.")
+    share_memory_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose training state fits device memory.")
+    seed: int = pa.Field(description="Random seed of the draws.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "metric"]
+
+    @pa.dataframe_check(description="p05 <= p50 <= p95")
+    @classmethod
+    def ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95")))
+
+
+class UncertaintyDistribution(pa.DataFrameModel):
+    """marts.uncertainty_distribution. Grain: scenario x edge device class x pattern x percentile (1-99) of R."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    percentile: int = pa.Field(ge=1, le=99, description="Percentile.")
+    reduction_factor: float = pa.Field(description="R at this percentile of the draws.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "percentile"]
+
+
+class UncertaintyDrivers(pa.DataFrameModel):
+    """marts.uncertainty_drivers (Sobol indices). Grain: scenario x edge device class x pattern x ranged parameter."""
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    parameter: str = pa.Field(description="Parameter drawn.")
+    s1: float = pa.Field(description="First-order Sobol index of R (SALib).")
+    s1_ci95: float = pa.Field(description="Half-width of its bootstrap 95% CI.")
+    st: float = pa.Field(description="Total-order Sobol index of R.")
+    st_ci95: float = pa.Field(description="Half-width of its bootstrap 95% CI.")
+    variance_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="max(ST, 0) / sum over parameters: the parameter's share of the variance.")
+    model_runs: int = pa.Field(ge=1, description="Model evaluations behind the indices (N x (D + 2)).")
+    rank: int = pa.Field(ge=1, description="1 = largest total index.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "pattern", "parameter"]
