@@ -5,7 +5,7 @@ points or Monte Carlo draws. Nothing here loops over scenarios or draws in Pytho
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import duckdb
@@ -38,7 +38,9 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
 
 
 @contextmanager
-def model_view(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> Iterator[str]:
+def model_view(
+    con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False, patterns: Sequence[str] = PATTERNS
+) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
     Queries over the view aggregate in DuckDB without materialising one row per draw, class
@@ -46,7 +48,11 @@ def model_view(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_base
     """
     install_macros(con)
     con.register("model_inputs", inputs.to_arrow())
+    unknown = sorted(set(patterns) - set(PATTERNS))
+    if unknown:
+        raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
     con.execute("set variable model_all_bases = true" if all_bases else "set variable model_all_bases = false")
+    con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
     con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
     try:
         yield "model_evaluation"
@@ -55,9 +61,11 @@ def model_view(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_base
         con.unregister("model_inputs")
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False) -> pl.DataFrame:
+def evaluate(
+    con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False, patterns: Sequence[str] = PATTERNS
+) -> pl.DataFrame:
     """R and its parts per input row x device class x basis x pattern (sql/model/evaluate.sql)."""
-    with model_view(con, inputs, all_bases=all_bases):
+    with model_view(con, inputs, all_bases=all_bases, patterns=patterns):
         return query_pl(con, "select * from model_evaluation")
 
 

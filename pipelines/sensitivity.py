@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from pipelines.model import evaluate, parameter_columns, substitute
+from pipelines.model import PATTERNS, evaluate, parameter_columns, substitute
 
 #: Parameters that are codes or bookkeeping, not quantities a root can be searched for.
 NOT_SEARCHED = frozenset({"edge_embodied_policy"})
@@ -37,8 +37,8 @@ _EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "device
                  "cloud_total_kgco2e", "reduction_factor"]
 
 
-def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame) -> pl.DataFrame:
-    return evaluate(con, inputs).select(_EVAL_COLUMNS)
+def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, patterns: Sequence[str] = PATTERNS) -> pl.DataFrame:
+    return evaluate(con, inputs, patterns=patterns).select(_EVAL_COLUMNS)
 
 
 def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
@@ -134,7 +134,7 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
         (pl.col("search_low") * (pl.col("search_high") / pl.col("search_low")) ** pl.col("t")).alias("x"),
         (pl.col("parameter") + "#" + pl.col("step").cast(pl.String)).alias("point_id"),
     )
-    evaluated = _headline(con, substitute(base, _points(scan))).filter(pl.col("pattern").is_in(SEARCH_PATTERNS))
+    evaluated = _headline(con, substitute(base, _points(scan)), SEARCH_PATTERNS)
     scanned = evaluated.join(scan.select("scenario_id", "point_id", "parameter", "step", "x"),
                              left_on=["scenario_id", "variant_id"], right_on=["scenario_id", "point_id"])
     moves = scanned.group_by("scenario_id", "device_class", "pattern", "parameter").agg(
@@ -160,7 +160,7 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
             break
         mid = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
                                  pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
-        r_mid = _headline(con, substitute(base, _points(mid))).select(
+        r_mid = _headline(con, substitute(base, _points(mid)), SEARCH_PATTERNS).select(
             "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_mid"))
         mid = mid.join(r_mid, on=["scenario_id", "point_id", "device_class", "pattern"])
         same_side = (pl.col("r_lo") - pl.col("target")) * (pl.col("r_mid") - pl.col("target")) > 0
@@ -172,7 +172,7 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
         )
     roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
                                pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
-    r_root = _headline(con, substitute(base, _points(roots))).select(
+    r_root = _headline(con, substitute(base, _points(roots)), SEARCH_PATTERNS).select(
         "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_root"))
     roots = roots.join(r_root, on=["scenario_id", "point_id", "device_class", "pattern"])
     keys = ["scenario_id", "device_class", "pattern", "parameter"]

@@ -26,6 +26,8 @@ Z95 = 1.959963984540054
 #: unit-cube samples are kept inside (0, 1) so normal tails stay finite
 U_EPS = 1e-12
 METRICS = ("reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e")
+#: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
+SOBOL_RESAMPLES = 50
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ def sobol_rows(
             y = group.get_column("reduction_factor").to_numpy()
             if not np.all(np.isfinite(y)) or np.var(y) == 0:
                 continue
-            result = sobol_analyze.analyze(problem, y, calc_second_order=False, num_resamples=100, conf_level=0.95,
+            result = sobol_analyze.analyze(problem, y, calc_second_order=False, num_resamples=SOBOL_RESAMPLES, conf_level=0.95,
                                            seed=seed + index)
             total = float(np.clip(result["ST"], 0, None).sum())
             for i, p in enumerate(ranged):

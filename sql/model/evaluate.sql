@@ -3,7 +3,8 @@
 -- model parameter (the columns of core.scenarios). The deterministic marts pass core.scenarios
 -- (variant 'base'); sensitivity, break-even and Monte Carlo pass substituted or drawn rows.
 -- Variable: getvariable('model_all_bases') (false: only each scenario's headline basis, as Monte
--- Carlo needs); set by pipelines.model.model_view.
+-- Carlo needs) and getvariable('model_patterns') (the patterns to evaluate: none, radio_window,
+-- idealized, parameter_server, ring_allreduce, pipeline); both set by pipelines.model.model_view.
 -- Output grain: scenario x variant x edge device class x equivalence basis x communication pattern.
 --
 -- Devices per cloud GPU on basis X: N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)),
@@ -167,7 +168,7 @@ patterns as (
                             comm_compression)
         end as comm_bytes
     from carbon
-    cross join (values ('none'), ('radio_window'), ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as pattern (name)
+    cross join (select unnest(getvariable('model_patterns')) as name) as pattern
 ),
 
 energy as (
