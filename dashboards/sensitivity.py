@@ -1,20 +1,24 @@
 """Sensitivity page: a tornado of the reduction factor and a heatmap over device multiplier x hours.
 
-Both come from SQL over marts.fleet_equivalence, marts.lifecycle_carbon's formula and
-core.scenarios (``sql/sensitivity_grid.sql``, ``sql/sensitivity_tornado.sql``); marts.sensitivity
-does not exist yet. The sliders only pick rows of the precomputed grid.
+Both read the marts (marts.sensitivity, marts.sensitivity_grid), which evaluate the model's one
+formula; the sliders only pick rows of the precomputed grid.
 """
 
 import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import BASIS, Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_param, values
+from pipelines.sensitivity import HOURS as GRID_HOURS
+from pipelines.sensitivity import MULTIPLIERS as GRID_MULTIPLIERS
 
 #: Device multipliers m of the grid (the slider steps through exactly these).
 MULTIPLIER_STEP = 0.25
-MULTIPLIERS = [round(MULTIPLIER_STEP * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
-HOURS_MIN, HOURS_MAX = 1, 24
+MULTIPLIERS = list(GRID_MULTIPLIERS)  # 0.25 .. 3.0
+HOURS_MIN, HOURS_MAX = int(GRID_HOURS[0]), int(GRID_HOURS[-1])
+#: The heatmap shows compute-only R; the tornado offers these patterns.
+GRID_PATTERN = "none"
+TORNADO_PATTERNS = ["none", "radio_window", "pipeline"]
 TARGETS = (1.0, 4.0)
 
 GRID_TOOLTIP = [
@@ -30,9 +34,8 @@ GRID_TOOLTIP = [
 
 
 def grid(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The precomputed R grid over multiplier x hours per day, per scenario and device class."""
-    return query(con, "sensitivity_grid", {"basis": BASIS, "multipliers": MULTIPLIERS,
-                                           "hours_min": HOURS_MIN, "hours_max": HOURS_MAX})
+    """The precomputed R grid over multiplier x hours per day, per scenario and device class (marts.sensitivity_grid)."""
+    return query(con, "sensitivity_grid", {"pattern": GRID_PATTERN})
 
 
 def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
@@ -44,24 +47,24 @@ def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def tornado(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """One-at-a-time low/high R per scenario, device class and ranged parameter."""
-    return query(con, "sensitivity_tornado", {"basis": BASIS})
+    """One-at-a-time low/high R per scenario, device class, pattern and ranged parameter (marts.sensitivity)."""
+    return query(con, "sensitivity_tornado", {"patterns": TORNADO_PATTERNS})
 
 
 def boundaries(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per multiplier, the upper edge of the last grid hour at which R still reaches each target.
+    """Per hour, the upper edge of the largest grid multiplier at which R still reaches each target.
 
-    Drawn as the R = 1 and R = 4 lines over the heatmap (R falls as hours grow).
+    Drawn as the R = 1 and R = 4 lines over the heatmap (R falls as the multiplier grows).
     """
     parts = []
     for target in TARGETS:
         parts.append(
             frame.filter(pl.col("reduction_factor") >= target)
-            .group_by("scenario_id", "device_class", "device_multiplier")
-            .agg((pl.col("hours_per_day").max() + 0.5).alias("boundary_hours"))
+            .group_by("scenario_id", "device_class", "hours_per_day")
+            .agg((pl.col("device_multiplier").max() + MULTIPLIER_STEP / 2).alias("boundary_multiplier"))
             .with_columns(pl.lit(f"R = {target:g}").alias("line"), pl.lit(target).alias("target"))
         )
-    return pl.concat(parts).sort("scenario_id", "device_class", "line", "device_multiplier")
+    return pl.concat(parts).sort("scenario_id", "device_class", "line", "hours_per_day")
 
 
 def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
@@ -99,12 +102,12 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         line = alt.Chart(line_data).transform_filter(
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
         ).mark_line(color="white", strokeWidth=2, interpolate="step").encode(
-            x="boundary_hours:Q", y="device_multiplier:Q",
+            x="hours_per_day:Q", y="boundary_multiplier:Q",
             strokeDash=alt.StrokeDash("line:N", title="boundary", sort=["R = 1", "R = 4"],
                                       legend=alt.Legend(symbolStrokeColor="black")),
             detail="line:N",
-            tooltip=[alt.Tooltip("line:N", title="boundary"), alt.Tooltip("device_multiplier:Q", title="m"),
-                     alt.Tooltip("boundary_hours:Q", title="R reached up to hours")],
+            tooltip=[alt.Tooltip("line:N", title="boundary"), alt.Tooltip("hours_per_day:Q", title="hours per day"),
+                     alt.Tooltip("boundary_multiplier:Q", title="R reached up to m")],
         )
         panels.append(alt.layer(cells, line, cell).properties(width=420, height=300, title=f"{device}: R over m x hours"))
     highlight = (
@@ -124,33 +127,38 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixi
     """Bars from R at the parameter's low to R at its high, per device class, largest swing first."""
     scenario = alt.param(name="tornado_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
                          bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
+    pattern = alt.param(name="tornado_pattern", value=TORNADO_PATTERNS[0],
+                        bind=alt.binding_select(options=TORNADO_PATTERNS, name="Communication pattern "))
     tooltip = [
         alt.Tooltip("scenario_id:N", title="scenario"), alt.Tooltip("device_class:N", title="device"),
+        alt.Tooltip("pattern:N", title="communication"),
         alt.Tooltip("parameter:N"), alt.Tooltip("value_low:Q", title="low", format=".4g"),
         alt.Tooltip("value_high:Q", title="high", format=".4g"),
         alt.Tooltip("reduction_factor_at_low:Q", title="R at low", format=".2f"),
         alt.Tooltip("reduction_factor_at_high:Q", title="R at high", format=".2f"),
         alt.Tooltip("baseline_reduction_factor:Q", title="R at the scenario's values", format=".2f"),
     ]
-    base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
+    base = alt.Chart(values(frame.filter(pl.col("swing") > 0))).transform_filter(
+        (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern))
     y = alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("swing", op="max", order="descending"))
     x_scale = alt.Scale(type="log")
     bars = base.mark_bar(height=8).encode(
         y=y, yOffset="device_class:N",
         x=alt.X("reduction_factor_min:Q", title="reduction factor R (log)", scale=x_scale),
         x2="reduction_factor_max:Q", color=alt.Color("device_class:N", title="device"), tooltip=tooltip,
-    ).add_params(scenario)
+    ).add_params(scenario, pattern)
     baseline = base.mark_tick(color="black", thickness=2, size=10).encode(
         y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip)
     rules = alt.Chart(values(pl.DataFrame({"r": list(TARGETS), "label": [f"R = {t:g}" for t in TARGETS]}))).mark_rule(
         strokeDash=[5, 3], color="#c00").encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(bars, baseline, rules).properties(
         width=700, height=alt.Step(26),
-        title="Tornado: R at each ranged parameter's low and high (tick = scenario value; dashed: R = 1, R = 4)")
+        title="Tornado: R at each ranged parameter's low and high (tick = scenario value; dashed: R = 1, R = 4; "
+              "parameters that do not move R are left out)")
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from marts.fleet_equivalence, core.scenarios and core.scenario_parameters."""
+    """Build the page from marts.sensitivity and marts.sensitivity_grid."""
     scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
     frame = grid(con)
     torn = tornado(con)
@@ -159,15 +167,17 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         title="Sensitivity",
         summary="How the reduction factor R moves: a tornado of one-at-a-time parameter ranges and a heatmap of R "
                 "over device multiplier x edge hours per day, with the R = 1 and R = 4 lines.",
-        tables=["marts.fleet_equivalence", "core.scenarios", "core.scenario_parameters"],
+        tables=["marts.sensitivity", "marts.sensitivity_grid"],
         charts={"heatmap": heatmap_chart(frame, boundaries(frame), scenarios), "tornado": tornado_chart(torn, scenarios)},
         notes=[
-            "marts.sensitivity does not exist yet: this page evaluates the closed-form fleet formula of "
-            "marts.fleet_equivalence in SQL (dashboards/sql/sensitivity_*.sql). R excludes communication.",
+            "Fewer training hours a day need proportionally more devices for the GPU's work (N = F_gpu x h_gpu / "
+            "(F_dev x h_dev)), so the hours barely move R (only through whole-device rounding, and through the "
+            "embodied allocation under the per-use-hour policy); the device multiplier decides it. The heatmap "
+            "shows R without communication; the tornado offers communication patterns too.",
             "Sliders and selectors only pick rows of the precomputed grid "
             f"(m = {MULTIPLIERS[0]:g}-{MULTIPLIERS[-1]:g} in steps of {MULTIPLIER_STEP:g}, "
-            f"hours {HOURS_MIN}-{HOURS_MAX}). At m = 1 and the scenario's hours the value equals "
-            "marts.fleet_equivalence.reduction_factor.",
+            f"hours {HOURS_MIN}-{HOURS_MAX}). At m = 1 and the scenario's hours the value equals the scenario's "
+            "headline row of marts.fleet_equivalence.",
         ],
         headline=["heatmap"],
     )

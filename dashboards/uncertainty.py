@@ -1,11 +1,15 @@
-"""Uncertainty page: marts.uncertainty is not built yet, so this shows the Table 1 confidence intervals."""
+"""Uncertainty page: the Monte Carlo distribution of R, its p05/p50/p95, and the variance ranking."""
 
 import altair as alt
 import duckdb
+import polars as pl
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, query, scenario_param, values
 
-TOOLTIP = [
+PATTERNS = ["none", "radio_window", "pipeline"]
+TOP = 10
+
+CI_TOOLTIP = [
     alt.Tooltip("series_id:N", title="series"),
     alt.Tooltip("device_label:N", title="device"),
     alt.Tooltip("n_runs:Q", title="runs"),
@@ -16,30 +20,85 @@ TOOLTIP = [
 ]
 
 
-def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from marts.training_energy (and say whether marts.uncertainty exists)."""
-    present = bool(query(con, "uncertainty_check").item(0, "present"))
+def pattern_param() -> alt.Parameter:
+    """A ``pattern`` parameter bound to a select over the communication patterns shown."""
+    return alt.param(name="pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Communication pattern "))
+
+
+def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:
+    """The distribution of R per device class (percentiles 1-99) with p05, p50 and p95 marked."""
+    scenario, pattern = scenario_param(scenarios), pattern_param()
+    picked = (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
+    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": PATTERNS}))).transform_filter(picked).mark_line(
+        interpolate="monotone").encode(
+        x=alt.X("reduction_factor:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
+        y=alt.Y("percentile:Q", title="share of draws with a lower R (%)"),
+        color=alt.Color("device_class:N", title="device"),
+        tooltip=[alt.Tooltip("device_class:N", title="device"), alt.Tooltip("percentile:Q", title="percentile"),
+                 alt.Tooltip("reduction_factor:Q", title="R", format=".3g")],
+    ).add_params(scenario, pattern)
+    quantiles = query(con, "uncertainty_quantiles", {"patterns": PATTERNS})
+    marks = alt.Chart(values(quantiles)).transform_filter(picked)
+    tooltip = [alt.Tooltip("device_class:N", title="device"), alt.Tooltip("quantile:N"),
+               alt.Tooltip("reduction_factor:Q", title="R", format=".3g"), alt.Tooltip("n_draws:Q", title="draws", format=","),
+               alt.Tooltip("share_r_below_1:Q", title="share of draws with R < 1", format=".1%"),
+               alt.Tooltip("share_r_below_4:Q", title="share of draws with R < 4", format=".1%")]
+    rules = marks.mark_rule(strokeDash=[4, 3]).encode(x="reduction_factor:Q", color="device_class:N", tooltip=tooltip)
+    labels = marks.mark_text(angle=270, align="left", dy=-4, fontSize=10).encode(
+        x="reduction_factor:Q", y=alt.value(5), text="quantile:N", color="device_class:N", tooltip=tooltip)
+    targets = alt.Chart(values(pl.DataFrame({"r": [1.0, 4.0], "label": ["R = 1", "R = 4"]}))).mark_rule(
+        color="#c00", strokeWidth=1.5).encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
+    return alt.layer(curve, rules, labels, targets).properties(
+        width=700, height=320, title="Distribution of R over the Monte Carlo draws (dashed: p05, p50, p95; red: R = 1 and R = 4)")
+
+
+def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:
+    """Share of the variance of R per parameter (total Sobol index), the top ten per device class."""
+    scenario = alt.param(name="drivers_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
+                         bind=alt.binding_select(options=scenarios, name="Variance scenario "))
+    pattern = alt.param(name="drivers_pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Variance pattern "))
+    frame = query(con, "uncertainty_drivers", {"patterns": PATTERNS, "top": TOP})
+    tooltip = [alt.Tooltip("device_class:N", title="device"), alt.Tooltip("parameter:N"),
+               alt.Tooltip("variance_share:Q", title="share of the variance", format=".1%"),
+               alt.Tooltip("st:Q", title="total Sobol index ST", format=".3f"), alt.Tooltip("st_ci95:Q", title="ST 95% CI +/-", format=".3f"),
+               alt.Tooltip("s1:Q", title="first-order S1", format=".3f"), alt.Tooltip("rank:Q")]
+    return alt.Chart(values(frame)).transform_filter(
+        (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
+    ).mark_bar().encode(
+        y=alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("variance_share", op="max", order="descending")),
+        yOffset="device_class:N",
+        x=alt.X("variance_share:Q", title="share of the variance of R (normalised total Sobol index)", axis=alt.Axis(format="%")),
+        color=alt.Color("device_class:N", title="device"), tooltip=tooltip,
+    ).add_params(scenario, pattern).properties(width=650, height=alt.Step(24),
+                                               title=f"What drives the uncertainty of R: top {TOP} parameters (SALib Sobol indices)")
+
+
+def ci_chart(con: duckdb.DuckDBPyConnection) -> alt.TopLevelMixin:
+    """Relative 95% CI of the Table 1 energy series (the measured uncertainty that enters the draws)."""
     frame = query(con, "training_energy")
     base = alt.Chart(values(frame)).encode(y=alt.Y("device_label:N", title=None))
     bars = base.mark_bar(color="#fc8d62").encode(
         x=alt.X("ci95_half_width_rel:Q", title="95% CI half-width as a share of the mean", axis=alt.Axis(format="%")),
-        tooltip=TOOLTIP)
+        tooltip=CI_TOOLTIP)
     labels = base.mark_text(align="left", dx=4).encode(
-        x="ci95_half_width_rel:Q", text=alt.Text("ci95_half_width_rel:Q", format=".1%"), tooltip=TOOLTIP)
-    chart = alt.layer(bars, labels).properties(width=650, height=alt.Step(50),
-                                                title="Relative 95% CI of the mean energy per run (Table 1 series)")
-    if present:
-        status = ("marts.uncertainty exists in this warehouse but has no dashboard yet; the chart below shows the "
-                  "Table 1 confidence intervals only.")
-    else:
-        status = ("marts.uncertainty does not exist yet: no Monte Carlo distribution has been computed, so none is "
-                  "shown. The chart below shows only the 95% confidence intervals of the Table 1 series over "
-                  "repeated runs.")
+        x="ci95_half_width_rel:Q", text=alt.Text("ci95_half_width_rel:Q", format=".1%"), tooltip=CI_TOOLTIP)
+    return alt.layer(bars, labels).properties(width=650, height=alt.Step(50),
+                                              title="Relative 95% CI of the mean energy per run (Table 1 series)")
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from marts.uncertainty, marts.uncertainty_distribution, marts.uncertainty_drivers."""
+    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
     return Page(
         slug="uncertainty",
         title="Uncertainty",
-        summary="What is known about uncertainty today: the 95% confidence interval of each Table 1 energy series.",
-        tables=["marts.training_energy"],
-        charts={"ci": chart},
-        notes=[status],
+        summary="The Monte Carlo distribution of the reduction factor R per device class, with p05, p50 and p95 "
+                "marked, and the parameters that drive its variance.",
+        tables=["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy"],
+        charts={"distribution": distribution_chart(con, scenarios), "drivers": drivers_chart(con, scenarios), "ci": ci_chart(con)},
+        notes=["Every parameter with a range is drawn from its distribution (100,000 draws per scenario by default); "
+               "the Table 1 powers carry the 95% CI of their repeated runs (last chart).",
+               "Variance shares are total Sobol indices (SALib), normalised to sum to 1; the tooltip gives the index "
+               "and its bootstrap 95% CI."],
+        headline=["distribution"],
     )

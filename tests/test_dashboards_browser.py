@@ -109,7 +109,7 @@ def test_sliders_and_selector_change_the_drawn_value(site: dict, browser, built_
     try:
         expected = dict(con.execute(
             "select scenario_id || '/' || device_class, reduction_factor from marts.fleet_equivalence "
-            "where basis = 'peak_flops'").fetchall())
+            "where is_headline").fetchall())
     finally:
         con.close()
     assert load(browser, site["pages"]["sensitivity"]["html"]) == "true"
@@ -121,9 +121,9 @@ def test_sliders_and_selector_change_the_drawn_value(site: dict, browser, built_
     set_input(browser, '#chart-heatmap input[name="hours"]', "8")
     at_8 = highlighted(browser)
     assert at_4["laptop"] != at_8["laptop"]
-    # R is inversely proportional to the hours: 4 h/day doubles it
-    assert f"R = {2 * expected['paper_text/laptop']:.2f}x at 4 h/day" in at_4["laptop"]
-    assert f"R = {2 * expected['paper_text/phone']:.2f}x at 4 h/day" in at_4["phone"]
+    # 4 h/day: twice the devices for the same work (30 laptops, 138 phones), so the same R
+    assert f"R = {expected['paper_text/laptop']:.2f}x at 4 h/day, 30.00 devices" in at_4["laptop"]
+    assert "at 4 h/day, 138.00 devices" in at_4["phone"]
     assert at_8 == at_default
 
     set_input(browser, '#chart-heatmap input[name="multiplier"]', "2")
