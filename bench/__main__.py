@@ -11,6 +11,16 @@
    subprocesses, each publishing to a fresh ``EDGE_CARBON_WAREHOUSE`` in a temporary folder,
    so nothing is reused; its wall time includes interpreter start-up and imports.
 
+3. **Dashboards.** Rendering every page from a built warehouse.
+4. **Monte Carlo.** 1,000,000 draws of the ``realistic`` scenario's distributions evaluated
+   for both device classes and all six communication patterns (draw, evaluate set-wise in
+   DuckDB, aggregate the quantiles), in a fresh subprocess: wall time and peak memory. The
+   baseline is a straightforward per-draw Python loop (:mod:`bench.python_loop`) timed in
+   the same subprocess on a subsample and scaled to the full count (it samples, evaluates and
+   summarises per draw, as the vectorised run does); it must agree with the SQL on every
+   value of a subsample to 1e-9 relative. A second baseline calls the project's model
+   (``pipelines.model.evaluate``) once per draw.
+
 Medians of ``--repeats`` runs (default 3) are printed, then a table of each figure, its
 target and PASS/FAIL. The exit status is 1 if the energies disagree or a build fails;
 missing a speed or memory target is reported, not fatal.
@@ -43,6 +53,13 @@ TARGET_SPEEDUP = 5.0
 TARGET_MEMORY_X = 1.5
 TARGET_RUN_S = 15.0
 TARGET_DASHBOARDS_S = 10.0
+MC_DRAWS = 1_000_000
+MC_LOOP_DRAWS = 2_000
+MC_MODEL_CALL_DRAWS = 100
+MC_SCENARIO = "realistic"
+TARGET_MC_S = 3.0
+TARGET_MC_BYTES = 2 * 1024**3
+TARGET_MC_SPEEDUP = 100.0
 
 
 # --- the subprocess side ------------------------------------------------------------------
@@ -96,6 +113,54 @@ def worker(impl: str, path: Path) -> int:
     peak = max(peak_rss_bytes(), current_rss_bytes())
     result = {"impl": impl, "seconds": seconds, "cpu_seconds": cpu, "rss_after_imports": baseline, "peak_rss": peak, "energies_j": energies}
     print(json.dumps(result))
+    return 0
+
+
+def mc_worker(warehouse: Path, draws: int, loop_draws: int) -> int:
+    """Monte Carlo of ``draws`` parameter sets vs the per-draw Python loop on ``loop_draws``; JSON.
+
+    The vectorised Monte Carlo (draw, evaluate set-wise, summarise) runs twice in this fresh
+    process: the first run pays the process's one-time memory growth (cold), the second
+    does not (warm). The loop does the same work per draw in plain Python.
+    """
+    import polars as pl
+
+    from bench.python_loop import monte_carlo, reduction_factors
+    from pipelines.model import evaluate, scenario_inputs
+    from pipelines.uncertainty import draw_inputs, ranged_parameters, summarize
+    from pipelines.warehouse import open_readonly, query_pl
+
+    with open_readonly(warehouse) as con:
+        base = scenario_inputs(con).filter(pl.col("scenario_id") == MC_SCENARIO)
+        parameters = query_pl(con, "select * from core.scenario_parameters where scenario_id = $s", {"s": MC_SCENARIO})
+        summarize(con, draw_inputs(base, parameters, 100, seed=1))  # compile the SQL path once
+        baseline = current_rss_bytes()
+        runs = []
+        for seed in (20250701, 20250702):
+            started = time.perf_counter()
+            summary = summarize(con, draw_inputs(base, parameters, draws, seed=seed))
+            runs.append(time.perf_counter() - started)
+        peak = max(peak_rss_bytes(), current_rss_bytes())
+        base_row = base.row(0, named=True)
+        ranged = [(p.parameter, p.distribution, p.value, p.low, p.high) for p in ranged_parameters(parameters)]
+        started = time.perf_counter()
+        monte_carlo(base_row, ranged, loop_draws, seed=7)
+        loop_seconds = time.perf_counter() - started
+        # the loop's formula against the SQL, on drawn rows
+        sample = draw_inputs(base, parameters, 500, seed=3)
+        rows = [{**base_row, **row} for row in pl.from_arrow(sample.drawn).drop("scenario_id").to_dicts()]
+        sql = evaluate(con, pl.DataFrame(rows)).select("variant_id", "device_class", "pattern", "reduction_factor")
+        # the second baseline: the project's own model called once per draw
+        frames = [pl.DataFrame([row]) for row in rows[:MC_MODEL_CALL_DRAWS]]
+        started = time.perf_counter()
+        for frame in frames:
+            evaluate(con, frame)
+        call_seconds = time.perf_counter() - started
+    by_key = {(v, c, p): r for v, c, p, r in sql.iter_rows()}
+    worst = max(abs(r / by_key[(row["variant_id"], c, p)] - 1) for row in rows for (c, p), r in reduction_factors(row).items())
+    print(json.dumps({"cold_seconds": runs[0], "warm_seconds": runs[1], "peak_rss": peak, "rss_before": baseline,
+                      "groups": summary.height, "loop_seconds": loop_seconds, "loop_draws": loop_draws, "max_rel_diff": worst,
+                      "call_seconds": call_seconds, "call_draws": len(frames)}))
     return 0
 
 
@@ -224,19 +289,63 @@ def bench_cold_run(report: Report, repeats: int, extra: tuple[str, ...] = ()) ->
     report.add(f"cold `{label}` (median)", f"{median:.1f} s", f"<= {TARGET_RUN_S:g} s", median <= TARGET_RUN_S)
 
 
-def bench_dashboards(report: Report, repeats: int) -> None:
+def build_warehouse(report: Report, tmp: Path) -> Path | None:
+    """A warehouse (and site) built into ``tmp`` by ``edge-carbon run``; None if the build fails."""
+    warehouse = tmp / "edge_carbon.duckdb"
+    env = {**os.environ, WAREHOUSE_ENV: str(warehouse), "EDGE_CARBON_SITE": str(tmp / "site0")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        report.fatal.append(f"edge-carbon run failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+        return None
+    return warehouse
+
+
+def bench_monte_carlo(report: Report, repeats: int, warehouse: Path) -> None:
+    """Figure 4: 1,000,000 Monte Carlo draws vs a per-draw Python loop, medians of repeats."""
+    results = []
+    for repeat in range(1, repeats + 1):
+        proc = subprocess.run([sys.executable, "-m", "bench", "mc", str(warehouse), str(MC_DRAWS), str(MC_LOOP_DRAWS)],
+                              cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            report.fatal.append(f"Monte Carlo worker failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+            return
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        result["loop_scaled"] = result["loop_seconds"] / result["loop_draws"] * MC_DRAWS
+        result["call_scaled"] = result["call_seconds"] / result["call_draws"] * MC_DRAWS
+        results.append(result)
+        print(f"  repeat {repeat}: {MC_DRAWS:,} draws x {result['groups']} (class x pattern): cold {result['cold_seconds']:.2f} s, "
+              f"warm {result['warm_seconds']:.2f} s, peak RSS {result['peak_rss'] / 1024**3:.2f} GiB; Python loop "
+              f"{result['loop_draws']:,} draws {result['loop_seconds']:.2f} s -> {result['loop_scaled']:.0f} s for {MC_DRAWS:,}; "
+              f"model called per draw {result['call_draws']} draws {result['call_seconds']:.2f} s -> {result['call_scaled']:.0f} s")
+    cold = statistics.median(r["cold_seconds"] for r in results)
+    warm = statistics.median(r["warm_seconds"] for r in results)
+    peak = statistics.median(r["peak_rss"] for r in results)
+    loop = statistics.median(r["loop_scaled"] for r in results)
+    call = statistics.median(r["call_scaled"] for r in results)
+    worst = max(r["max_rel_diff"] for r in results)
+    label = f"Monte Carlo {MC_DRAWS:,} draws ({MC_SCENARIO}, 2 classes x 6 patterns)"
+    report.add(f"{label}, first run in a fresh process (median)", f"{cold:.2f} s", f"<= {TARGET_MC_S:g} s", cold <= TARGET_MC_S)
+    report.add(f"{label}, second run (median)", f"{warm:.2f} s", f"<= {TARGET_MC_S:g} s", warm <= TARGET_MC_S)
+    report.add("Monte Carlo peak memory, whole process (median)", f"{peak / 1024**3:.2f} GiB", "<= 2 GiB", peak <= TARGET_MC_BYTES)
+    report.add(f"Monte Carlo vs per-draw Python loop ({MC_LOOP_DRAWS:,} draws, scaled), first run", f"{loop / cold:.0f}x",
+               f">= {TARGET_MC_SPEEDUP:g}x", loop / cold >= TARGET_MC_SPEEDUP)
+    report.add("Monte Carlo vs per-draw Python loop, second run", f"{loop / warm:.0f}x", f">= {TARGET_MC_SPEEDUP:g}x",
+               loop / warm >= TARGET_MC_SPEEDUP)
+    report.add(f"Monte Carlo vs the model's SQL called once per draw ({MC_MODEL_CALL_DRAWS} draws, scaled), first run",
+               f"{call / cold:.0f}x", f">= {TARGET_MC_SPEEDUP:g}x", call / cold >= TARGET_MC_SPEEDUP)
+    report.add("Monte Carlo loop vs SQL agreement", f"max rel diff {worst:.1e}", "<= 1e-09", worst <= 1e-9)
+    if worst > 1e-9:
+        report.fatal.append(f"the Python loop and the SQL model differ by {worst:.2e} relative")
+
+
+def bench_dashboards(report: Report, repeats: int, warehouse: Path) -> None:
     """Figure 3: rendering every dashboard page from a built warehouse, median of repeats."""
     from dashboards import render_all
 
-    with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp:
-        warehouse = Path(tmp) / "edge_carbon.duckdb"
-        env = {**os.environ, WAREHOUSE_ENV: str(warehouse), "EDGE_CARBON_SITE": str(Path(tmp) / "site0")}
-        proc = subprocess.run(
-            [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            report.fatal.append(f"edge-carbon run failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
-            return
+    with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp_name:
+        tmp = Path(tmp_name)
         times: list[float] = []
         for repeat in range(1, repeats + 1):
             started = time.perf_counter()
@@ -280,12 +389,17 @@ def main(argv: list[str] | None = None) -> int:
         if len(argv) != 3:
             raise SystemExit("usage: python -m bench worker {polars,pandas} PATH")
         return worker(argv[1], Path(argv[2]))
+    if argv[:1] == ["mc"]:
+        if len(argv) != 4:
+            raise SystemExit("usage: python -m bench mc WAREHOUSE DRAWS LOOP_DRAWS")
+        return mc_worker(Path(argv[1]), int(argv[2]), int(argv[3]))
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=SAMPLES, help=f"nvidia-smi samples (default {SAMPLES:,})")
     parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (default 3)")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the nvidia-smi ingest figures")
     parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figure")
     parser.add_argument("--skip-dashboards", action="store_true", help="skip the dashboard rendering figure")
+    parser.add_argument("--skip-monte-carlo", action="store_true", help="skip the Monte Carlo figures")
     args = parser.parse_args(argv)
     report = Report()
     print(f"edge-carbon bench on {os.cpu_count()} CPU(s), python {sys.version.split()[0]}")
@@ -296,9 +410,15 @@ def main(argv: list[str] | None = None) -> int:
         print("cold edge-carbon run (fresh warehouse each time):")
         bench_cold_run(report, args.repeats, ("--skip-dashboards",))
         bench_cold_run(report, args.repeats)
-    if not args.skip_dashboards:
-        print("dashboards (rendered from a freshly built warehouse):")
-        bench_dashboards(report, args.repeats)
+    if not (args.skip_dashboards and args.skip_monte_carlo):
+        with tempfile.TemporaryDirectory(prefix="edge_carbon_bench_") as tmp:
+            warehouse = build_warehouse(report, Path(tmp))
+            if warehouse is not None and not args.skip_dashboards:
+                print("dashboards (rendered from a freshly built warehouse):")
+                bench_dashboards(report, args.repeats, warehouse)
+            if warehouse is not None and not args.skip_monte_carlo:
+                print(f"Monte Carlo ({MC_DRAWS:,} draws of {MC_SCENARIO}, fresh subprocess each repeat):")
+                bench_monte_carlo(report, args.repeats, warehouse)
     print_table(report)
     for problem in report.fatal:
         print(f"ERROR: {problem}", file=sys.stderr)

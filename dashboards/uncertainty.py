@@ -29,13 +29,16 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
     """The distribution of R per device class (percentiles 1-99) with p05, p50 and p95 marked."""
     scenario, pattern = scenario_param(scenarios), pattern_param()
     picked = (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
-    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": PATTERNS}))).transform_filter(picked).mark_line(
-        interpolate="monotone").encode(
-        x=alt.X("reduction_factor:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
-        y=alt.Y("percentile:Q", title="share of draws with a lower R (%)"),
+    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": PATTERNS}))).transform_filter(picked).mark_rect(
+        opacity=0.55).encode(
+        x=alt.X("bin_low:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
+        x2="bin_high:Q",
+        y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format="%")),
+        y2=alt.datum(0),
         color=alt.Color("device_class:N", title="device"),
-        tooltip=[alt.Tooltip("device_class:N", title="device"), alt.Tooltip("percentile:Q", title="percentile"),
-                 alt.Tooltip("reduction_factor:Q", title="R", format=".3g")],
+        tooltip=[alt.Tooltip("device_class:N", title="device"), alt.Tooltip("bin_low:Q", title="R from", format=".3g"),
+                 alt.Tooltip("bin_high:Q", title="R to", format=".3g"), alt.Tooltip("draws:Q", title="draws", format=","),
+                 alt.Tooltip("share:Q", title="share of draws", format=".2%")],
     ).add_params(scenario, pattern)
     quantiles = query(con, "uncertainty_quantiles", {"patterns": PATTERNS})
     marks = alt.Chart(values(quantiles)).transform_filter(picked)
@@ -49,7 +52,7 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
     targets = alt.Chart(values(pl.DataFrame({"r": [1.0, 4.0], "label": ["R = 1", "R = 4"]}))).mark_rule(
         color="#c00", strokeWidth=1.5).encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(curve, rules, labels, targets).properties(
-        width=700, height=320, title="Distribution of R over the Monte Carlo draws (dashed: p05, p50, p95; red: R = 1 and R = 4)")
+        width=700, height=320, title="Distribution of R over the Monte Carlo draws, 20 bins per decade (dashed: p05, p50, p95; red: R = 1 and R = 4)")
 
 
 def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from pipelines.paths import sql_text
 from pipelines.warehouse import query_pl
@@ -39,15 +40,28 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
 
 @contextmanager
 def model_view(
-    con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False, patterns: Sequence[str] = PATTERNS
+    con: duckdb.DuckDBPyConnection,
+    inputs: pl.DataFrame | pa.Table,
+    *,
+    constants: pl.DataFrame | None = None,
+    all_bases: bool = False,
+    patterns: Sequence[str] = PATTERNS,
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
-    Queries over the view aggregate in DuckDB without materialising one row per draw, class
-    and pattern in Python.
+    ``inputs`` holds every parameter column, or, with ``constants`` (one row per scenario),
+    only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql). Queries
+    over the view aggregate in DuckDB without materialising one row per draw, class and
+    pattern in Python.
     """
     install_macros(con)
-    con.register("model_inputs", inputs.to_arrow())
+    table = inputs.to_arrow() if isinstance(inputs, pl.DataFrame) else inputs
+    if constants is None:
+        con.register("model_inputs", table)
+    else:
+        con.register("model_draws", table)
+        con.register("model_constants", constants.to_arrow())
+        con.execute("create or replace temp view model_inputs as " + sql_text("model/inputs.sql"))
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
@@ -58,7 +72,12 @@ def model_view(
         yield "model_evaluation"
     finally:
         con.execute("drop view if exists model_evaluation")
-        con.unregister("model_inputs")
+        if constants is None:
+            con.unregister("model_inputs")
+        else:
+            con.execute("drop view if exists model_inputs")
+            con.unregister("model_draws")
+            con.unregister("model_constants")
 
 
 def evaluate(

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
 from scipy.special import ndtri
 
-from pipelines.model import model_view, parameter_columns
+from pipelines.model import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse import query_pl
 
@@ -26,6 +27,8 @@ Z95 = 1.959963984540054
 #: unit-cube samples are kept inside (0, 1) so normal tails stay finite
 U_EPS = 1e-12
 METRICS = ("reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e")
+#: histogram bins of log10(R) per decade (marts.uncertainty_distribution)
+BINS_PER_DECADE = 20
 #: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
 SOBOL_RESAMPLES = 50
 
@@ -50,61 +53,119 @@ def ranged_parameters(parameters: pl.DataFrame) -> list[Ranged]:
     return [Ranged(r["parameter"], r["distribution"], r["value"], r["low"], r["high"]) for r in rows.iter_rows(named=True)]
 
 
-def from_unit(u: np.ndarray, p: Ranged) -> np.ndarray:
-    """Map uniform (0, 1) samples to the parameter's distribution (inverse CDF)."""
-    u = np.clip(u, U_EPS, 1 - U_EPS)
-    if p.distribution == "uniform":
-        return p.low + u * (p.high - p.low)
-    if p.distribution == "triangular":
-        a, b, c = p.low, p.high, p.value
-        cut = (c - a) / (b - a)
-        return np.where(u < cut, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
-    if p.distribution == "normal":
-        return p.value + ndtri(u) * (p.high - p.low) / (2 * Z95)
-    if p.distribution == "lognormal":
-        return p.value * np.exp(ndtri(u) * np.log(p.high / p.low) / (2 * Z95))
-    raise ValueError(f"{p.parameter}: unknown distribution {p.distribution!r}")
+def to_values(unit: np.ndarray, p: Ranged) -> np.ndarray:
+    """Map uniform (0, 1) samples to the parameter's distribution (inverse CDF), in place.
 
-
-def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray, first_variant: int = 0) -> pl.DataFrame:
-    """Model inputs for one scenario: ``base`` (one row) with the ranged columns drawn from ``unit``.
-
-    ``unit`` has one row per draw and one column per ranged parameter, in ``ranged`` order.
+    Works in place (and through two scratch arrays at most) because large temporaries are
+    what a million draws spend their time on.
     """
-    n = unit.shape[0]
-    drawn = {p.parameter: from_unit(unit[:, i], p) for i, p in enumerate(ranged)}
-    columns = {}
-    for name in parameter_columns(base):
-        if name in drawn:
-            columns[name] = pl.Series(name, drawn[name], dtype=pl.Float64)
+    u = unit
+    if p.distribution == "uniform":
+        u *= p.high - p.low
+        u += p.low
+    elif p.distribution == "triangular":
+        a, b, c = p.low, p.high, p.value
+        below = u < (c - a) / (b - a)
+        rising = np.multiply(u, (b - a) * (c - a))
+        np.sqrt(rising, out=rising)
+        rising += a
+        np.subtract(1.0, u, out=u)
+        u *= (b - a) * (b - c)
+        np.sqrt(u, out=u)
+        np.subtract(b, u, out=u)
+        np.copyto(u, rising, where=below)
+    elif p.distribution in ("normal", "lognormal"):
+        np.clip(u, U_EPS, 1 - U_EPS, out=u)
+        ndtri(u, out=u)
+        if p.distribution == "normal":
+            u *= (p.high - p.low) / (2 * Z95)
+            u += p.value
         else:
-            columns[name] = pl.repeat(base.item(0, name), n, dtype=pl.Float64, eager=True).alias(name)
-    return pl.DataFrame(
-        [pl.repeat(base.item(0, "scenario_id"), n, dtype=pl.String, eager=True).alias("scenario_id"),
-         pl.int_range(first_variant, first_variant + n, eager=True).cast(pl.String).alias("variant_id"),
-         *columns.values()]
-    )
+            u *= np.log(p.high / p.low) / (2 * Z95)
+            np.exp(u, out=u)
+            u *= p.value
+    else:
+        raise ValueError(f"{p.parameter}: unknown distribution {p.distribution!r}")
+    return u
 
 
-def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: int, seed: int) -> pl.DataFrame:
-    """``n_draws`` parameter sets per scenario of ``base_inputs``, one independent stream per scenario."""
-    frames = []
-    for index, scenario in enumerate(base_inputs.get_column("scenario_id").to_list()):
-        base = base_inputs.filter(pl.col("scenario_id") == scenario)
-        ranged = ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
+def from_unit(u: np.ndarray, p: Ranged) -> np.ndarray:
+    """Map uniform (0, 1) samples to the parameter's distribution; ``u`` is left unchanged."""
+    return to_values(np.array(u, dtype=np.float64, copy=True), p)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Drawn parameter sets: the drawn columns (one row per draw) and each scenario's constants."""
+
+    drawn: pa.Table
+    constants: pl.DataFrame
+
+    @property
+    def rows(self) -> int:
+        return self.drawn.num_rows
+
+
+def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged: dict[str, Ranged], unit_rows: Callable[[int], np.ndarray],
+                    n: int, first_variant: int) -> pa.Table:
+    """One scenario's draws of ``names``: ranged ones from ``unit_rows(i)``, the others at their value."""
+    columns = {}
+    drawn_index = 0
+    for name in names:
+        if name in ranged:
+            columns[name] = to_values(unit_rows(drawn_index), ranged[name])
+            drawn_index += 1
+        else:
+            columns[name] = np.full(n, base.item(0, name), dtype=np.float64)
+    scenario_ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([scenario])).cast(pa.string())
+    return pa.table({"scenario_id": scenario_ids,
+                     "variant_id": np.arange(first_variant, first_variant + n, dtype=np.int64), **columns})
+
+
+def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: int, seed: int) -> Draws:
+    """``n_draws`` parameter sets per scenario of ``base_inputs``, one independent stream per scenario.
+
+    The columns drawn in any scenario travel as one table; every other parameter stays a
+    per-scenario constant joined in SQL, so a million draws do not copy sixty columns.
+    """
+    scenarios = base_inputs.get_column("scenario_id").to_list()
+    ranged = {s: {p.parameter: p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == s))} for s in scenarios}
+    names = sorted(set().union(*[set(r) for r in ranged.values()])) if ranged else []
+    tables = []
+    for index, scenario in enumerate(scenarios):
         rng = np.random.default_rng([seed, index])
-        frames.append(inputs_from_unit(base, ranged, rng.random((n_draws, len(ranged)))))
-    return pl.concat(frames, how="vertical")
+        own = [name for name in names if name in ranged[scenario]]
+        unit = np.empty((len(own), n_draws))
+        for row in unit:
+            rng.random(out=row)
+        base = base_inputs.filter(pl.col("scenario_id") == scenario)
+        tables.append(_scenario_draws(scenario, base, names, ranged[scenario], lambda i, unit=unit: unit[i], n_draws, 0))
+    constants = base_inputs.drop(["variant_id", *names])
+    return Draws(pa.concat_tables(tables), constants)
 
 
-def summarize(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame) -> pl.DataFrame:
-    """sql/model/uncertainty_summary.sql over the model's evaluation of ``inputs`` (headline basis)."""
-    with model_view(con, inputs):
-        return query_pl(con, sql_text("model/uncertainty_summary.sql"))
+def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray) -> Draws:
+    """Draws for one scenario (``base``: one row) from a unit-cube sample (rows: draws, columns: ``ranged``)."""
+    columns = np.ascontiguousarray(unit.T, dtype=np.float64)
+    names = [p.parameter for p in ranged]
+    table = _scenario_draws(base.item(0, "scenario_id"), base, names, {p.parameter: p for p in ranged},
+                            lambda i: columns[i], unit.shape[0], 0)
+    return Draws(table, base.drop(["variant_id", *names]))
+
+
+def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
+    """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (headline basis)."""
+    with model_view(con, draws.drawn, constants=draws.constants):
+        return query_pl(con, sql_text("model/uncertainty_summary.sql"), {"bins_per_decade": BINS_PER_DECADE})
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
     """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x metric."""
+    # the cloud side's quantiles come from one pattern's draws (they do not depend on the pattern)
+    cloud = summary.filter(pl.col("cloud_total_kgco2e_quantiles").is_not_null()).select(
+        "scenario_id", "device_class", pl.col("cloud_total_kgco2e_quantiles").alias("cloud_quantiles"))
+    summary = summary.join(cloud, on=["scenario_id", "device_class"], how="left").with_columns(
+        pl.col("cloud_quantiles").alias("cloud_total_kgco2e_quantiles")).drop("cloud_quantiles")
     parts = []
     for metric in METRICS:
         q = pl.col(f"{metric}_quantiles")
@@ -121,14 +182,15 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
 
 
 def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:
-    """marts.uncertainty_distribution: percentiles 1..99 of R per scenario x class x pattern."""
-    return (
-        summary.select("scenario_id", "device_class", "pattern", "reduction_factor_percentiles")
-        .with_columns(pl.int_ranges(1, 100).alias("percentile"))
-        .explode("reduction_factor_percentiles", "percentile")
-        .rename({"reduction_factor_percentiles": "reduction_factor"})
-        .select("scenario_id", "device_class", "pattern", pl.col("percentile").cast(pl.Int64), "reduction_factor")
-    )
+    """marts.uncertainty_distribution: the histogram of R (log-spaced bins) per scenario x class x pattern."""
+    frame = summary.select("scenario_id", "device_class", "pattern", "n_draws", pl.col("log10_histogram").alias("bins"))
+    return frame.explode("bins").select(
+        "scenario_id", "device_class", "pattern",
+        (10 ** (pl.col("bins").struct.field("key").cast(pl.Float64) / BINS_PER_DECADE)).alias("bin_low"),
+        (10 ** ((pl.col("bins").struct.field("key").cast(pl.Float64) + 1) / BINS_PER_DECADE)).alias("bin_high"),
+        pl.col("bins").struct.field("value").cast(pl.Int64).alias("draws"),
+        (pl.col("bins").struct.field("value") / pl.col("n_draws")).alias("share"),
+    ).sort("scenario_id", "device_class", "pattern", "bin_low")
 
 
 def sobol_rows(
@@ -155,8 +217,8 @@ def sobol_rows(
             continue
         problem = {"num_vars": len(ranged), "names": [p.parameter for p in ranged], "bounds": [[0.0, 1.0]] * len(ranged)}
         unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True, seed=seed + index)
-        inputs = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
-        with model_view(con, inputs):
+        draws = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
+        with model_view(con, draws.drawn, constants=draws.constants):
             evaluated = query_pl(con, "select cast(variant_id as bigint) as draw, device_class, pattern, reduction_factor "
                                       "from model_evaluation")
         log(f"{scenario}: Sobol indices of R over {len(ranged)} parameters from {unit.shape[0]:,} model runs")

@@ -189,17 +189,19 @@ class Uncertainty(pa.DataFrameModel):
 
 
 class UncertaintyDistribution(pa.DataFrameModel):
-    """marts.uncertainty_distribution. Grain: scenario x edge device class x pattern x percentile (1-99) of R."""
+    """marts.uncertainty_distribution: histogram of R. Grain: scenario x edge device class x pattern x bin."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
-    percentile: int = pa.Field(ge=1, le=99, description="Percentile.")
-    reduction_factor: float = pa.Field(description="R at this percentile of the draws.")
+    bin_low: float = pa.Field(gt=0, description="Lower edge of the bin of R (log-spaced, 20 per decade).")
+    bin_high: float = pa.Field(gt=0, description="Upper edge of the bin.")
+    draws: int = pa.Field(ge=1, description="Draws whose R falls in the bin.")
+    share: float = pa.Field(gt=0, le=1, description="draws / all draws of the scenario.")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "pattern", "percentile"]
+        unique = ["scenario_id", "device_class", "pattern", "bin_low"]
 
 
 class UncertaintyDrivers(pa.DataFrameModel):

@@ -63,7 +63,7 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
     parameters = query_pl(con, "select * from core.scenario_parameters")
     started = time.perf_counter()
     inputs = draw_inputs(base, parameters, config.n_draws, config.seed)
-    context.log.info(f"drew {inputs.height:,} parameter sets ({config.n_draws:,} per scenario x {base.height} scenarios)")
+    context.log.info(f"drew {inputs.rows:,} parameter sets ({config.n_draws:,} per scenario x {base.height} scenarios)")
     summary = summarize(con, inputs)
     del inputs
     mc_seconds = time.perf_counter() - started

@@ -103,8 +103,12 @@ bases as (
         case when basis.name in ('availability', 'binding') then device_online_fraction else 1.0 end as online_fraction,
         case when basis.name in ('availability', 'binding') then straggler_slowdown else 1.0 end as slowdown
     from capacities
-    cross join (values ('peak_flops'), ('peak_fp16'), ('memory_bandwidth'), ('roofline'), ('memory_capacity'),
-                       ('availability'), ('binding')) as basis (name)
+    -- every basis, or only the two a headline can use (peak_flops when a count is stated, else binding)
+    cross join (
+        select unnest(case when getvariable('model_all_bases') then
+            ['peak_flops', 'peak_fp16', 'memory_bandwidth', 'roofline', 'memory_capacity', 'availability', 'binding']
+            else ['peak_flops', 'binding'] end) as name
+    ) as basis
 ),
 
 counted as (
