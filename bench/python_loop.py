@@ -72,8 +72,8 @@ def reduction_factors(p: dict[str, Any]) -> dict[tuple[str, str], float]:
     gpu_att = min(p["cloud_gpu_tflops"], p["arithmetic_intensity_flop_per_byte"] * p["cloud_gpu_mem_bandwidth_gb_per_s"] / 1000)
     gpus_for_model = _memory_floor(p["fleet_model_params"], p["training_bytes_per_param"], p["cloud_gpu_memory_gb"],
                                    p["cloud_usable_memory_fraction"])
-    steps = gpu_att * 1e12 * 3600 * p["cloud_hours_per_day"] * 365 * horizon / (
-        6 * p["fleet_model_params"] * p["batch_size"] * p["sequence_length"])
+    tokens = gpu_att * 1e12 * 3600 * p["cloud_hours_per_day"] * 365 * horizon / (6 * p["fleet_model_params"])
+    tokens_per_step = p["batch_size"] * p["sequence_length"]
     for device in ("laptop", "phone"):
         stated = p[f"{device}_devices_per_gpu"]
         if stated is not None and not (isinstance(stated, float) and math.isnan(stated)):
@@ -105,7 +105,7 @@ def reduction_factors(p: dict[str, Any]) -> dict[tuple[str, str], float]:
         window_s = hours * online * 3600 * 365 * horizon
         active = devices * online
         for pattern in PATTERNS:
-            syncs = steps / p["local_steps_per_sync"]
+            syncs = tokens / (active * tokens_per_step * p["local_steps_per_sync"])
             size = p["fleet_model_params"] * p["bytes_per_param"]
             if pattern == "none":
                 comm_kwh = 0.0
@@ -120,8 +120,7 @@ def reduction_factors(p: dict[str, Any]) -> dict[tuple[str, str], float]:
                 elif pattern == "ring_allreduce":
                     moved = syncs * 2 * max(active - 1, 0) * size
                 else:
-                    moved = steps * 2 * max(active - 1, 0) * p["batch_size"] * p["sequence_length"] * p["fleet_model_hidden_size"] \
-                        * p["activation_bytes"]
+                    moved = tokens * 2 * max(active - 1, 0) * p["fleet_model_hidden_size"] * p["activation_bytes"]
                 moved /= p["comm_compression"]
                 comm_kwh = moved / (p["edge_bandwidth_mb_per_s"] * 1e6) * p["wifi_radio_power_w"] / 3.6e6 + moved / 1e9 * p["network_kwh_per_gb"]
             comm = comm_kwh * p["edge_grid_gco2e_per_kwh"] / 1000

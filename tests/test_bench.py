@@ -136,3 +136,14 @@ def test_rss_readings_are_plausible() -> None:
     # the kernel's high-water mark may lag the live counter by a few pages
     assert 10_000_000 < now <= peak + 4_000_000
     assert peak < 64_000_000_000
+
+
+def test_monte_carlo_worker_agrees_with_the_python_loop(built_warehouse: Path) -> None:
+    """The Monte Carlo figure's worker on a small count: the loop's formula matches the SQL."""
+    proc = subprocess.run([sys.executable, "-m", "bench", "mc", str(built_warehouse), "2000", "50"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["groups"] == 12  # 2 device classes x 6 communication patterns
+    assert result["max_rel_diff"] <= 1e-9
+    assert result["loop_draws"] == 50 and result["loop_seconds"] > 0 and result["cold_seconds"] > 0

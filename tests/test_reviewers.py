@@ -69,10 +69,11 @@ def test_memory_floor_for_opt_66b(built_warehouse: Path) -> None:
 
 def test_ring_allreduce_bytes_for_15_laptops_training_opt_125m(built_warehouse: Path) -> None:
     params, bytes_per_param, devices = 125e6, 4.0, 15  # paper_text: 15 laptops, fp32 on the wire
-    tokens_per_step = 8 * 2048
-    # the GPU's work over 3 years at 67 TFLOPS / (6 x params x tokens per step)
-    steps = H100_FP32_TFLOPS * 1e12 * 3600 * H_CLOUD * HOURS_PER_HORIZON / (6 * params * tokens_per_step)
-    ring_bytes = steps * 2 * (devices - 1) * params * bytes_per_param  # 2 (N - 1) p b per sync, a sync every step
+    tokens_per_device_step = 8 * 2048
+    # the tokens the GPU would train on in 3 years: 67 TFLOPS x seconds / (6 x params)
+    tokens = H100_FP32_TFLOPS * 1e12 * 3600 * H_CLOUD * HOURS_PER_HORIZON / (6 * params)
+    syncs = tokens / (devices * tokens_per_device_step)  # every device takes its own batch; a sync every step
+    ring_bytes = syncs * 2 * (devices - 1) * params * bytes_per_param  # 2 (N - 1) / N x p b from each of N devices
     radio_kwh = ring_bytes / 10e6 * 0.5 / 3.6e6  # 10 MB/s at 0.5 W, no network energy in the paper
     gb, kwh, share = one(built_warehouse, "select comm_gb, comm_kwh, link_time_share from marts.communication "
                                           "where scenario_id = 'paper_text' and device_class = 'laptop' "

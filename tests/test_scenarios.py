@@ -101,3 +101,30 @@ def test_scenario_parser_only_raises_its_own_error(tmp_path: Path, body: bytes) 
     except SourceParseError:
         return
     assert "parameter" in parsed.frame.columns
+
+
+def test_range_ref_applies_a_measured_relative_ci(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(
+        "create table staging.benchmark_series as select * from (values "
+        "('phone', 10.5, 10.0, 11.0, 'logs', 'power/x.txt', cast(null as bigint)), "
+        "('single', 9.0, null, null, 'logs', 'power/y.txt', null)) "
+        "as t(series_id, mean_power_w_mean, mean_power_w_ci95_low, mean_power_w_ci95_high, source_id, source_file, source_row)"
+    )
+    header = HEADER.strip() + ",range_ref\n"
+    path = tmp_path / "m.csv"
+    path.write_text(header
+                    + "p,10,W,,,normal,paper,,stated,benchmark_series.series_id=phone.mean_power_w_mean\n"
+                    + "q,10,W,9,11,normal,paper,,both,benchmark_series.series_id=phone.mean_power_w_mean\n"
+                    + "r,10,W,,,normal,paper,,no ci,benchmark_series.series_id=single.mean_power_w_mean\n"
+                    + "s,10,W,,,normal,paper,,not a mean,device_specs.device_id=gpu-a.tdp_w\n", encoding="utf-8")
+    entry = entry_for(path, kind="scenario", table="core.scenario_parameters", options={"scenario_id": "m"}, source_id="scenario_m")
+    frame, rejects = resolve(con, {"m": (entry, parse_entry(entry, parse_scenario).frame)})
+    row = frame.row(0, named=True)
+    # the stated 10 W keeps its value and takes the measurement's relative CI: 10 x 10/10.5 .. 10 x 11/10.5
+    assert (row["parameter"], row["value"]) == ("p", 10.0)
+    assert row["low"] == pytest.approx(10 * 10.0 / 10.5) and row["high"] == pytest.approx(10 * 11.0 / 10.5)
+    assert row["range_ref"] == "benchmark_series.series_id=phone.mean_power_w_mean"
+    got = sorted((r.source_row, r.check_name) for _, r in rejects)
+    assert got == [(3, "range_ref_alone"), (4, "range_ref_exists"), (5, "range_ref_exists")]
+    reasons = {r.source_row: r.reason for _, r in rejects}
+    assert "'tdp_w' has no confidence interval" in reasons[5]

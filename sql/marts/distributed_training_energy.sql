@@ -2,7 +2,9 @@
 -- published). Grain: scenario x edge device class x communication pattern, for OPT-1.3B.
 -- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
 --   a fleet of `table2_devices` devices (total compute energy does not change with N).
--- Patterns (comm_bytes in sql/model/macros.sql), over the workload's steps:
+-- Patterns (comm_bytes in sql/model/macros.sql), for the workload's tokens (steps x batch x
+-- sequence length, the same work whatever the fleet size; a data-parallel device takes a batch
+-- per step, so N devices need 1/N of the steps):
 --   idealized (paper, footnote 1): each device sends the parameters once per sync: N x p x b;
 --   parameter_server: 2 N p b per sync; ring_allreduce: 2 (N - 1) p b per sync;
 --   pipeline (DT-FM style): N stages; each step's activations cross N - 1 boundaries
@@ -36,8 +38,9 @@ patterns as (
         s.table2_devices as devices,
         edge.table1_energy_j * model.params / base.base_params / 3.6e6 as compute_kwh,
         s.cloud_table1_energy_j * model.params / base.base_params / 3.6e6 as cloud_kwh,
-        comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param, s.workload_steps, s.local_steps_per_sync,
-                   s.batch_size * s.sequence_length, model.hidden_size, s.activation_bytes, s.comm_compression) / 1e9 as comm_gb,
+        comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param,
+                   s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
+                   s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression) / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w,
         s.network_kwh_per_gb

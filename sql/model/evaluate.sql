@@ -22,8 +22,9 @@
 -- Cloud total = GPU embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
 -- Edge added  = N x online x P x h x 365 x T x CI + N x allocated embodied + communication.
 -- Communication: 'none'; 'radio_window' (the paper's radio busy for the training window);
---   byte patterns move comm_bytes(...) for the work the GPU would do over the horizon:
---   steps = min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x params x tokens per step).
+--   byte patterns move comm_bytes(...) for the tokens the GPU would train on over the horizon:
+--   tokens = min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x params), each device taking
+--   batches of batch_size x sequence_length tokens.
 -- R = cloud total / edge added.
 with inputs as (
     select * from model_inputs
@@ -141,8 +142,9 @@ fleet as (
         cloud_gpu_embodied_kgco2e
             + cloud_operational_kgco2e(cloud_gpu_power_w, cloud_utilisation, cloud_hours_per_day, horizon_years, cloud_pue,
                                        cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_total_kgco2e,
+        -- tokens the GPU would train on over the horizon: its work / (6 x params FLOPs per token)
         gpu_attainable_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * horizon_years
-            / (6 * fleet_model_params * batch_size * sequence_length) as steps,
+            / (6 * fleet_model_params) as tokens,
         -- the training window of one device over the horizon, s
         edge_hours_per_day * online_fraction * 3600 * 365 * horizon_years as window_s
     from counted
@@ -167,8 +169,8 @@ patterns as (
         case pattern.name
             when 'none' then 0.0
             when 'radio_window' then devices * online_fraction * edge_bandwidth_mb_per_s * 1e6 * window_s * link_utilisation
-            else comm_bytes(pattern.name, devices * online_fraction, fleet_model_params, bytes_per_param, steps,
-                            local_steps_per_sync, batch_size * sequence_length, fleet_model_hidden_size, activation_bytes,
+            else comm_bytes(pattern.name, devices * online_fraction, fleet_model_params, bytes_per_param, tokens,
+                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
                             comm_compression)
         end as comm_bytes
     from carbon

@@ -53,19 +53,23 @@ create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, ho
         when 2 then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
     end;
 
--- Bytes a fleet moves over the horizon, per communication pattern (total over all devices):
---   idealized (the paper's footnote 1): every online device sends the parameters once per sync;
---   parameter_server: push gradients and pull parameters, 2 x p x b per device per sync;
---   ring_allreduce: 2 x (N - 1) / N x p x b per device per sync, 2 (N - 1) p b in all;
---   pipeline: each step's activations cross the N - 1 stage boundaries forward and their
---     gradients backward: 2 (N - 1) x tokens x hidden x activation bytes;
--- all divided by the compression factor. syncs = steps / local steps per sync.
-create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, steps, local_steps_per_sync, tokens_per_step, hidden_size, activation_bytes, compression) as
+-- Bytes a fleet of N devices moves to train on `tokens` tokens, per communication pattern:
+--   data-parallel patterns: each device trains on its own batch of `tokens_per_device_step`
+--     tokens and the fleet synchronises every `local_steps_per_sync` steps, so
+--     syncs = tokens / (N x tokens per device step x local steps); per sync
+--       idealized (the paper's footnote 1): every device sends the parameters once: N p b;
+--       parameter_server: push gradients and pull parameters: 2 N p b;
+--       ring_allreduce: 2 (N - 1) / N x p b per device: 2 (N - 1) p b;
+--   pipeline: the model is split into N stages; every token's activations cross the N - 1
+--     stage boundaries forward and their gradients backward: tokens x 2 (N - 1) x hidden x
+--     activation bytes;
+-- all divided by the compression factor.
+create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression) as
     case pattern
-        when 'idealized' then steps / local_steps_per_sync * devices * params * bytes_per_param
-        when 'parameter_server' then steps / local_steps_per_sync * 2 * devices * params * bytes_per_param
-        when 'ring_allreduce' then steps / local_steps_per_sync * 2 * greatest(devices - 1, 0) * params * bytes_per_param
-        when 'pipeline' then steps * 2 * greatest(devices - 1, 0) * tokens_per_step * hidden_size * activation_bytes
+        when 'idealized' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
+        when 'parameter_server' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * devices * params * bytes_per_param
+        when 'ring_allreduce' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * greatest(devices - 1, 0) * params * bytes_per_param
+        when 'pipeline' then tokens * 2 * greatest(devices - 1, 0) * hidden_size * activation_bytes
         else 0.0
     end / compression;
 
