@@ -14,10 +14,6 @@ DEVICE_CLASSES = ["laptop", "phone"]
 PATTERN_LIST = list(PATTERNS)
 
 
-def _positive_or_null(data: pa.PolarsData) -> pl.LazyFrame:
-    return finite_positive(data)
-
-
 class FleetSizing(pa.DataFrameModel):
     """marts.fleet_sizing. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
 
@@ -66,7 +62,7 @@ class Communication(pa.DataFrameModel):
     @pa.check("reduction_factor", name="finite_positive")
     @classmethod
     def r_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return _positive_or_null(data)
+        return finite_positive(data)
 
 
 class EmbodiedAllocation(pa.DataFrameModel):
@@ -89,7 +85,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
     @pa.check("reduction_factor", name="finite_positive")
     @classmethod
     def r_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return _positive_or_null(data)
+        return finite_positive(data)
 
 
 class Sensitivity(pa.DataFrameModel):

@@ -50,8 +50,10 @@ def test_shares_not_summing_to_one_fail(built_warehouse: Path) -> None:
 
 def test_fractional_or_zero_device_counts_fail(built_warehouse: Path) -> None:
     frame = _frame(built_warehouse, "marts.fleet_equivalence")
-    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.col("devices_per_gpu") + 0.5))
-    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.lit(0.0).alias("devices_per_gpu")))
+    # the formula's count is whole; the count used may carry a fractional device multiplier but must be > 0
+    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.col("devices_formula") + 0.5))
+    assert "whole_at_least_one" in _failed_checks(FleetEquivalence, frame.with_columns(pl.lit(0.0).alias("devices_formula")))
+    assert "greater_than(0)" in _failed_checks(FleetEquivalence, frame.with_columns(pl.lit(0.0).alias("devices_per_gpu")))
 
 
 @pytest.mark.parametrize("bad", [math.inf, -1.0, math.nan])
@@ -113,3 +115,12 @@ def test_changing_hours_per_day_moves_the_marts(built_warehouse: Path, tmp_path:
     lc_after = dict(_frame(changed, "marts.lifecycle_carbon").filter(pl.col("scenario_id") == "paper_text").select("device_class", "operational_kgco2e").rows())
     assert lc_after["laptop"] == pytest.approx(lc_before["laptop"] / 2)
     assert lc_after["cloud_gpu"] == pytest.approx(lc_before["cloud_gpu"])
+
+
+def test_monte_carlo_quantiles_out_of_order_fail(built_warehouse: Path) -> None:
+    from schemas.reviewers import Uncertainty
+
+    frame = _frame(built_warehouse, "marts.uncertainty")
+    assert _failed_checks(Uncertainty, frame) == set()
+    swapped = frame.with_columns(pl.col("p95").alias("p05"), pl.col("p05").alias("p95"))
+    assert "ordered" in _failed_checks(Uncertainty, swapped.filter(pl.col("p05") > pl.col("p95")))

@@ -15,7 +15,17 @@ import pytest
 from pipelines.model import PATTERNS, evaluate, scenario_inputs, substitute
 from pipelines.uncertainty import draw_inputs, summarize, uncertainty_rows
 from pipelines.warehouse import open_readonly, query_pl
-from tests.test_marts import CI_G_PER_KWH, GPU_EMBODIED_KG, H_CLOUD, H_EDGE, LAPTOP_W, P_GPU_W, PHONE_W, T_YEARS, one
+from tests.test_marts import (
+    CI_G_PER_KWH,
+    GPU_EMBODIED_KG,
+    H_CLOUD,
+    H_EDGE,
+    LAPTOP_W,
+    P_GPU_W,
+    PHONE_W,
+    T_YEARS,
+    one,
+)
 
 H100_FP32_TFLOPS, H100_BW_GB_PER_S, H100_MEMORY_GB = 67.0, 3350.0, 80.0
 M2PRO_FP32_TFLOPS, M2PRO_BW_GB_PER_S, M2PRO_MEMORY_GB = 6.8, 200.0, 16.0

@@ -174,9 +174,9 @@ recomputed as (
     select
         'T2_distributed',
         null,
-        printf('%.2fx-%.2fx (our estimate over laptops/phones and idealized/pipeline patterns)',
+        printf('%.2fx-%.2fx (our estimate over laptops/phones and the idealized, parameter-server, ring all-reduce and pipeline patterns)',
             min(energy_ratio_vs_cloud_gpu), max(energy_ratio_vs_cloud_gpu)),
-        'The paper does not publish the Table 2 cells; this is our estimate from Table 1 energy scaled to 1.3B parameters plus communication at 10 MB/s and 0.5 W. It depends strongly on the assumed number of training steps (each moves the model or its activations).',
+        'The paper does not publish the Table 2 cells; this is our estimate from Table 1 energy scaled to 1.3B parameters plus communication at 10 MB/s and 0.5 W for a fleet of 8 devices. It depends strongly on the assumed number of training steps and batch size (each step moves the model or its activations).',
         null
     from marts.distributed_training_energy
     where scenario_id = $scenario
