@@ -53,11 +53,11 @@ def ranged_parameters(parameters: pl.DataFrame) -> list[Ranged]:
     return [Ranged(r["parameter"], r["distribution"], r["value"], r["low"], r["high"]) for r in rows.iter_rows(named=True)]
 
 
-def to_values(unit: np.ndarray, p: Ranged) -> np.ndarray:
+def to_values(unit: np.ndarray, p: Ranged, scratch: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Map uniform (0, 1) samples to the parameter's distribution (inverse CDF), in place.
 
-    Works in place (and through two scratch arrays at most) because large temporaries are
-    what a million draws spend their time on.
+    Works in place, through two scratch arrays that callers may reuse across parameters,
+    because fresh large temporaries are what a million draws spend their time on.
     """
     u = unit
     if p.distribution == "uniform":
@@ -65,8 +65,9 @@ def to_values(unit: np.ndarray, p: Ranged) -> np.ndarray:
         u += p.low
     elif p.distribution == "triangular":
         a, b, c = p.low, p.high, p.value
-        below = u < (c - a) / (b - a)
-        rising = np.multiply(u, (b - a) * (c - a))
+        rising, below = scratch if scratch is not None else (np.empty_like(u), np.empty(u.shape, dtype=bool))
+        np.less(u, (c - a) / (b - a), out=below)
+        np.multiply(u, (b - a) * (c - a), out=rising)
         np.sqrt(rising, out=rising)
         rising += a
         np.subtract(1.0, u, out=u)
@@ -111,9 +112,10 @@ def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged:
     """One scenario's draws of ``names``: ranged ones from ``unit_rows(i)``, the others at their value."""
     columns = {}
     drawn_index = 0
+    scratch = (np.empty(n), np.empty(n, dtype=bool))
     for name in names:
         if name in ranged:
-            columns[name] = to_values(unit_rows(drawn_index), ranged[name])
+            columns[name] = to_values(unit_rows(drawn_index), ranged[name], scratch)
             drawn_index += 1
         else:
             columns[name] = np.full(n, base.item(0, name), dtype=np.float64)
