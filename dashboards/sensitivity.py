@@ -28,7 +28,6 @@ GRID_TOOLTIP = [
     alt.Tooltip("device_multiplier:Q", title="device multiplier m"),
     alt.Tooltip("devices:Q", title="devices per GPU", format=".2f"),
     alt.Tooltip("edge_added_kgco2e:Q", title="edge kgCO2e", format=",.1f"),
-    alt.Tooltip("cloud_total_kgco2e:Q", title="cloud kgCO2e", format=",.1f"),
     alt.Tooltip("reduction_factor:Q", title="R", format=".2f"),
 ]
 
@@ -39,10 +38,13 @@ def grid(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
-    """The columns the heatmap draws, rounded to 4 significant digits to keep the page small."""
+    """The columns the heatmap draws, rounded to 4 significant digits to keep the page small.
+
+    The cloud GPU's total is left out: it is the same in every cell of a scenario (R = cloud / edge).
+    """
     return frame.select(
         "scenario_id", "device_class", "device_multiplier", "hours_per_day",
-        *[pl.col(c).round_sig_figs(4) for c in ("devices", "edge_added_kgco2e", "cloud_total_kgco2e", "reduction_factor")],
+        *[pl.col(c).round_sig_figs(4) for c in ("devices", "edge_added_kgco2e", "reduction_factor")],
     )
 
 
@@ -138,7 +140,11 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixi
         alt.Tooltip("reduction_factor_at_high:Q", title="R at high", format=".2f"),
         alt.Tooltip("baseline_reduction_factor:Q", title="R at the scenario's values", format=".2f"),
     ]
-    base = alt.Chart(values(frame.filter(pl.col("swing") > 0))).transform_filter(
+    numbers = ["value_low", "value_high", "reduction_factor_at_low", "reduction_factor_at_high", "reduction_factor_min",
+               "reduction_factor_max", "baseline_reduction_factor", "swing"]
+    shown = frame.filter(pl.col("swing") > 0).select(
+        "scenario_id", "device_class", "pattern", "parameter", *[pl.col(c).round_sig_figs(4) for c in numbers])
+    base = alt.Chart(values(shown)).transform_filter(
         (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern))
     y = alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("swing", op="max", order="descending"))
     x_scale = alt.Scale(type="log")
