@@ -24,7 +24,6 @@ SQL_DIR: Path = Path(__file__).resolve().parent / "sql"
 #: Vega-Lite version the specs are written for (Altair's schema), e.g. "6.4".
 VL_VERSION: str = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 #: Basis of the device-count formula that the fleet pages and the sensitivity grid use.
-BASIS = "peak_flops"
 STATUS_COLOURS = {"reproduced": "#1b9e77", "differs": "#d95f02", "not reproducible": "#7570b3"}
 
 

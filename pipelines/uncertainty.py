@@ -90,11 +90,6 @@ def to_values(unit: np.ndarray, p: Ranged, scratch: tuple[np.ndarray, np.ndarray
     return u
 
 
-def from_unit(u: np.ndarray, p: Ranged) -> np.ndarray:
-    """Map uniform (0, 1) samples to the parameter's distribution; ``u`` is left unchanged."""
-    return to_values(np.array(u, dtype=np.float64, copy=True), p)
-
-
 @dataclass(frozen=True)
 class Draws:
     """Drawn parameter sets: the drawn columns (one row per draw) and each scenario's constants."""
@@ -107,21 +102,21 @@ class Draws:
         return self.drawn.num_rows
 
 
-def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged: dict[str, Ranged], unit_rows: Callable[[int], np.ndarray],
-                    n: int, first_variant: int) -> pa.Table:
-    """One scenario's draws of ``names``: ranged ones from ``unit_rows(i)``, the others at their value."""
+def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged: dict[str, Ranged], unit: np.ndarray) -> pa.Table:
+    """One scenario's draws of ``names``: the ranged ones from the rows of ``unit`` (in order), the others at their value."""
+    n = unit.shape[1]
     columns = {}
     drawn_index = 0
     scratch = (np.empty(n), np.empty(n, dtype=bool))
     for name in names:
         if name in ranged:
-            columns[name] = to_values(unit_rows(drawn_index), ranged[name], scratch)
+            columns[name] = to_values(unit[drawn_index], ranged[name], scratch)
             drawn_index += 1
         else:
             columns[name] = np.full(n, base.item(0, name), dtype=np.float64)
     scenario_ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([scenario])).cast(pa.string())
     return pa.table({"scenario_id": scenario_ids,
-                     "variant_id": np.arange(first_variant, first_variant + n, dtype=np.int64), **columns})
+                     "variant_id": np.arange(n, dtype=np.int64), **columns})
 
 
 def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: int, seed: int) -> Draws:
@@ -141,17 +136,16 @@ def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: in
         for row in unit:
             rng.random(out=row)
         base = base_inputs.filter(pl.col("scenario_id") == scenario)
-        tables.append(_scenario_draws(scenario, base, names, ranged[scenario], lambda i, unit=unit: unit[i], n_draws, 0))
+        tables.append(_scenario_draws(scenario, base, names, ranged[scenario], unit))
     constants = base_inputs.drop(["variant_id", *names])
     return Draws(pa.concat_tables(tables), constants)
 
 
 def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray) -> Draws:
     """Draws for one scenario (``base``: one row) from a unit-cube sample (rows: draws, columns: ``ranged``)."""
-    columns = np.ascontiguousarray(unit.T, dtype=np.float64)
     names = [p.parameter for p in ranged]
     table = _scenario_draws(base.item(0, "scenario_id"), base, names, {p.parameter: p for p in ranged},
-                            lambda i: columns[i], unit.shape[0], 0)
+                            np.ascontiguousarray(unit.T, dtype=np.float64))
     return Draws(table, base.drop(["variant_id", *names]))
 
 
