@@ -139,7 +139,8 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
                              left_on=["scenario_id", "variant_id"], right_on=["scenario_id", "point_id"])
     moves = scanned.group_by("scenario_id", "device_class", "pattern", "parameter").agg(
         (pl.col("reduction_factor").max() - pl.col("reduction_factor").min()).alias("range"))
-    scanned = scanned.join(moves.filter(pl.col("range") > MOVES_R), on=["scenario_id", "device_class", "pattern", "parameter"])
+    moved = moves.filter(pl.col("range") > MOVES_R).select("scenario_id", "device_class", "pattern", "parameter")
+    scanned = scanned.join(moved, on=["scenario_id", "device_class", "pattern", "parameter"])
     brackets = []
     for target in TARGETS:
         ordered = scanned.sort("step").with_columns(
@@ -185,7 +186,6 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))
     baseline = _headline(con, base).select("scenario_id", "device_class", "pattern",
                                            pl.col("reduction_factor").alias("baseline_reduction_factor"))
-    moved = moves.filter(pl.col("range") > MOVES_R).select(keys)
     out = (
         moved.join(wide, on=keys, how="left")
         .join(space, on=["scenario_id", "parameter"])
