@@ -14,6 +14,7 @@ TOOLTIP = [
     alt.Tooltip("comm_kgco2e:Q", title="communication kgCO2e", format=",.1f"),
     alt.Tooltip("reduction_factor:Q", title="R = cloud / edge", format=".2f"),
     alt.Tooltip("reduction_factor_with_comm:Q", title="R with communication", format=".2f"),
+    alt.Tooltip("comm_pattern:N", title="communication pattern"),
 ]
 
 

@@ -62,15 +62,15 @@ def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.T
     pattern = alt.param(name="drivers_pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Variance pattern "))
     frame = query(con, "uncertainty_drivers", {"patterns": PATTERNS, "top": TOP})
     tooltip = [alt.Tooltip("device_class:N", title="device"), alt.Tooltip("parameter:N"),
-               alt.Tooltip("variance_share:Q", title="share of the variance", format=".1%"),
+               alt.Tooltip("st_share_of_sum:Q", title="ST / sum of ST", format=".1%"),
                alt.Tooltip("st:Q", title="total Sobol index ST", format=".3f"), alt.Tooltip("st_ci95:Q", title="ST 95% CI +/-", format=".3f"),
                alt.Tooltip("s1:Q", title="first-order S1", format=".3f"), alt.Tooltip("rank:Q")]
     return alt.Chart(values(frame)).transform_filter(
         (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
     ).mark_bar().encode(
-        y=alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("variance_share", op="max", order="descending")),
+        y=alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("st_share_of_sum", op="max", order="descending")),
         yOffset="device_class:N",
-        x=alt.X("variance_share:Q", title="share of the variance of R (normalised total Sobol index)", axis=alt.Axis(format="%")),
+        x=alt.X("st_share_of_sum:Q", title="total Sobol index of log R / sum over inputs", axis=alt.Axis(format="%")),
         color=alt.Color("device_class:N", title="device"), tooltip=tooltip,
     ).add_params(scenario, pattern).properties(width=650, height=alt.Step(24),
                                                title=f"What drives the uncertainty of R: top {TOP} parameters (SALib Sobol indices)")

@@ -39,11 +39,10 @@ def run(args: argparse.Namespace) -> int:
     # An in-memory instance: `make run` keeps no run history (use `make dev` for that), and
     # in-memory event storage costs far less per step than a temporary SQLite one.
     instance = dg.DagsterInstance.ephemeral()
-    result = job.execute_in_process(
-        instance=instance,
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-    )
+    run_config: dict = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+    if args.sobol_base_samples:
+        run_config["ops"] = {"monte_carlo": {"config": {"sobol_base_samples": args.sobol_base_samples}}}
+    result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=run_config)
     elapsed = time.perf_counter() - started
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
@@ -67,6 +66,17 @@ def run(args: argparse.Namespace) -> int:
     if index.exists() and not args.skip_dashboards:
         print(f"dashboards: {index}  (open in a browser; works offline)")
     print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
+    return 0
+
+
+def render_docs(args: argparse.Namespace) -> int:
+    """Write the verdict tables of README.md and docs/findings.md from the published warehouse."""
+    from pipelines.docs import write_docs
+    from pipelines.warehouse import open_readonly
+
+    with open_readonly(warehouse_path()) as con:
+        for path in write_docs(con, Path.cwd()):
+            print(f"rendered {path}")
     return 0
 
 
@@ -172,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("run", help="materialise every asset on the shipped data")
     build.add_argument("--skip-dashboards", action="store_true", help="build and publish the warehouse without rendering the dashboards")
+    build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
+                       help="Sobol base samples (a power of 2) for marts.uncertainty_drivers; the full study of "
+                            "docs/findings.md uses 8192 (default: the build's 512)")
     build.set_defaults(func=run)
+    docs = sub.add_parser("docs", help="render the verdict from the published warehouse into README.md and docs/findings.md")
+    docs.set_defaults(func=render_docs)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")
     query.add_argument("--limit", type=int, default=40, help="rows to print")

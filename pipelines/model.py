@@ -17,8 +17,14 @@ from pipelines.warehouse import query_pl
 
 #: Communication patterns the model evaluates, in report order.
 PATTERNS = ("none", "radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline")
-#: Equivalence bases of marts.fleet_equivalence, in report order.
-BASES = ("peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "memory_capacity", "availability", "binding")
+#: Equivalence bases of marts.fleet_equivalence, in report order. The memory-capacity floor is
+#: not among them: it is a floor on every basis (devices_memory_floor), not an equivalence.
+BASES = ("peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "availability", "binding", "measured_throughput")
+#: The bases a scenario's headline can use (peak_flops with a stated count, else headline_basis).
+HEADLINE_BASES = ("peak_flops", "binding", "measured_throughput")
+#: Which evaluated bases to keep: every one asked for, the headline only, or the headline and
+#: measured_throughput (what marts.verdict reports).
+BASIS_FILTERS = ("all", "headline", "headline_and_measured")
 KEYS = ("scenario_id", "variant_id")
 
 
@@ -46,9 +52,12 @@ def model_view(
     constants: pl.DataFrame | None = None,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
+    basis_filter: str | None = None,
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
+    ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
+    ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``inputs`` holds every parameter column, or, with ``constants`` (one row per scenario),
     only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql). Queries
     over the view aggregate in DuckDB without materialising one row per draw, class and
@@ -65,7 +74,11 @@ def model_view(
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
-    con.execute("set variable model_all_bases = true" if all_bases else "set variable model_all_bases = false")
+    basis_filter = basis_filter or ("all" if all_bases else "headline")
+    if basis_filter not in BASIS_FILTERS:
+        raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
+    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
+    con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
     con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
     try:

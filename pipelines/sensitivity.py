@@ -16,7 +16,8 @@ import polars as pl
 from pipelines.model import PATTERNS, evaluate, parameter_columns, substitute
 
 #: Parameters that are codes or bookkeeping, not quantities a root can be searched for.
-NOT_SEARCHED = frozenset({"edge_embodied_policy"})
+NOT_SEARCHED = frozenset({"edge_embodied_policy", "accounting_frame", "comm_pattern", "headline_basis", "grid_shared",
+                          "cloud_gpu_variant", "cloud_gpu_alt_share"})
 #: Break-even targets: R = 1 (no saving) and R = 4 (the paper's low end).
 TARGETS = (1.0, 4.0)
 #: The search spans [value / SPAN, value x SPAN] on a log scale, capped at a unit's physical maximum.
@@ -103,7 +104,8 @@ def searchable(base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
 
     Hours per day are searched up to 24 and fractions up to 1.
     """
-    params = parameters.filter(~pl.col("parameter").is_in(list(NOT_SEARCHED)) & pl.col("parameter").is_in(parameter_columns(base)))
+    params = parameters.filter(~pl.col("parameter").is_in(list(NOT_SEARCHED)) & (pl.col("unit") != "code")
+                               & pl.col("parameter").is_in(parameter_columns(base)))
     ref = pl.when(pl.col("value") > 0).then(pl.col("value")).otherwise(pl.col("high"))
     ceiling = pl.col("unit").replace_strict(PHYSICAL_MAX, default=None, return_dtype=pl.Float64)
     return (

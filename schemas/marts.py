@@ -78,23 +78,27 @@ class FleetEquivalence(pa.DataFrameModel):
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: " + ", ".join(BASES) + ".")
-    is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else binding.")
+    is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else its headline_basis (binding or measured_throughput).")
     cloud_gpu_capacity: float = pa.Field(gt=0, description="Cloud GPU capacity on this basis, in capacity_unit.")
     device_capacity: float = pa.Field(gt=0, description="Edge device capacity on this basis, in capacity_unit.")
-    capacity_unit: str = pa.Field(isin=["TFLOPS", "GB/s", "GB"], description="TFLOPS (peak, roofline-attainable), GB/s (bandwidth) or GB (memory).")
+    capacity_unit: str = pa.Field(isin=["TFLOPS", "GB/s", "jobs/h"], description="TFLOPS (peak, roofline-attainable; the GPU's x cloud utilisation), GB/s (bandwidth) or jobs/h (measured throughput of the same job).")
     online_fraction: float = pa.Field(gt=0, le=1, description="Share of the training window a device is online (1 except on availability and binding).")
-    devices_exact: float = pa.Field(gt=0, description="(X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (memory: floor ratio).")
+    devices_exact: float = pa.Field(gt=0, description="(X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (at least the memory floor on binding and measured_throughput).")
     devices_formula: float = pa.Field(description="ceil(devices_exact).")
     devices_per_gpu: float = pa.Field(gt=0, description="Devices used: the stated count (peak_flops) or the formula, times the device multiplier.")
     devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds).")
+    devices_memory_floor: float = pa.Field(ge=1, description="Memory floor: devices holding the fleet model's training state per GPU holding it. A capacity floor under every basis, not an equivalence (no R of its own).")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
     edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
     edge_embodied_kgco2e: float = pa.Field(ge=0, description="Allocated embodied part (0 under the paper's policy), kgCO2e.")
-    comm_kgco2e: float = pa.Field(ge=0, description="The paper's radio communication (radio busy for the training window, 'radio_window'), kgCO2e.")
+    comm_pattern: str = pa.Field(isin=["radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline"], description="The communication pattern behind comm_* and reduction_factor_with_comm: the scenario's comm_pattern (the paper's radio window in its own scenarios).")
+    comm_gb: float = pa.Field(ge=0, description="Data the pattern needs the fleet to move over the horizon, GB (network energy is charged on these bytes).")
+    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon under comm_pattern (radio + network), kgCO2e.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time one online device needs for comm_pattern / its training window; > 1: the links cannot carry it in time.")
     cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total over the horizon, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
-    reduction_factor_with_comm: float = pa.Field(description="R with the radio communication added to the edge side.")
-    train_power_w_for_r4: float = pa.Field(nullable=True, description="Edge training power at which R = 4 with the embodied part held fixed, W (marts.break_even solves every parameter exactly).")
+    reduction_factor_with_comm: float = pa.Field(description="R with comm_pattern's communication added to the edge side.")
+    train_power_w_for_r4: float = pa.Field(nullable=True, ge=0, description="Edge training power at which R = 4 with the embodied part held fixed, W; null where no power reaches R = 4 (marts.break_even solves every parameter exactly).")
 
     class Config:
         strict = True
@@ -173,3 +177,42 @@ class PaperReproduction(pa.DataFrameModel):
 
     class Config:
         strict = True
+
+
+class Verdict(pa.DataFrameModel):
+    """marts.verdict: the answer. Grain: scenario x accounting frame x basis x edge device class.
+
+    The one table the README, the tests and the dashboards read for the verdict.
+    """
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    accounting_frame: str = pa.Field(isin=["as_published", "attributional", "consequential"], description="as_published (the paper's mixed frame) | attributional | consequential.")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: the scenario's headline and measured_throughput.")
+    is_headline: bool = pa.Field(description="The scenario's headline basis.")
+    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis.")
+    reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only (marts.fleet_equivalence).")
+    p05: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R, compute only.")
+    p50: float = pa.Field(gt=0, description="Monte Carlo median of R, compute only.")
+    p95: float = pa.Field(gt=0, description="Monte Carlo 95th percentile of R, compute only.")
+    share_r_below_1: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1, compute only.")
+    share_r_below_4: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4 (below the paper's low end), compute only.")
+    comm_pattern: str = pa.Field(description="The communication pattern of the 'with communication' columns (the scenario's comm_pattern).")
+    reduction_factor_with_comm: float = pa.Field(gt=0, description="Deterministic R with comm_pattern's communication.")
+    p05_with_comm: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R with communication.")
+    p50_with_comm: float = pa.Field(gt=0, description="Monte Carlo median of R with communication.")
+    p95_with_comm: float = pa.Field(gt=0, description="Monte Carlo 95th percentile of R with communication.")
+    share_r_below_1_with_comm: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1, with communication.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time the pattern needs / the training window (deterministic); > 1: the links cannot carry it.")
+    verdict: str = pa.Field(description="The Monte Carlo range of R with communication against the claim of 4-8x: claim holds (p05 >= 4), below the claim (p95 < 4), edge emits more (p95 < 1), or claim uncertain.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "basis", "device_class"]
+
+    @pa.dataframe_check(description="p05 <= p50 <= p95, with and without communication")
+    @classmethod
+    def ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(
+            (pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95"))
+            & (pl.col("p05_with_comm") <= pl.col("p50_with_comm")) & (pl.col("p50_with_comm") <= pl.col("p95_with_comm")))

@@ -7,8 +7,14 @@ import polars as pl
 
 from schemas.base import Provenance
 
-QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_power"]
-UNITS = {"radio_power": "W", "network_intensity": "kWh/GB", "router_embodied": "kgCO2e", "router_power": "W"}
+QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_power", "network_baseline_power",
+              "network_marginal_power"]
+#: A power model (baseline W + W per Mbit/s) gives a network's marginal energy per GB:
+#: W per Mbit/s x 8,000 Mbit per GB (consequential frame); kWh/GB values are averages
+#: (attributional frame).
+UNITS = {"radio_power": "W", "network_intensity": "kWh/GB", "router_embodied": "kgCO2e", "router_power": "W",
+         "network_baseline_power": "W", "network_marginal_power": "W/(Mbit/s)"}
+FRAMES = ["attributional", "consequential", "any"]
 STATUSES = ["paper", "primary", "derived", "assumed"]
 
 
@@ -16,10 +22,12 @@ class NetworkEnergy(Provenance):
     """Grain: one literature value (a quantity, for a scope, in a year, from one study)."""
 
     factor_id: str = pa.Field(unique=True, description="Stable id of this value, usable as a factor-set choice.")
-    quantity: str = pa.Field(isin=QUANTITIES, description="radio_power | network_intensity | router_embodied | router_power.")
+    factor_set: str = pa.Field(description="The set of values this one belongs to, e.g. malmodin2020_fixed_power_model (a baseline and its marginal powers).")
+    frame: str = pa.Field(isin=FRAMES, description="Accounting frame the value serves: attributional (averages, allocated), consequential (marginal) or any.")
+    quantity: str = pa.Field(isin=QUANTITIES, description=" | ".join(QUANTITIES) + ".")
     scope: str = pa.Field(description="What the value covers, e.g. wifi_tx, fixed_core_access, mobile, home_router.")
     value: float = pa.Field(gt=0, description="The value, in `unit`.")
-    unit: str = pa.Field(isin=sorted(set(UNITS.values())), description="W | kWh/GB | kgCO2e.")
+    unit: str = pa.Field(isin=sorted(set(UNITS.values())), description="W | W/(Mbit/s) | kWh/GB | kgCO2e.")
     low: float = pa.Field(nullable=True, gt=0, description="Low end of the range the study gives, if any.")
     high: float = pa.Field(nullable=True, gt=0, description="High end of the range, if any.")
     year: int = pa.Field(in_range={"min_value": 1990, "max_value": 2100}, description="Year the value refers to.")

@@ -25,9 +25,10 @@ class FleetSizing(pa.DataFrameModel):
     devices_peak_fp16: float = pa.Field(ge=1, description="Devices per GPU on FP16/BF16 peak (GPU tensor cores).")
     devices_memory_bandwidth: float = pa.Field(ge=1, description="Devices per GPU on memory bandwidth.")
     devices_roofline: float = pa.Field(ge=1, description="Devices per GPU on roofline-attainable throughput at the scenario's intensity.")
-    devices_memory_capacity: float = pa.Field(ge=1, description="Devices holding the model's training state per GPU holding it.")
+    devices_memory_capacity: float = pa.Field(ge=1, description="Memory floor: devices holding the model's training state per GPU holding it (a floor under every basis, not an equivalence).")
     devices_availability: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS with the online fraction and slowdown.")
     devices_binding: float = pa.Field(ge=1, description="max(roofline with availability, memory capacity): devices needed at the least.")
+    devices_measured_throughput: float = pa.Field(ge=1, description="Devices per GPU from the measured time of the same job, with availability, at least the memory floor.")
     binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which of the two binds.")
 
     class Config:
@@ -50,7 +51,8 @@ class Communication(pa.DataFrameModel):
     comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon at the edge grid intensity, kgCO2e.")
     link_time_share: float = pa.Field(ge=0, description="Radio time one device needs / its training window; > 1: the link cannot carry the traffic in time.")
     link_feasible: bool = pa.Field(description="link_time_share <= 1.")
-    memory_feasible: bool = pa.Field(description="The training state a device must hold fits its usable memory (data-parallel: all of it; pipeline: 1/N).")
+    memory_feasible: bool = pa.Field(description="The training state a device must hold fits its usable memory (data-parallel: all of it; pipeline: 1/S of it).")
+    pipeline_stages: float = pa.Field(nullable=True, description="Pipeline pattern: stages S = min(online devices, model layers); the other devices form S-stage replicas that train data-parallel with each other. Null for other patterns.")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge compute + allocated embodied + communication, kgCO2e.")
     cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
@@ -157,10 +159,12 @@ class BreakEven(pa.DataFrameModel):
 
 
 class Uncertainty(pa.DataFrameModel):
-    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x pattern x metric."""
+    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x metric."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    basis: str = pa.Field(description="Equivalence basis: the scenario's headline, and measured_throughput beside it.")
+    is_headline: bool = pa.Field(description="The scenario's headline basis.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     metric: str = pa.Field(isin=["reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e"], description="reduction_factor | edge_added_kgco2e | cloud_total_kgco2e.")
     p05: float = pa.Field(description="5th percentile over the draws.")
@@ -176,7 +180,7 @@ class Uncertainty(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "pattern", "metric"]
+        unique = ["scenario_id", "device_class", "basis", "pattern", "metric"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95")
     @classmethod
@@ -207,12 +211,13 @@ class UncertaintyDrivers(pa.DataFrameModel):
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     parameter: str = pa.Field(description="Parameter drawn.")
-    s1: float = pa.Field(description="First-order Sobol index of R (SALib).")
+    s1: float = pa.Field(description="First-order Sobol index of log R (SALib), headline basis.")
     s1_ci95: float = pa.Field(description="Half-width of its bootstrap 95% CI.")
-    st: float = pa.Field(description="Total-order Sobol index of R.")
+    st: float = pa.Field(description="Total-order Sobol index of log R.")
     st_ci95: float = pa.Field(description="Half-width of its bootstrap 95% CI.")
-    variance_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="max(ST, 0) / sum over parameters: the parameter's share of the variance.")
+    st_share_of_sum: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="max(ST, 0) / the sum of every input's ST. Not a share of the variance: total indices count interactions once per input, so they sum to more than 1 when inputs interact; this only ranks and scales them.")
     model_runs: int = pa.Field(ge=1, description="Model evaluations behind the indices (N x (D + 2)).")
+    base_samples: int = pa.Field(ge=1, description="Sobol base samples N (the build's setting; docs/findings.md names the full study's).")
     rank: int = pa.Field(ge=1, description="1 = largest total index.")
 
     class Config:

@@ -116,7 +116,7 @@ def test_tornado(con) -> None:
 def test_uncertainty_page_draws_the_monte_carlo(site: dict, con) -> None:
     text = site["pages"]["uncertainty"]["html"].read_text(encoding="utf-8")
     p50 = query_pl(con, "select p50 from marts.uncertainty where scenario_id = 'paper_text' and device_class = 'laptop' "
-                        "and pattern = 'none' and metric = 'reduction_factor'").item()
+                        "and pattern = 'none' and metric = 'reduction_factor' and is_headline").item()
     assert repr(p50) in text  # the p50 mark's value, inlined in the page's data
     assert "marts.uncertainty_drivers" in text and "does not exist yet" not in text
 

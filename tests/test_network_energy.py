@@ -13,15 +13,15 @@ from pipelines.staging import parse_entry, validate_parsed
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import rejects_of, stage_text
 
-HEADER = "factor_id,quantity,scope,value,unit,low,high,year,region,status,citation,citation_url,notes\n"
+HEADER = "factor_id,factor_set,frame,quantity,scope,value,unit,low,high,year,region,status,citation,citation_url,notes\n"
 
 
 def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
     content = HEADER + (
-        "ok,radio_power,wifi_tx,1.74,W,,,2023,,primary,Study,https://example.org,\n"
-        "neg,radio_power,wifi_rx,-1,W,,,2023,,primary,Study,https://example.org,\n"
-        "txt,network_intensity,fixed,abc,kWh/GB,,,2020,,primary,Study,https://example.org,\n"
-        "unit,network_intensity,fixed,0.03,W,,,2020,,primary,Study,https://example.org,\n"
+        "ok,study,any,radio_power,wifi_tx,1.74,W,,,2023,,primary,Study,https://example.org,\n"
+        "neg,study,any,radio_power,wifi_rx,-1,W,,,2023,,primary,Study,https://example.org,\n"
+        "txt,study,any,network_intensity,fixed,abc,kWh/GB,,,2020,,primary,Study,https://example.org,\n"
+        "unit,study,any,network_intensity,fixed,0.03,W,,,2020,,primary,Study,https://example.org,\n"
     )
     staged = stage_text(
         tmp_path, "net.csv", content, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
@@ -38,10 +38,10 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
 
 def test_range_and_explanation_checks(tmp_path: Path) -> None:
     content = HEADER + (
-        "ok,network_intensity,mobile,0.14,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
-        "range,network_intensity,mobile,0.3,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
-        "why,radio_power,wifi_tx,1.7,W,,,2022,,derived,Study,https://example.org,\n"
-        "inf,radio_power,wifi_rx,inf,W,,,2022,,primary,Study,https://example.org,\n"
+        "ok,study,any,network_intensity,mobile,0.14,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
+        "range,study,any,network_intensity,mobile,0.3,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
+        "why,study,any,radio_power,wifi_tx,1.7,W,,,2022,,derived,Study,https://example.org,\n"
+        "inf,study,any,radio_power,wifi_rx,inf,W,,,2022,,primary,Study,https://example.org,\n"
     )
     staged = stage_text(
         tmp_path, "net.csv", content, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
@@ -81,3 +81,9 @@ def test_shipped_literature_values() -> None:
     assert value["nest_wifi_pro_2022_power"] == pytest.approx(56_000 / 8_760, abs=5e-3)
     assert frame.filter(pl.col("status").is_in(["derived", "assumed"]) & pl.col("notes").is_null()).height == 0
     assert frame.get_column("citation_url").str.starts_with("https://").all()
+    # Malmodin 2020's fixed power model: 18 W per line + 0.02 (router and access) + 0.03 (core) W per Mbit/s
+    assert (value["malmodin2020_fixed_line_idle"], value["malmodin2020_fixed_cpe_access_marginal"],
+            value["malmodin2020_fixed_core_marginal"]) == (18.0, 0.02, 0.03)
+    units = dict(frame.select("factor_id", "unit").iter_rows())
+    assert units["malmodin2020_fixed_core_marginal"] == "W/(Mbit/s)" and units["malmodin2020_fixed_line_idle"] == "W"
+    assert value["aslan2018_trend_2024"] == pytest.approx(0.06 * 0.5 ** (9 / 2), abs=5e-6)

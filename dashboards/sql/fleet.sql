@@ -1,5 +1,6 @@
 -- Fleet page (paper Fig. 5): one cloud GPU's lifecycle total against the edge fleets that
--- match it, per scenario and equivalence basis, with the device counts.
+-- match it, per scenario and equivalence basis, with the device counts. The memory floor is
+-- not a basis (it has no R of its own): marts.fleet_equivalence.devices_memory_floor.
 with fleets as (
     select
         scenario_id,
@@ -12,6 +13,7 @@ with fleets as (
         comm_kgco2e,
         reduction_factor,
         reduction_factor_with_comm,
+        comm_pattern,
         cast(devices_per_gpu as integer) || ' ' || device_class || 's (' || devices_from || ')' as count_label
     from marts.fleet_equivalence
 ),
@@ -28,6 +30,7 @@ cloud as (
         0.0 as comm_kgco2e,
         1.0 as reduction_factor,
         1.0 as reduction_factor_with_comm,
+        'none' as comm_pattern,
         '1 GPU' as count_label
     from marts.fleet_equivalence
 )

@@ -23,11 +23,12 @@ def model_size_inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]
     """Every scenario trained on every OPT size: (inputs, models)."""
     con = warehouse.connection()
     base = scenario_inputs(con)
-    models = query_pl(con, "select model_id, params, hidden_size from staging.model_configs order by params")
+    models = query_pl(con, "select model_id, params, hidden_size, n_layers from staging.model_configs order by params")
     overrides = pl.concat([
         base.select("scenario_id").join(models, how="cross").select(
             "scenario_id", pl.col("model_id").alias("variant_id"), pl.lit(name).alias("parameter"), pl.col(column).cast(pl.Float64).alias("value"))
-        for name, column in (("fleet_model_params", "params"), ("fleet_model_hidden_size", "hidden_size"))
+        for name, column in (("fleet_model_params", "params"), ("fleet_model_hidden_size", "hidden_size"),
+                             ("fleet_model_layers", "n_layers"))
     ])
     return substitute(base, overrides), models
 
@@ -46,12 +47,13 @@ def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     evaluated = evaluate(warehouse.connection(), inputs, all_bases=True).filter(pl.col("pattern") == "none")
     wide = evaluated.pivot(on="basis", index=["scenario_id", "variant_id", "device_class"], values="devices_formula")
     binding = evaluated.filter(pl.col("basis") == "binding").select(
-        "scenario_id", "variant_id", "device_class",
+        "scenario_id", "variant_id", "device_class", pl.col("devices_memory_floor").alias("memory_capacity"),
         pl.when(pl.col("devices_from") == "memory_capacity").then(pl.lit("memory_capacity")).otherwise(pl.lit("roofline")).alias("binding_basis"))
     frame = (
         wide.join(binding, on=["scenario_id", "variant_id", "device_class"])
         .join(models.select("model_id", "params"), left_on="variant_id", right_on="model_id")
-        .rename({"variant_id": "model_id", **{b: f"devices_{b}" for b in wide.columns if b not in ("scenario_id", "variant_id", "device_class")}})
+        .rename({"variant_id": "model_id", "memory_capacity": "devices_memory_capacity",
+                 **{b: f"devices_{b}" for b in wide.columns if b not in ("scenario_id", "variant_id", "device_class")}})
         .sort("scenario_id", "device_class", "params")
     )
     return write_table(warehouse.connection(), "marts.fleet_sizing", frame, FleetSizing)

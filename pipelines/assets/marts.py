@@ -5,6 +5,7 @@ import dagster as dg
 from pipelines.checks import staging_checks
 from pipelines.marts import build_table
 from pipelines.model import evaluate, scenario_inputs
+from pipelines.paths import sql_text
 from pipelines.warehouse import Warehouse, query_pl
 from schemas.marts import (
     DistributedTrainingEnergy,
@@ -40,6 +41,13 @@ def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     table, so one formula serves every scenario at once.
     """
     return build_table(warehouse.connection(), "core.scenarios", "core/scenarios.sql")
+
+
+@dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's terms follow its accounting frame (sql/checks/frame_consistency.sql).")
+def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
+    broken = query_pl(warehouse.connection(), sql_text("checks/frame_consistency.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
 @dg.asset(

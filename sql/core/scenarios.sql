@@ -1,81 +1,9 @@
--- core.scenarios: one row per scenario, one column per model parameter (from
--- core.scenario_parameters). A parameter a scenario does not set is null.
-with parameters as (
-    select * from core.scenario_parameters
-),
-
-wide as (
-    select
-        scenario_id,
-        max(value) filter (where parameter = 'horizon_years') as horizon_years,
-        max(value) filter (where parameter = 'edge_hours_per_day') as edge_hours_per_day,
-        max(value) filter (where parameter = 'cloud_hours_per_day') as cloud_hours_per_day,
-        max(value) filter (where parameter = 'cloud_gpu_power_w') as cloud_gpu_power_w,
-        max(value) filter (where parameter = 'cloud_utilisation') as cloud_utilisation,
-        max(value) filter (where parameter = 'cloud_pue') as cloud_pue,
-        max(value) filter (where parameter = 'cloud_gpu_embodied_kgco2e') as cloud_gpu_embodied_kgco2e,
-        max(value) filter (where parameter = 'cloud_grid_gco2e_per_kwh') as cloud_grid_gco2e_per_kwh,
-        max(value) filter (where parameter = 'edge_grid_gco2e_per_kwh') as edge_grid_gco2e_per_kwh,
-        max(value) filter (where parameter = 'cloud_gpu_tflops') as cloud_gpu_tflops,
-        max(value) filter (where parameter = 'laptop_tflops') as laptop_tflops,
-        max(value) filter (where parameter = 'phone_tflops') as phone_tflops,
-        max(value) filter (where parameter = 'laptop_devices_per_gpu') as laptop_devices_per_gpu,
-        max(value) filter (where parameter = 'phone_devices_per_gpu') as phone_devices_per_gpu,
-        max(value) filter (where parameter = 'cloud_table1_energy_j') as cloud_table1_energy_j,
-        max(value) filter (where parameter = 'laptop_table1_energy_j') as laptop_table1_energy_j,
-        max(value) filter (where parameter = 'phone_table1_energy_j') as phone_table1_energy_j,
-        max(value) filter (where parameter = 'laptop_train_power_w') as laptop_train_power_w,
-        max(value) filter (where parameter = 'phone_train_power_w') as phone_train_power_w,
-        max(value) filter (where parameter = 'wifi_radio_power_w') as wifi_radio_power_w,
-        max(value) filter (where parameter = 'edge_bandwidth_mb_per_s') as edge_bandwidth_mb_per_s,
-        max(value) filter (where parameter = 'link_utilisation') as link_utilisation,
-        max(value) filter (where parameter = 'network_kwh_per_gb') as network_kwh_per_gb,
-        max(value) filter (where parameter = 'bytes_per_param') as bytes_per_param,
-        max(value) filter (where parameter = 'workload_steps') as workload_steps,
-        max(value) filter (where parameter = 'laptop_embodied_kgco2e') as laptop_embodied_kgco2e,
-        max(value) filter (where parameter = 'laptop_nonuse_share') as laptop_nonuse_share,
-        max(value) filter (where parameter = 'laptop_lifetime_years') as laptop_lifetime_years,
-        max(value) filter (where parameter = 'phone_embodied_kgco2e') as phone_embodied_kgco2e,
-        max(value) filter (where parameter = 'phone_nonuse_share') as phone_nonuse_share,
-        max(value) filter (where parameter = 'phone_lifetime_years') as phone_lifetime_years,
-        max(value) filter (where parameter = 'table2_devices') as table2_devices,
-        max(value) filter (where parameter = 'batch_size') as batch_size,
-        max(value) filter (where parameter = 'sequence_length') as sequence_length,
-        max(value) filter (where parameter = 'devices_stated_hours_per_day') as devices_stated_hours_per_day,
-        max(value) filter (where parameter = 'device_multiplier') as device_multiplier,
-        max(value) filter (where parameter = 'cloud_gpu_fp16_tflops') as cloud_gpu_fp16_tflops,
-        max(value) filter (where parameter = 'laptop_fp16_tflops') as laptop_fp16_tflops,
-        max(value) filter (where parameter = 'phone_fp16_tflops') as phone_fp16_tflops,
-        max(value) filter (where parameter = 'cloud_gpu_mem_bandwidth_gb_per_s') as cloud_gpu_mem_bandwidth_gb_per_s,
-        max(value) filter (where parameter = 'laptop_mem_bandwidth_gb_per_s') as laptop_mem_bandwidth_gb_per_s,
-        max(value) filter (where parameter = 'phone_mem_bandwidth_gb_per_s') as phone_mem_bandwidth_gb_per_s,
-        max(value) filter (where parameter = 'cloud_gpu_memory_gb') as cloud_gpu_memory_gb,
-        max(value) filter (where parameter = 'laptop_memory_gb') as laptop_memory_gb,
-        max(value) filter (where parameter = 'phone_memory_gb') as phone_memory_gb,
-        max(value) filter (where parameter = 'arithmetic_intensity_flop_per_byte') as arithmetic_intensity_flop_per_byte,
-        max(value) filter (where parameter = 'training_bytes_per_param') as training_bytes_per_param,
-        max(value) filter (where parameter = 'cloud_usable_memory_fraction') as cloud_usable_memory_fraction,
-        max(value) filter (where parameter = 'edge_usable_memory_fraction') as edge_usable_memory_fraction,
-        max(value) filter (where parameter = 'fleet_model_params') as fleet_model_params,
-        max(value) filter (where parameter = 'fleet_model_hidden_size') as fleet_model_hidden_size,
-        max(value) filter (where parameter = 'device_online_fraction') as device_online_fraction,
-        max(value) filter (where parameter = 'straggler_slowdown') as straggler_slowdown,
-        max(value) filter (where parameter = 'cloud_comm_energy_share') as cloud_comm_energy_share,
-        max(value) filter (where parameter = 'local_steps_per_sync') as local_steps_per_sync,
-        max(value) filter (where parameter = 'comm_compression') as comm_compression,
-        max(value) filter (where parameter = 'activation_bytes') as activation_bytes,
-        max(value) filter (where parameter = 'edge_embodied_policy') as edge_embodied_policy,
-        max(value) filter (where parameter = 'battery_throughput_share') as battery_throughput_share,
-        max(value) filter (where parameter = 'laptop_battery_wh') as laptop_battery_wh,
-        max(value) filter (where parameter = 'phone_battery_wh') as phone_battery_wh,
-        max(value) filter (where parameter = 'laptop_battery_rated_cycles') as laptop_battery_rated_cycles,
-        max(value) filter (where parameter = 'phone_battery_rated_cycles') as phone_battery_rated_cycles,
-        max(value) filter (where parameter = 'laptop_battery_embodied_share') as laptop_battery_embodied_share,
-        max(value) filter (where parameter = 'phone_battery_embodied_share') as phone_battery_embodied_share,
-        max(value) filter (where parameter = 'laptop_owner_hours_per_day') as laptop_owner_hours_per_day,
-        max(value) filter (where parameter = 'phone_owner_hours_per_day') as phone_owner_hours_per_day
-    from parameters
-    group by scenario_id
-)
-
-select * from wide order by scenario_id
+-- core.scenarios: one row per scenario, one column per model parameter (a pivot of
+-- core.scenario_parameters, so a new parameter row is a new column without editing this file).
+-- A parameter a scenario does not set is null; the model (sql/model/evaluate.sql) names every
+-- column it reads, so a parameter no scenario sets fails there with its name.
+pivot (select scenario_id, parameter, value from core.scenario_parameters)
+on parameter
+using max(value)
+group by scenario_id
+order by scenario_id

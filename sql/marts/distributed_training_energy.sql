@@ -7,17 +7,21 @@
 -- per step, so N devices need 1/N of the steps):
 --   idealized (paper, footnote 1): each device sends the parameters once per sync: N x p x b;
 --   parameter_server: 2 N p b per sync; ring_allreduce: 2 (N - 1) p b per sync;
---   pipeline (DT-FM style): N stages; each step's activations cross N - 1 boundaries
---     forward and their gradients backward: 2 x (N - 1) x batch x sequence x hidden x
---     activation bytes; all divided by the compression factor.
--- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB.
+--   pipeline (DT-FM style): S stages (pipeline_stages: the fewest that hold the training state,
+--     or one per device up to one per layer, whichever moves fewer bytes); each step's
+--     activations cross S - 1 boundaries forward and their gradients backward: 2 x (S - 1) x
+--     batch x sequence x hidden x activation bytes, plus a ring all-reduce between the N / S
+--     pipeline replicas;
+--   all divided by the compression factor.
+-- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB, the kWh/GB by
+-- the scenario's accounting frame (network_kwh_per_gb_for_frame).
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
     select * from core.scenarios
 ),
 
 model as (
-    select params, hidden_size from staging.model_configs where model_id = 'OPT-1.3B'
+    select params, hidden_size, n_layers from staging.model_configs where model_id = 'OPT-1.3B'
 ),
 
 base as (
@@ -25,9 +29,9 @@ base as (
 ),
 
 edge as (
-    select scenario_id, 'laptop' as device_class, laptop_table1_energy_j as table1_energy_j from s
+    select scenario_id, 'laptop' as device_class, laptop_table1_energy_j as table1_energy_j, laptop_memory_gb as memory_gb from s
     union all
-    select scenario_id, 'phone', phone_table1_energy_j from s
+    select scenario_id, 'phone', phone_table1_energy_j, phone_memory_gb from s
 ),
 
 patterns as (
@@ -40,10 +44,12 @@ patterns as (
         s.cloud_table1_energy_j * model.params / base.base_params / 3.6e6 as cloud_kwh,
         comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param,
                    s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
-                   s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression) / 1e9 as comm_gb,
+                   s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression, model.n_layers,
+                   memory_floor_devices(model.params, s.training_bytes_per_param, edge.memory_gb, s.edge_usable_memory_fraction)) / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w,
-        s.network_kwh_per_gb
+        network_kwh_per_gb_for_frame(s.accounting_frame, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
+                                     s.router_marginal_w_per_mbps) as network_kwh_per_gb
     from edge
     inner join s using (scenario_id)
     cross join model

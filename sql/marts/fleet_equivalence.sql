@@ -1,20 +1,34 @@
 -- marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis.
 -- Shapes the model's output (sql/model/evaluate.sql over core.scenarios, every basis; read
 -- here as the relation `evaluated`) into one row per basis: devices per cloud GPU, edge added
--- carbon, the paper's radio communication ('radio_window' pattern) and the reduction factor
--- with and without it. marts.communication holds the other communication patterns.
-with compute_only as (
+-- carbon, communication under the scenario's named pattern (comm_pattern: the paper's radio
+-- window in its own scenarios) and the reduction factor with and without it.
+-- marts.communication holds every pattern. The memory-capacity floor is a column, not a basis.
+with s as (
+    select
+        scenario_id,
+        -- the scenario's 'with communication' pattern (codes: sources/scenarios/paper_base.csv)
+        case cast(comm_pattern as integer)
+            when 1 then 'radio_window' when 2 then 'idealized' when 3 then 'parameter_server'
+            when 4 then 'ring_allreduce' when 5 then 'pipeline'
+        end as comm_pattern,
+        edge_hours_per_day,
+        horizon_years,
+        edge_grid_gco2e_per_kwh,
+        edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
+    from core.scenarios
+),
+
+compute_only as (
     select * from evaluated where pattern = 'none'
 ),
 
-radio as (
-    select scenario_id, device_class, basis, comm_kgco2e, reduction_factor as reduction_factor_with_comm
+with_comm as (
+    select evaluated.scenario_id, evaluated.device_class, evaluated.basis, evaluated.pattern as comm_pattern,
+           evaluated.comm_gb, evaluated.comm_kgco2e, evaluated.link_time_share,
+           evaluated.reduction_factor as reduction_factor_with_comm
     from evaluated
-    where pattern = 'radio_window'
-),
-
-s as (
-    select * from core.scenarios
+    inner join s on evaluated.scenario_id = s.scenario_id and evaluated.pattern = s.comm_pattern
 )
 
 select
@@ -30,18 +44,25 @@ select
     compute_only.devices_formula,
     compute_only.devices as devices_per_gpu,
     compute_only.devices_from,
+    compute_only.devices_memory_floor,
     compute_only.edge_operational_kgco2e + compute_only.edge_embodied_kgco2e as edge_added_kgco2e,
     compute_only.edge_operational_kgco2e,
     compute_only.edge_embodied_kgco2e,
-    radio.comm_kgco2e,
+    with_comm.comm_pattern,
+    with_comm.comm_gb,
+    with_comm.comm_kgco2e,
+    with_comm.link_time_share,
     compute_only.cloud_total_kgco2e,
     compute_only.reduction_factor,
-    radio.reduction_factor_with_comm,
-    -- the training power at which R would fall to 4 (the paper's phone end), all else fixed
-    (compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e) * 1e6
-        / (compute_only.devices * compute_only.online_fraction * s.edge_hours_per_day * 365 * s.horizon_years
-           * s.edge_grid_gco2e_per_kwh) as train_power_w_for_r4
+    with_comm.reduction_factor_with_comm,
+    -- the training power at which R would fall to 4 (the paper's phone end), the embodied part
+    -- held fixed; null where even zero power leaves R below 4 (marts.break_even solves exactly)
+    case when compute_only.cloud_total_kgco2e / 4 > compute_only.edge_embodied_kgco2e then
+        (compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e) * 1e6
+            / (compute_only.devices * compute_only.online_fraction * s.wall_factor * s.edge_hours_per_day * 365 * s.horizon_years
+               * s.edge_grid_gco2e_per_kwh)
+    end as train_power_w_for_r4
 from compute_only
-inner join radio using (scenario_id, device_class, basis)
+inner join with_comm using (scenario_id, device_class, basis)
 inner join s using (scenario_id)
 order by compute_only.scenario_id, compute_only.device_class, compute_only.basis

@@ -1,10 +1,13 @@
 -- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (cloud GPU, laptop, phone).
--- Cloud GPU: embodied = the scenario's per-GPU factor (charged in full to the horizon);
---   operational = P x utilisation x cloud hours/day x 365 x T x PUE x (1 + cluster comm share)
---   x CI (MLCO2 method when utilisation = PUE = 1 and the comm share is 0).
+-- Cloud GPU: embodied = the scenario's per-GPU factor, charged in full to the horizon, or
+--   amortised over the node's life under the attributional frame;
+--   operational = (GPU power + host share) x utilisation x cloud hours/day x 365 x T x PUE x
+--   (1 + cluster comm share) x CI (MLCO2 method when utilisation = PUE = 1, no host share and
+--   no comm share).
 -- Formulas: the macros of sql/model/macros.sql.
 -- Laptop, phone: embodied = report total x non-use share, re-amortised to the horizon as
---   x min(T / report lifetime, 1); operational = training power x edge hours/day x 365 x T x CI.
+--   x min(T / report lifetime, 1); operational = online share x training power x wall factor
+--   (charger and battery losses) x edge hours/day x 365 x T x CI.
 with s as (
     select * from core.scenarios
 ),
@@ -13,17 +16,21 @@ devices as (
     select
         scenario_id,
         'cloud_gpu' as device_class,
-        cloud_gpu_embodied_kgco2e as embodied_kgco2e,
-        cloud_operational_kgco2e(cloud_gpu_power_w, cloud_utilisation, cloud_hours_per_day, horizon_years, cloud_pue,
+        cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, horizon_years, cloud_embodied_life_years)
+            as embodied_kgco2e,
+        cloud_operational_kgco2e(cloud_gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, horizon_years, cloud_pue,
                                  cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as operational_kgco2e,
-        'per-GPU embodied factor, charged in full' as embodied_rule
+        case when cast(accounting_frame as integer) = 1 then 'per-GPU embodied factor x min(T / node life, 1)'
+            else 'per-GPU embodied factor, charged in full' end as embodied_rule
     from s
     union all
     select
         scenario_id,
         'laptop',
         device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years),
-        edge_operational_kgco2e(1, 1, laptop_train_power_w, edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
+        edge_operational_kgco2e(1, device_online_fraction,
+                                laptop_train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
+                                edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
     union all
@@ -31,7 +38,9 @@ devices as (
         scenario_id,
         'phone',
         device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years),
-        edge_operational_kgco2e(1, 1, phone_train_power_w, edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
+        edge_operational_kgco2e(1, device_online_fraction,
+                                phone_train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
+                                edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
 ),

@@ -4,9 +4,14 @@
 --   per token scales with params on the same device at the same efficiency).
 -- Communication (edge only, the paper's idealized model of footnote 1): every parameter is
 --   sent once per step: bytes = steps x params x bytes_per_param; radio energy = radio power x
---   bytes / bandwidth; network energy = GB x network kWh/GB. The cloud GPU has none.
+--   bytes / bandwidth; network energy = GB x network kWh/GB (by the scenario's accounting
+--   frame). The cloud GPU has none.
 with s as (
-    select * from core.scenarios
+    select
+        *,
+        network_kwh_per_gb_for_frame(accounting_frame, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
+                                     router_marginal_w_per_mbps) as frame_network_kwh_per_gb
+    from core.scenarios
 ),
 
 base as (
@@ -47,10 +52,10 @@ final as (
         sized.comm_gb,
         sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s as comm_time_s,
         (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
-            + sized.comm_gb * s.network_kwh_per_gb as comm_kwh,
+            + sized.comm_gb * s.frame_network_kwh_per_gb as comm_kwh,
         sized.compute_kwh
             + (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
-            + sized.comm_gb * s.network_kwh_per_gb as total_kwh
+            + sized.comm_gb * s.frame_network_kwh_per_gb as total_kwh
     from sized
     inner join s using (scenario_id)
 )

@@ -23,8 +23,35 @@ create or replace temp macro memory_floor_devices(params, training_bytes_per_par
 
 -- Cloud GPU operational carbon over the horizon (MLCO2 method when utilisation = PUE = 1 and the
 -- cluster communication share is 0): P x utilisation x h x 365 x T x PUE x (1 + comm share) x CI.
+-- P is the GPU's rated power plus its share of the node's rated host power (CPUs, DRAM, NICs,
+-- fans: cloud_node_overhead_w, 0 in the paper), so utilisation scales the whole node's draw.
 create or replace temp macro cloud_operational_kgco2e(power_w, utilisation, hours_per_day, horizon_years, pue, comm_share, grid_gco2e_per_kwh) as
     power_w * utilisation * hours_per_day * 365 * horizon_years * pue * (1 + comm_share) * grid_gco2e_per_kwh / 1e6;
+
+-- Accounting frames (scenario parameter accounting_frame): 0 as_published (the paper's own mixed
+-- frame, kept so its arithmetic stays exact), 1 attributional (average factors; every shared
+-- asset allocated), 2 consequential (only what training adds).
+-- Cloud embodied carbon charged to the horizon: attributional amortises the node over its
+-- stated life (T / life, at most 1); consequential charges the node added for the training in
+-- full, as the paper does.
+create or replace temp macro cloud_embodied_charged_kgco2e(frame, embodied_kgco2e, horizon_years, life_years) as
+    embodied_kgco2e * case when cast(frame as integer) = 1 then least(horizon_years / life_years, 1) else 1 end;
+
+-- Network energy per GB by frame: attributional and as-published use average intensities
+-- (network kWh/GB + the home router's allocated kWh/GB); consequential uses the marginal power
+-- of a power model (W per Mbit/s of the access and core network and of the router): a GB is
+-- 8,000 Mbit, so W per Mbit/s x 8,000 J per GB / 3.6e6 J per kWh.
+create or replace temp macro network_kwh_per_gb_for_frame(frame, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps, router_marginal_w_per_mbps) as
+    case when cast(frame as integer) = 2
+        then (network_marginal_w_per_mbps + router_marginal_w_per_mbps) * 8000 / 3.6e6
+        else network_kwh_per_gb + router_kwh_per_gb
+    end;
+
+-- Electricity drawn from the wall per unit of energy the device uses while training: the
+-- charger's losses on all of it, and the battery's round-trip losses on the share that passes
+-- through the battery. 1 in the paper (device energy only).
+create or replace temp macro edge_wall_factor(charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as
+    (1 - battery_throughput_share + battery_throughput_share / battery_round_trip_efficiency) / charger_efficiency;
 
 -- A device's non-use-phase embodied carbon re-amortised to the horizon:
 -- report total x non-use share x min(T / report lifetime, 1).
@@ -40,45 +67,84 @@ create or replace temp macro edge_operational_kgco2e(devices, online_fraction, p
 create or replace temp macro battery_cycles(throughput_share, power_w, hours_per_day, online_fraction, horizon_years, battery_wh) as
     throughput_share * power_w * hours_per_day * online_fraction * 365 * horizon_years / battery_wh;
 
+-- Years of device life lost when training's extra cycles wear the battery out before the
+-- device's service life ends: the battery would last rated / owner cycles a year (at most the
+-- service life); with training it lasts rated / (owner + training cycles a year).
+create or replace temp macro battery_life_lost_years(rated_cycles, owner_cycles_per_year, training_cycles, horizon_years, lifetime_years) as
+    greatest(least(rated_cycles / owner_cycles_per_year, lifetime_years)
+             - rated_cycles / (owner_cycles_per_year + training_cycles / horizon_years), 0);
+
 -- Embodied carbon of one device charged to training over the horizon, per allocation policy:
 --   0 none: devices are owned anyway (the paper);
---   1 battery wear: the battery's share of the device's non-use-phase embodied carbon x extra
---     charge cycles / rated cycles (more cycles than rated means replacement batteries);
---   2 per use hour: the embodied carbon re-amortised to the horizon x training hours /
---     (training hours + the owner's own use hours).
-create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day) as
+--   1 battery wear (consequential): the battery's share of the device's non-use-phase embodied
+--     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
+--     batteries), plus, for the share of owners who replace the whole device when its battery
+--     wears out, the device's embodied carbon x the share of its service life lost;
+--   2 per use hour (attributional): the embodied carbon re-amortised to the horizon x training
+--     hours / (training hours + the owner's own use hours).
+create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
     case cast(policy as integer)
         when 0 then 0.0
         when 1 then nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles
+            + replacement_share * nonuse_kgco2e
+              * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
         when 2 then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
     end;
 
--- Bytes a fleet of N devices moves to train on `tokens` tokens, per communication pattern:
+-- Pipeline stages S for N online devices. Per token, a hybrid of S-stage pipelines that train
+-- data-parallel with each other moves a x (S - 1) bytes of activations and their gradients
+-- (a = 2 x hidden x activation bytes per stage boundary) plus d x (1 - S / N) bytes of
+-- gradient all-reduce between the N / S replicas (d = 2 x params x bytes per param / (tokens
+-- per step x local steps)). That is linear in S, so the least traffic is at an end: the fewest
+-- stages that hold the training state (min_stages) when a > d / N, else one stage per device,
+-- at most one per layer of the model.
+create or replace temp macro pipeline_stages(devices_online, layers, min_stages, activation_bytes_per_boundary, allreduce_bytes_per_token) as
+    case when activation_bytes_per_boundary > allreduce_bytes_per_token / devices_online
+        then least(greatest(min_stages, 1), least(greatest(floor(devices_online), 1), layers))
+        else least(greatest(floor(devices_online), 1), layers)
+    end;
+
+-- Bytes a fleet of N (online) devices moves to train on `tokens` tokens, per communication pattern:
 --   data-parallel patterns: each device trains on its own batch of `tokens_per_device_step`
 --     tokens and the fleet synchronises every `local_steps_per_sync` steps, so
 --     syncs = tokens / (N x tokens per device step x local steps); per sync
 --       idealized (the paper's footnote 1): every device sends the parameters once: N p b;
 --       parameter_server: push gradients and pull parameters: 2 N p b;
 --       ring_allreduce: 2 (N - 1) / N x p b per device: 2 (N - 1) p b;
---   pipeline: the model is split into N stages; every token's activations cross the N - 1
---     stage boundaries forward and their gradients backward: tokens x 2 (N - 1) x hidden x
---     activation bytes;
+--   radio_window: the paper's radio model moves the idealized pattern's bytes;
+--   pipeline: the model is split into S stages (pipeline_stages: at most min(N, layers)); every
+--     token's activations cross the S - 1 stage boundaries forward and their gradients
+--     backward: tokens x 2 (S - 1) x hidden x activation bytes. The N / S pipeline replicas
+--     train data-parallel with each other: each stage's p / S parameters are all-reduced (ring)
+--     across the replicas every sync, 2 (N / S - 1) p b per sync for the whole model, with
+--     syncs = tokens / (N / S x tokens per step x local steps);
 -- all divided by the compression factor.
-create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression) as
+create or replace temp macro comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, layers, min_stages) as
+    pipeline_stages(devices, layers, min_stages, 2 * hidden_size * activation_bytes,
+                    2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync));
+
+create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression, layers, min_stages) as
     case pattern
         when 'idealized' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
+        when 'radio_window' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
         when 'parameter_server' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * devices * params * bytes_per_param
         when 'ring_allreduce' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * greatest(devices - 1, 0) * params * bytes_per_param
-        when 'pipeline' then tokens * 2 * greatest(devices - 1, 0) * hidden_size * activation_bytes
+        when 'pipeline' then tokens * 2 * (comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync,
+                                                      hidden_size, activation_bytes, layers, min_stages) - 1) * hidden_size * activation_bytes
+            + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
+              * greatest(1 - comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync,
+                                         hidden_size, activation_bytes, layers, min_stages) / devices, 0)
         else 0.0
     end / compression;
 
 -- Communication energy of moving bytes: the device radio for the time at the link bandwidth
--- plus the network's energy per GB.
-create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, network_kwh_per_gb) as
-    bytes / (bandwidth_mb_per_s * 1e6) * radio_power_w / 3.6e6 + bytes / 1e9 * network_kwh_per_gb;
+-- (x the edge wall factor: radio energy comes through the charger like the rest) plus the
+-- network's energy per GB.
+create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, network_kwh_per_gb, wall_factor := 1.0) as
+    bytes / (bandwidth_mb_per_s * 1e6) * radio_power_w / 3.6e6 * wall_factor + bytes / 1e9 * network_kwh_per_gb;
 
--- The paper's radio model: every online device's radio busy for the training window at the
--- link utilisation, plus the data that moves at the link bandwidth meanwhile x network kWh/GB.
-create or replace temp macro radio_window_kwh(devices_online, radio_power_w, bandwidth_mb_per_s, window_s, link_utilisation, network_kwh_per_gb) as
-    devices_online * window_s * link_utilisation * (radio_power_w / 3.6e6 + bandwidth_mb_per_s * 1e6 / 1e9 * network_kwh_per_gb);
+-- The paper's radio model: every online device's radio busy for its training window at the
+-- link utilisation (window_s: one device's scheduled training seconds over the horizon, the
+-- online share counted once, in devices_online).
+create or replace temp macro radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation) as
+    devices_online * window_s * link_utilisation * radio_power_w / 3.6e6;

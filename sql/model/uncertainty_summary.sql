@@ -1,11 +1,14 @@
 -- Monte Carlo summary over the model's evaluation of drawn parameter sets (the view
--- model_evaluation, headline basis only). Grain: scenario x edge device class x pattern.
+-- model_evaluation: the headline basis and measured_throughput). Grain: scenario x edge device
+-- class x basis x pattern.
 -- p05/p50/p95 and the mean of R, edge added and cloud total; the share of draws below R = 1
 -- and R = 4 and within the link and memory limits; and a histogram of R in log-spaced bins
 -- ($bins_per_decade per decade; key k is the bin [10^(k/b), 10^((k+1)/b))).
 select
     scenario_id,
     device_class,
+    basis,
+    is_headline,
     pattern,
     count(*) as n_draws,
     quantile_cont(reduction_factor, [0.05, 0.5, 0.95]) as reduction_factor_quantiles,
@@ -21,5 +24,5 @@ select
     avg(case when memory_feasible then 1.0 else 0.0 end) as share_memory_feasible,
     map_entries(histogram(cast(floor(log10(reduction_factor) * $bins_per_decade) as integer))) as log10_histogram
 from model_evaluation
-group by scenario_id, device_class, pattern
-order by scenario_id, device_class, pattern
+group by scenario_id, device_class, basis, is_headline, pattern
+order by scenario_id, device_class, basis, pattern
