@@ -1,4 +1,5 @@
-"""The benchmark's pieces on a tiny log: the generator's format, and agreement on energy.
+"""The benchmark's pieces on small inputs: the log generator's format, agreement on energy, and
+the numpy evaluation of the model against the SQL on every scenario.
 
 No timing is asserted here; ``make bench`` measures speed and memory.
 """
@@ -12,12 +13,22 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
-from bench import nvidia_smi_log
-from bench.__main__ import RTOL, current_rss_bytes, peak_rss_bytes
+from bench import numpy_model, nvidia_smi_log
+from bench.__main__ import (
+    MC_RTOL,
+    RTOL,
+    current_rss_bytes,
+    peak_rss_bytes,
+    per_draw_difference,
+    summary_difference,
+)
 from bench.pandas_baseline import ingest
+from pipelines.model import PATTERNS
 from pipelines.paths import PROJECT_ROOT
+from pipelines.uncertainty import Draws, draw_inputs
 
 SAMPLES = 10_000
 
@@ -138,12 +149,101 @@ def test_rss_readings_are_plausible() -> None:
     assert peak < 64_000_000_000
 
 
-def test_monte_carlo_worker_agrees_with_the_python_loop(built_warehouse: Path) -> None:
-    """The Monte Carlo figure's worker on a small count: the loop's formula matches the SQL."""
-    proc = subprocess.run([sys.executable, "-m", "bench", "mc", str(built_warehouse), "2000", "50"],
+def test_numpy_macros_match_the_sql_definitions() -> None:
+    assert numpy_model.whole_devices(15.000000000001) == 15
+    assert numpy_model.whole_devices(15.01) == 16
+    assert list(numpy_model.sql_integer(np.array([0.0, 0.49, 0.5, 1.5, 2.0]))) == [0, 0, 1, 2, 2]
+    assert numpy_model.memory_floor_devices(1.3e9, 16.0, 80.0, 0.9) == 1
+    assert numpy_model.memory_floor_devices(1.3e9, 16.0, 8.0, 0.5) == 6
+    # activations cost more than the all-reduce: the fewest stages that hold the state
+    assert numpy_model.pipeline_stages(100.0, 24.0, 6.0, 8192.0, 1.0) == 6
+    # the all-reduce costs more: one stage per device, at most one per layer
+    assert numpy_model.pipeline_stages(10.7, 24.0, 6.0, 1.0, 1e6) == 10
+    assert numpy_model.pipeline_stages(100.0, 24.0, 6.0, 1.0, 1e6) == 24
+    assert numpy_model.edge_wall_factor(0.8, 0.5, 0.5) == pytest.approx(1.5 / 0.8)
+
+
+def every_scenario_draws(warehouse: Path, n_draws: int, seed: int) -> tuple[Draws, int]:
+    """``n_draws`` draws of every scenario in the warehouse, and the number of scenarios."""
+    from pipelines.model import scenario_inputs
+    from pipelines.warehouse import open_readonly, query_pl
+
+    with open_readonly(warehouse) as con:
+        base = scenario_inputs(con)
+        parameters = query_pl(con, "select * from core.scenario_parameters")
+    return draw_inputs(base, parameters, n_draws, seed=seed), base.height
+
+
+def test_numpy_model_agrees_with_the_sql_for_every_scenario(built_warehouse: Path) -> None:
+    """R per draw, class and pattern (headline basis) from numpy and from sql/model/evaluate.sql."""
+    from pipelines.warehouse import open_readonly
+
+    draws, scenarios = every_scenario_draws(built_warehouse, 300, seed=11)
+    evaluated = numpy_model.evaluate(draws)
+    assert evaluated.height == scenarios * 300 * len(numpy_model.DEVICE_CLASSES) * len(PATTERNS)
+    r = evaluated.get_column("reduction_factor").to_numpy()
+    assert np.all(np.isfinite(r)) and np.all(r > 0)
+    with open_readonly(built_warehouse) as con:
+        assert per_draw_difference(con, draws) <= MC_RTOL
+
+
+def with_varied(draws: Draws, columns: dict[str, pa.Array]) -> Draws:
+    """``draws`` with ``columns`` drawn per draw instead of held constant per scenario."""
+    table = draws.drawn
+    for name, values in columns.items():
+        if name in table.column_names:
+            table = table.set_column(table.column_names.index(name), name, values)
+        else:
+            table = table.append_column(name, values)
+    return Draws(table, draws.constants.drop([c for c in columns if c in draws.constants.columns]))
+
+
+def test_numpy_model_agrees_with_the_sql_on_every_branch(built_warehouse: Path) -> None:
+    """Headline basis, stated count, GPU variant, accounting frame and embodied policy mixed within one scenario's draws."""
+    from pipelines.warehouse import open_readonly
+
+    draws, _ = every_scenario_draws(built_warehouse, 240, seed=12)
+    v = draws.drawn.column("variant_id").to_numpy()
+    stated = np.where(v % 5 == 0, 17.0, 4.0 + v % 7)
+    varied = with_varied(draws, {
+        "headline_basis": pa.array((v % 2).astype(np.float64)),
+        "cloud_gpu_variant": pa.array(((v // 2) % 2).astype(np.float64)),
+        "edge_embodied_policy": pa.array((v % 3).astype(np.float64)),
+        "accounting_frame": pa.array(((v // 3) % 3).astype(np.float64)),
+        "laptop_devices_per_gpu": pa.array(stated, mask=v % 4 != 0),
+        "phone_devices_per_gpu": pa.array(stated * 4, mask=v % 3 != 1),
+    })
+    with open_readonly(built_warehouse) as con:
+        assert per_draw_difference(con, varied) <= MC_RTOL
+
+
+def test_numpy_summary_matches_the_sql_summary(built_warehouse: Path) -> None:
+    """p05/p50/p95 and mean of R per scenario x class x pattern: numpy.quantile against DuckDB's quantile_cont."""
+    from pipelines.uncertainty import summarize
+    from pipelines.warehouse import open_readonly
+
+    draws, scenarios = every_scenario_draws(built_warehouse, 1_001, seed=13)
+    ours = numpy_model.summarize(draws)
+    assert ours.height == scenarios * len(numpy_model.DEVICE_CLASSES) * len(PATTERNS)
+    assert (ours.get_column("n_draws") == 1_001).all()
+    assert (ours.get_column("p05") <= ours.get_column("p50")).all() and (ours.get_column("p50") <= ours.get_column("p95")).all()
+    with open_readonly(built_warehouse) as con:
+        assert summary_difference(summarize(con, draws), ours) <= MC_RTOL
+
+
+def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
+    """The Monte Carlo figure's worker on a small count: both paths timed, and they agree."""
+    proc = subprocess.run([sys.executable, "-m", "bench", "mc", str(built_warehouse), "2000", "200"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["groups"] == 12  # 2 device classes x 6 communication patterns
-    assert result["max_rel_diff"] <= 1e-9
-    assert result["loop_draws"] == 50 and result["loop_seconds"] > 0 and result["cold_seconds"] > 0
+    assert result["groups"] == result["numpy_groups"] == 12  # 2 device classes x 6 communication patterns
+    assert result["max_rel_diff"] <= MC_RTOL and result["summary_max_rel_diff"] <= MC_RTOL
+    assert len(result["sql_seconds"]) == len(result["numpy_seconds"]) == 2
+    assert min(result["sql_seconds"] + result["numpy_seconds"]) > 0
+    assert result["peak_rss"] >= result["rss_before"] > 10_000_000
+    from pipelines.warehouse import open_readonly, query_pl
+
+    with open_readonly(built_warehouse) as con:
+        scenario = query_pl(con, "select * from core.scenarios where scenario_id = $s", {"s": result["scenario"]})
+    assert scenario.height == 1 and scenario.item(0, "headline_basis") == 1

@@ -43,7 +43,7 @@ def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     return build_table(warehouse.connection(), "core.scenarios", "core/scenarios.sql")
 
 
-@dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's terms follow its accounting frame (sql/checks/frame_consistency.sql).")
+@dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's codes are in range and its terms follow its accounting frame (sql/checks/frame_consistency.sql).")
 def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
     broken = query_pl(warehouse.connection(), sql_text("checks/frame_consistency.sql"))
     lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]

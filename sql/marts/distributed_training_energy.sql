@@ -44,8 +44,11 @@ patterns as (
         s.cloud_table1_energy_j * model.params / base.base_params / 3.6e6 as cloud_kwh,
         comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param,
                    s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
-                   s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression, model.n_layers,
-                   memory_floor_devices(model.params, s.training_bytes_per_param, edge.memory_gb, s.edge_usable_memory_fraction)) / 1e9 as comm_gb,
+                   s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression,
+                   comm_stages(s.table2_devices, model.params, s.bytes_per_param, s.batch_size * s.sequence_length, s.local_steps_per_sync,
+                               model.hidden_size, s.activation_bytes, model.n_layers,
+                               memory_floor_devices(model.params, s.training_bytes_per_param, edge.memory_gb, s.edge_usable_memory_fraction)))
+            / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w,
         network_kwh_per_gb_for_frame(s.accounting_frame, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,

@@ -10,7 +10,9 @@
 -- Output grain: scenario x variant x edge device class x equivalence basis x communication pattern.
 --
 -- Cloud accelerator: the main GPU's rows, or the alternative variant's (cloud_gpu_variant = 1:
--- e.g. PCIe instead of SXM), so power, FLOPS, bandwidth and measured speed move together.
+-- e.g. PCIe instead of SXM), so power, FLOPS, bandwidth and measured speed move together
+-- (memory and embodied carbon stay the main GPU's: both H100 variants hold 80 GB, and no
+-- per-variant footprint is at hand).
 -- Rated bases deliver cloud_utilisation x the rated capacity; the node draws cloud_utilisation
 -- x (GPU power + its share of host power): utilisation moves power and throughput together.
 --
@@ -54,47 +56,29 @@ with inputs as (
     from model_inputs
 ),
 
+-- one row per parameter set and edge device class, the class's columns under common names (the
+-- parameter sets are read once: a union of two scans would materialise every drawn column)
 classes as (
     select
         inputs.*,
-        'laptop' as device_class,
-        laptop_tflops as device_tflops,
-        laptop_fp16_tflops as device_fp16_tflops,
-        laptop_mem_bandwidth_gb_per_s as device_bandwidth_gb_per_s,
-        laptop_memory_gb as device_memory_gb,
-        laptop_train_power_w as train_power_w,
-        laptop_devices_per_gpu as stated_devices,
-        laptop_embodied_kgco2e * laptop_nonuse_share as device_nonuse_kgco2e,
-        device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years)
-            as device_horizon_embodied_kgco2e,
-        laptop_battery_wh as battery_wh,
-        laptop_battery_rated_cycles as battery_rated_cycles,
-        laptop_battery_embodied_share as battery_embodied_share,
-        laptop_owner_hours_per_day as owner_hours_per_day,
-        laptop_owner_cycles_per_year as owner_cycles_per_year,
-        laptop_lifetime_years as lifetime_years,
-        laptop_job_time_s as job_time_s
+        class.name as device_class,
+        case when class.name = 'laptop' then laptop_tflops else phone_tflops end as device_tflops,
+        case when class.name = 'laptop' then laptop_fp16_tflops else phone_fp16_tflops end as device_fp16_tflops,
+        case when class.name = 'laptop' then laptop_mem_bandwidth_gb_per_s else phone_mem_bandwidth_gb_per_s end as device_bandwidth_gb_per_s,
+        case when class.name = 'laptop' then laptop_memory_gb else phone_memory_gb end as device_memory_gb,
+        case when class.name = 'laptop' then laptop_train_power_w else phone_train_power_w end as train_power_w,
+        case when class.name = 'laptop' then laptop_devices_per_gpu else phone_devices_per_gpu end as stated_devices,
+        case when class.name = 'laptop' then laptop_embodied_kgco2e * laptop_nonuse_share else phone_embodied_kgco2e * phone_nonuse_share end as device_nonuse_kgco2e,
+        case when class.name = 'laptop' then device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years) else device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years) end as device_horizon_embodied_kgco2e,
+        case when class.name = 'laptop' then laptop_battery_wh else phone_battery_wh end as battery_wh,
+        case when class.name = 'laptop' then laptop_battery_rated_cycles else phone_battery_rated_cycles end as battery_rated_cycles,
+        case when class.name = 'laptop' then laptop_battery_embodied_share else phone_battery_embodied_share end as battery_embodied_share,
+        case when class.name = 'laptop' then laptop_owner_hours_per_day else phone_owner_hours_per_day end as owner_hours_per_day,
+        case when class.name = 'laptop' then laptop_owner_cycles_per_year else phone_owner_cycles_per_year end as owner_cycles_per_year,
+        case when class.name = 'laptop' then laptop_lifetime_years else phone_lifetime_years end as lifetime_years,
+        case when class.name = 'laptop' then laptop_job_time_s else phone_job_time_s end as job_time_s
     from inputs
-    union all
-    select
-        inputs.*,
-        'phone',
-        phone_tflops,
-        phone_fp16_tflops,
-        phone_mem_bandwidth_gb_per_s,
-        phone_memory_gb,
-        phone_train_power_w,
-        phone_devices_per_gpu,
-        phone_embodied_kgco2e * phone_nonuse_share,
-        device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years),
-        phone_battery_wh,
-        phone_battery_rated_cycles,
-        phone_battery_embodied_share,
-        phone_owner_hours_per_day,
-        phone_owner_cycles_per_year,
-        phone_lifetime_years,
-        phone_job_time_s
-    from inputs
+    cross join (values ('laptop'), ('phone')) as class (name)
 ),
 
 capacities as (
@@ -106,7 +90,12 @@ capacities as (
             / memory_floor_devices(fleet_model_params, training_bytes_per_param, cloud_gpu_memory_gb, cloud_usable_memory_fraction)
             as devices_memory_exact,
         whole_devices(stated_devices * (cloud_hours_per_day / devices_stated_cloud_hours_per_day)
-                      * (devices_stated_hours_per_day / edge_hours_per_day)) as devices_stated
+                      * (devices_stated_hours_per_day / edge_hours_per_day)) as devices_stated,
+        case
+            when stated_devices is not null then 'peak_flops'
+            when cast(headline_basis as integer) = 1 then 'measured_throughput'
+            else 'binding'
+        end as headline_name
     from classes
 ),
 
@@ -114,11 +103,7 @@ bases as (
     select
         capacities.*,
         basis.name as basis,
-        basis.name = case
-            when devices_stated is not null then 'peak_flops'
-            when cast(headline_basis as integer) = 1 then 'measured_throughput'
-            else 'binding'
-        end as is_headline,
+        basis.name = headline_name as is_headline,
         case basis.name
             when 'peak_flops' then gpu_tflops
             when 'peak_fp16' then gpu_fp16_tflops
@@ -139,7 +124,11 @@ bases as (
         case when basis.name in ('availability', 'binding', 'measured_throughput') then device_online_fraction else 1.0 end as online_fraction,
         case when basis.name in ('availability', 'binding', 'measured_throughput') then straggler_slowdown else 1.0 end as slowdown
     from capacities
-    cross join (select unnest(getvariable('model_bases')) as name) as basis
+    -- every basis asked for, or only the headline (and the measured basis beside it)
+    inner join (select unnest(getvariable('model_bases')) as name) as basis
+        on getvariable('model_basis_filter') = 'all'
+        or basis.name = headline_name
+        or (getvariable('model_basis_filter') = 'headline_and_measured' and basis.name = 'measured_throughput')
 ),
 
 counted as (
@@ -158,10 +147,6 @@ counted as (
             else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, edge_hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
-    -- every basis asked for, or only the headline (and the measured basis beside it)
-    where getvariable('model_basis_filter') = 'all'
-        or is_headline
-        or (getvariable('model_basis_filter') = 'headline_and_measured' and basis = 'measured_throughput')
 ),
 
 fleet as (
@@ -206,12 +191,9 @@ patterns as (
         carbon.*,
         pattern.name as pattern,
         devices * online_fraction as devices_online,
-        case pattern.name
-            when 'none' then 0.0
-            else comm_bytes(pattern.name, devices * online_fraction, fleet_model_params, bytes_per_param, tokens,
-                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
-                            comm_compression, fleet_model_layers, devices_memory_stages)
-        end as comm_bytes
+        case when pattern.name = 'pipeline' then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
+                                                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
+                                                            activation_bytes, fleet_model_layers, devices_memory_stages) end as pipeline_stages
     from carbon
     cross join (select unnest(getvariable('model_patterns')) as name) as pattern
 ),
@@ -219,9 +201,12 @@ patterns as (
 staged as (
     select
         patterns.*,
-        case when pattern = 'pipeline' then comm_stages(devices_online, fleet_model_params, bytes_per_param, batch_size * sequence_length,
-                                                       local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
-                                                       fleet_model_layers, devices_memory_stages) end as pipeline_stages
+        case pattern
+            when 'none' then 0.0
+            else comm_bytes(pattern, devices_online, fleet_model_params, bytes_per_param, tokens,
+                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
+                            comm_compression, pipeline_stages)
+        end as comm_bytes
     from patterns
 ),
 

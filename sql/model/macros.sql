@@ -112,7 +112,7 @@ create or replace temp macro pipeline_stages(devices_online, layers, min_stages,
 --       parameter_server: push gradients and pull parameters: 2 N p b;
 --       ring_allreduce: 2 (N - 1) / N x p b per device: 2 (N - 1) p b;
 --   radio_window: the paper's radio model moves the idealized pattern's bytes;
---   pipeline: the model is split into S stages (pipeline_stages: at most min(N, layers)); every
+--   pipeline: the model is split into S = `stages` stages (comm_stages: at most min(N, layers)); every
 --     token's activations cross the S - 1 stage boundaries forward and their gradients
 --     backward: tokens x 2 (S - 1) x hidden x activation bytes. The N / S pipeline replicas
 --     train data-parallel with each other: each stage's p / S parameters are all-reduced (ring)
@@ -123,17 +123,14 @@ create or replace temp macro comm_stages(devices, params, bytes_per_param, token
     pipeline_stages(devices, layers, min_stages, 2 * hidden_size * activation_bytes,
                     2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync));
 
-create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression, layers, min_stages) as
+create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression, stages) as
     case pattern
         when 'idealized' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
         when 'radio_window' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
         when 'parameter_server' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * devices * params * bytes_per_param
         when 'ring_allreduce' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * greatest(devices - 1, 0) * params * bytes_per_param
-        when 'pipeline' then tokens * 2 * (comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync,
-                                                      hidden_size, activation_bytes, layers, min_stages) - 1) * hidden_size * activation_bytes
-            + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
-              * greatest(1 - comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync,
-                                         hidden_size, activation_bytes, layers, min_stages) / devices, 0)
+        when 'pipeline' then tokens * 2 * (stages - 1) * hidden_size * activation_bytes
+            + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync) * greatest(1 - stages / devices, 0)
         else 0.0
     end / compression;
 
