@@ -24,6 +24,7 @@ from dashboards import (
     sensitivity,
     sources,
     uncertainty,
+    verdict,
 )
 from dashboards.shell import (
     Page,
@@ -42,7 +43,7 @@ DEFAULT_SITE: Path = PROJECT_ROOT / "dashboards" / "site"
 
 #: Page builders in the order of the navigation.
 BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
-    reproduction.build, energy.build, scaling.build, lifecycle.build, fleet.build,
+    verdict.build, reproduction.build, energy.build, scaling.build, lifecycle.build, fleet.build,
     sensitivity.build, uncertainty.build, grid.build, sources.build,
 ]
 

@@ -1,6 +1,7 @@
 """The dashboards: values behind the charts, the rendered site, its size, speed and the asset."""
 
 import functools
+import html
 import re
 import shutil
 import tempfile
@@ -13,7 +14,7 @@ from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
 from pipelines.warehouse import open_readonly, query_pl
 
-PAGES = ["reproduction", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources"]
+PAGES = ["verdict", "reproduction", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources"]
 MAX_PAGE_BYTES = 2_000_000
 
 
@@ -63,6 +64,18 @@ def test_every_chart_has_png_and_svg(site: dict) -> None:
         assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", key
         assert files["svg"].read_text(encoding="utf-8").lstrip().startswith("<svg"), key
     assert {"fleet-fleet", "reproduction-claims"} <= set(site["headline"])
+
+
+def test_verdict_page_leads_with_the_answer(site: dict, con) -> None:
+    index = site["index"].read_text(encoding="utf-8")
+    assert index.index('href="verdict.html"') < index.index('href="reproduction.html"')
+    text = site["pages"]["verdict"]["html"].read_text(encoding="utf-8")
+    rows = query_pl(con, "select scenario_id, basis, device_class, reduction_factor, p05_with_comm, verdict from marts.verdict "
+                         "where scenario_id = 'realistic_consequential'").to_dicts()
+    assert rows
+    for r in rows:
+        assert repr(r["reduction_factor"]) in text and repr(r["p05_with_comm"]) in text
+        assert html.escape(f"realistic_consequential, {r['device_class']}: {r['verdict']}", quote=False) in text
 
 
 def test_every_claim_on_the_reproduction_page(site: dict, con) -> None:

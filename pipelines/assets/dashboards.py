@@ -21,13 +21,15 @@ class DashboardsConfig(dg.Config):
     deps=[
         ["marts", "paper_reproduction"], ["marts", "training_energy"], ["marts", "scaling_energy"],
         ["marts", "lifecycle_carbon"], ["marts", "fleet_equivalence"], ["core", "scenarios"],
-        ["core", "scenario_parameters"], ["staging", "grid_intensity"], ["staging", "sources"],
+        ["core", "scenario_parameters"], ["staging", "grid_intensity"], ["staging", "sources"], ["marts", "verdict"],
+        ["marts", "uncertainty"], ["marts", "uncertainty_distribution"], ["marts", "uncertainty_drivers"],
+        ["marts", "sensitivity"], ["marts", "sensitivity_grid"],
     ],
 )
 def dashboards_site(context: dg.AssetExecutionContext, config: DashboardsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """The dashboard site: index.html plus one self-contained page per topic, and PNG/SVG exports.
 
-    Grain: one HTML page per topic (Reproduction, Energy, Scaling, Lifecycle, Fleet,
+    Grain: one HTML page per topic (Verdict, Reproduction, Energy, Scaling, Lifecycle, Fleet,
     Sensitivity, Uncertainty, Grid, Sources), each with Vega, Vega-Lite and vega-embed inlined so it
     opens from file:// offline; ``static/`` holds a PNG and an SVG of every chart. Reads the
     tables built in the same run. Output folder: config ``out_dir``, else env
