@@ -1,9 +1,11 @@
-"""Altair dashboards of the warehouse, one module per page, rendered to self-contained HTML.
+"""Altair dashboards of the warehouse, one module per page, rendered to HTML that works offline.
 
 ``render_all(warehouse_path, out_dir)`` renders every page from a published warehouse;
 ``render_site(con, out_dir)`` does the same from an open connection (the Dagster asset
-passes the run's working copy). Output: ``index.html``, one ``<page>.html`` per page and
-``static/<page>-<chart>.png|.svg`` for every chart.
+passes the run's working copy). Output: ``index.html`` (the verdict chart and sentence, then
+the pages), one ``<page>.html`` per page, ``vendor/vega-bundle.js`` (Vega, Vega-Lite and
+vega-embed, written once and loaded by every page) and ``static/<page>-<chart>.png|.svg`` for
+every chart.
 """
 
 import os
@@ -15,6 +17,7 @@ from pathlib import Path
 import duckdb
 
 from dashboards import (
+    dictionary,
     energy,
     fleet,
     grid,
@@ -34,6 +37,7 @@ from dashboards.shell import (
     nav_html,
     page_html,
     warm_up_converter,
+    write_vendor,
 )
 from pipelines.paths import PROJECT_ROOT
 
@@ -44,7 +48,7 @@ DEFAULT_SITE: Path = PROJECT_ROOT / "dashboards" / "site"
 #: Page builders in the order of the navigation.
 BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
     verdict.build, reproduction.build, energy.build, scaling.build, lifecycle.build, fleet.build,
-    sensitivity.build, uncertainty.build, grid.build, sources.build,
+    sensitivity.build, uncertainty.build, grid.build, sources.build, dictionary.build,
 ]
 
 
@@ -57,7 +61,8 @@ def site_dir(override: str | Path | None = None) -> Path:
 def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: bool = True) -> dict:
     """Render every page from ``con`` into ``out_dir``; return paths, sizes and the time taken.
 
-    The result holds ``index`` (path), ``pages`` ({slug: {"html", "bytes", "charts", "title"}}),
+    The result holds ``index`` (path), ``index_charts`` (the index's chart names), ``vendor``
+    (the shared script's path), ``pages`` ({slug: {"html", "bytes", "charts", "title"}}),
     ``static`` ({"<slug>-<chart>": {"png", "svg"}}), ``headline`` (static keys of the headline
     charts) and ``seconds``.
     """
@@ -70,16 +75,19 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
         if static:
             pool.submit(warm_up_converter)  # the converter's first call starts its runtime (~1 s)
         pages = [build(con) for build in BUILDERS]
+        lead = verdict.lead(con)
         specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()} for page in pages}
         result = _export(pages, specs, out, static)
         bundle.result()
+    result["vendor"] = write_vendor(out)
     nav = nav_html([(p.slug, p.title) for p in pages])
     for page in pages:
         path = out / f"{page.slug}.html"
         path.write_text(page_html(page, nav, specs[page.slug]), encoding="utf-8")
         result["pages"][page.slug] = {"html": path, "bytes": path.stat().st_size, "title": page.title,
                                       "charts": list(page.charts)}
-    result["index"].write_text(index_html(pages, nav), encoding="utf-8")
+    result["index"].write_text(index_html(pages, nav, lead), encoding="utf-8")
+    result["index_charts"] = list(lead.charts)
     result["seconds"] = time.perf_counter() - started
     return result
 

@@ -1,49 +1,94 @@
 """Fleet page (paper Fig. 5): one cloud GPU's lifecycle total against the edge fleets that match it."""
 
+import html
+
 import altair as alt
 import duckdb
+import polars as pl
 
 from dashboards.shell import Page, query, scenario_param, values
 
 TOOLTIP = [
     alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("basis:N"),
-    alt.Tooltip("side:N"),
+    alt.Tooltip("basis_label:N", title="equivalence basis"),
     alt.Tooltip("count_label:N", title="devices"),
-    alt.Tooltip("kgco2e:Q", title="kgCO2e over the horizon", format=",.1f"),
+    alt.Tooltip("devices_memory_floor:Q", title="memory floor (devices, not a basis)", format=",.0f"),
+    alt.Tooltip("kgco2e:Q", title="edge kgCO2e over the horizon", format=",.1f"),
     alt.Tooltip("comm_kgco2e:Q", title="communication kgCO2e", format=",.1f"),
+    alt.Tooltip("cloud_total_kgco2e:Q", title="one cloud GPU, kgCO2e", format=",.1f"),
     alt.Tooltip("reduction_factor:Q", title="R = cloud / edge", format=".2f"),
     alt.Tooltip("reduction_factor_with_comm:Q", title="R with communication", format=".2f"),
     alt.Tooltip("comm_pattern:N", title="communication pattern"),
 ]
+DEVICES = ["laptop", "phone"]
+DEVICE_COLOURS = ["#f58518", "#e45756"]
+#: Plot width in pixels; the labels (device count and R) sit in a column to its right.
+WIDTH = 520
+
+
+def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
+    """Per basis (headline first, bold), the laptop and phone fleets' kgCO2e; the cloud GPU's total as a rule."""
+    scenario = scenario_param(scenarios)
+    base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
+    x = alt.X("kgco2e:Q", title="kgCO2e over the horizon (bars: the edge fleet's added devices; rule: one cloud GPU)")
+    y = alt.Y("basis_label:N", title="equivalence basis", sort=None, axis=alt.Axis(
+        labelFontWeight=alt.ExprRef("indexof(datum.label, '(headline)') >= 0 ? 'bold' : 'normal'"), labelLimit=220))
+    y_offset = alt.YOffset("device_class:N", sort=DEVICES)
+    bars = base.mark_bar().encode(
+        y=y, yOffset=y_offset, x=x,
+        color=alt.Color("device_class:N", title="fleet", scale=alt.Scale(domain=DEVICES, range=DEVICE_COLOURS),
+                        legend=alt.Legend(orient="top", direction="horizontal")),
+        tooltip=TOOLTIP,
+    ).add_params(scenario)
+    labels = base.transform_calculate(
+        label="datum.count_label + ', R = ' + format(datum.reduction_factor, '.2f') + 'x'"
+    ).mark_text(align="left", fontSize=10).encode(y=y, yOffset=y_offset, x=alt.value(WIDTH + 8), text="label:N",
+                                                   tooltip=TOOLTIP)
+    cloud = base.transform_aggregate(
+        cloud_total_kgco2e="max(cloud_total_kgco2e)", groupby=["scenario_id"]
+    ).transform_calculate(label="'one cloud GPU: ' + format(datum.cloud_total_kgco2e, ',.0f') + ' kgCO2e'")
+    cloud_tooltip = [alt.Tooltip("scenario_id:N", title="scenario"),
+                     alt.Tooltip("cloud_total_kgco2e:Q", title="one cloud GPU, kgCO2e", format=",.1f")]
+    rule = cloud.mark_rule(color="#4c78a8", strokeWidth=2, strokeDash=[6, 3]).encode(
+        x="cloud_total_kgco2e:Q", tooltip=cloud_tooltip)
+    rule_label = cloud.mark_text(align="left", dx=4, y=-6, color="#4c78a8", fontWeight="bold").encode(
+        x="cloud_total_kgco2e:Q", text="label:N", tooltip=cloud_tooltip)
+    return alt.layer(bars, labels, rule, rule_label).properties(
+        width=WIDTH, height=alt.Step(14),
+        title="Edge fleets that match one cloud GPU's throughput, per basis (bold: the scenario's headline basis); "
+              "right: device count and R")
+
+
+def floor_table(frame: pl.DataFrame) -> str:
+    """The memory floor per scenario and device class as a small HTML table (it is not an equivalence basis)."""
+    floors = frame.select("scenario_id", "device_class", "devices_memory_floor").unique().pivot(
+        on="device_class", index="scenario_id", values="devices_memory_floor").sort("scenario_id")
+    devices = [d for d in DEVICES if d in floors.columns]
+    head = "".join(f"<th>{html.escape(d)}s</th>" for d in devices)
+    rows = "".join(
+        f"<tr><td><code>{html.escape(r['scenario_id'])}</code></td>"
+        + "".join(f"<td>{'' if r[d] is None else f'{r[d]:,.0f}'}</td>" for d in devices) + "</tr>"
+        for r in floors.iter_rows(named=True))
+    return ('<h2>Memory floor</h2>\n<p class="note">The fewest devices whose memory can hold the training state '
+            "(<code>devices_memory_floor</code>): a lower bound on any fleet, not an equivalence basis, so it "
+            "has no R of its own.</p>\n"
+            f'<table id="memory-floor"><thead><tr><th>scenario</th>{head}</tr></thead><tbody>{rows}</tbody></table>')
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.fleet_equivalence."""
     frame = query(con, "fleet")
     scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
-    scenario = scenario_param(scenarios)
-    base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
-    y = alt.Y("bar_label:N", title=None, sort=None)
-    bars = base.mark_bar().encode(
-        y=y, x=alt.X("kgco2e:Q", title="kgCO2e over the horizon",
-                     scale=alt.Scale(domain=[0, 1.3 * float(frame.get_column("kgco2e").max())])),
-        color=alt.Color("device_class:N", title="side"), tooltip=TOOLTIP,
-    ).add_params(scenario)
-    labels = base.transform_calculate(
-        label="datum.count_label + (datum.device_class == 'cloud_gpu' ? '' : ', R = ' + format(datum.reduction_factor, '.2f') + 'x')"
-    ).mark_text(align="left", dx=6).encode(y=y, x="kgco2e:Q", text="label:N", tooltip=TOOLTIP)
-    chart = alt.layer(bars, labels).properties(
-        width=650, height=alt.Step(45),
-        title="One cloud GPU vs the edge fleets that match its throughput; label = device count and R")
     return Page(
         slug="fleet",
         title="Fleet (Fig. 5)",
         summary="The carbon of one cloud GPU over the horizon against the carbon its equivalent laptop and phone "
                 "fleets add, per scenario and equivalence basis, with the device counts.",
         tables=["marts.fleet_equivalence"],
-        charts={"fleet": chart},
+        charts={"fleet": fleet_chart(frame, scenarios)},
         notes=["'stated' counts are the paper's own; 'formula' counts come from "
-               "N = ceil(F_gpu x h_gpu / (F_dev x h_dev))."],
+               "N = ceil(F_gpu x h_gpu / (F_dev x h_dev)). The headline basis is the one each scenario names "
+               "(is_headline); the others show how the count and R move with the basis."],
+        extra_html=floor_table(frame),
         headline=["fleet"],
     )

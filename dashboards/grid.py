@@ -3,7 +3,7 @@
 import altair as alt
 import duckdb
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, query, values, zone_scale
 
 #: Zones shown in the long-run annual chart (Ember lifecycle annual averages).
 ANNUAL_ZONES = ["WORLD", "US", "DE", "GB", "FR", "IN"]
@@ -14,6 +14,13 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     daily = query(con, "grid_daily", {"min_periods_per_day": 12, "min_days": 28})
     profile = query(con, "grid_profile", {"min_periods_per_hour": 20})
     annual = query(con, "grid_annual", {"zones": ANNUAL_ZONES})
+    all_zones = sorted({z for f in (daily, profile, annual) for z in f.get_column("zone").to_list()})
+
+    def zone_colour(frame, **legend) -> alt.Color:
+        """Colour by zone on the site's one zone -> colour scale."""
+        return alt.Color("zone:N", title="zone", scale=zone_scale(frame.get_column("zone").unique().to_list(), all_zones),
+                         **legend)
+
     zone_pick = alt.selection_point(fields=["zone"], bind="legend")
     over_time = (
         alt.Chart(values(daily), title="Daily mean intensity from hourly / half-hourly data (click a legend entry)")
@@ -21,7 +28,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         .encode(
             x=alt.X("day:T", title="day (UTC)"),
             y=alt.Y("gco2e_per_kwh:Q", title="gCO2e/kWh"),
-            color=alt.Color("zone:N"),
+            color=zone_colour(daily),
             opacity=alt.condition(zone_pick, alt.value(1), alt.value(0.15)),
             tooltip=[alt.Tooltip("zone:N"), alt.Tooltip("emission_scope:N", title="scope"),
                      alt.Tooltip("day:T", title="day"), alt.Tooltip("gco2e_per_kwh:Q", title="gCO2e/kWh", format=".1f"),
@@ -32,8 +39,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     )
     profile_chart = (
         alt.Chart(values(profile), title="Daily profile: mean intensity by hour of day (UTC), band = min-max")
-        .encode(x=alt.X("hour_utc:Q", title="hour of day (UTC)", scale=alt.Scale(domain=[0, 23])),
-                color=alt.Color("zone:N"))
+        .encode(x=alt.X("hour_utc:Q", title="hour of day (UTC)", scale=alt.Scale(domain=[0, 23])))
     )
     tooltip = [alt.Tooltip("zone:N"), alt.Tooltip("emission_scope:N", title="scope"), alt.Tooltip("hour_utc:Q", title="hour"),
                alt.Tooltip("mean_gco2e_per_kwh:Q", title="mean gCO2e/kWh", format=".1f"),
@@ -41,14 +47,15 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                alt.Tooltip("max_gco2e_per_kwh:Q", title="max", format=".1f"), alt.Tooltip("periods:Q")]
     profile_chart = alt.layer(
         profile_chart.mark_area(opacity=0.12).encode(y=alt.Y("min_gco2e_per_kwh:Q", title="gCO2e/kWh"),
-                                                     y2="max_gco2e_per_kwh:Q", tooltip=tooltip),
-        profile_chart.mark_line(point=True).encode(y="mean_gco2e_per_kwh:Q", tooltip=tooltip),
+                                                     y2="max_gco2e_per_kwh:Q", color=zone_colour(profile, legend=None),
+                                                     tooltip=tooltip),
+        profile_chart.mark_line(point=True).encode(y="mean_gco2e_per_kwh:Q", color=zone_colour(profile), tooltip=tooltip),
     ).properties(width=850, height=300)
     annual_chart = (
         alt.Chart(values(annual), title="Annual average intensity (Ember, lifecycle)")
         .mark_line(point=True)
         .encode(x=alt.X("year:O", title="year"), y=alt.Y("gco2e_per_kwh:Q", title="gCO2e/kWh"),
-                color=alt.Color("zone_name:N", title="zone"),
+                color=zone_colour(annual),
                 tooltip=[alt.Tooltip("zone:N"), alt.Tooltip("zone_name:N", title="name"), alt.Tooltip("year:O"),
                          alt.Tooltip("gco2e_per_kwh:Q", title="gCO2e/kWh", format=".1f"), alt.Tooltip("source_id:N")])
         .properties(width=850, height=280)

@@ -15,23 +15,30 @@ TOOLTIP = [
 ]
 
 
+COMPONENTS = ["total", "compute", "communication"]
+#: total solid, compute long dashes, communication dots: told apart without colour.
+DASHES = [[1, 0], [8, 4], [2, 3]]
+
+
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.scaling_energy."""
     frame = query(con, "scaling")
     scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
     scenario = scenario_param(scenarios)
     chart = (
-        alt.Chart(values(frame), title="Training energy vs model size (log-log); pick a scenario below")
+        alt.Chart(values(frame), title="Training energy vs model size (log-log); pick a scenario above")
         .add_params(scenario)
         .transform_filter(alt.datum.scenario_id == scenario)
         .mark_line(point=True)
         .encode(
             x=alt.X("params_billion:Q", title="model parameters, billions (log)", scale=alt.Scale(type="log")),
             y=alt.Y("kwh:Q", title="energy, kWh (log)", scale=alt.Scale(type="log")),
-            color=alt.Color("device_class:N", title="device"),
-            strokeDash=alt.StrokeDash("component:N", title="component",
-                                      sort=["total", "compute", "communication"],
-                                      legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black")),
+            color=alt.Color("device_class:N", title="device",
+                            legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3, symbolSize=300)),
+            strokeDash=alt.StrokeDash("component:N", title="component (line style)",
+                                      scale=alt.Scale(domain=COMPONENTS, range=DASHES),
+                                      legend=alt.Legend(symbolType="stroke", symbolStrokeColor="#333",
+                                                        symbolStrokeWidth=2, symbolSize=600, symbolFillColor="#333")),
             detail="component:N",
             tooltip=TOOLTIP,
         )

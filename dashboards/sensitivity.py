@@ -26,7 +26,7 @@ GRID_TOOLTIP = [
     alt.Tooltip("device_class:N", title="device"),
     alt.Tooltip("hours_per_day:Q", title="edge hours per day"),
     alt.Tooltip("device_multiplier:Q", title="device multiplier m"),
-    alt.Tooltip("devices:Q", title="devices per GPU", format=".2f"),
+    alt.Tooltip("devices:Q", title="devices per GPU", format=",.0f"),
     alt.Tooltip("edge_added_kgco2e:Q", title="edge kgCO2e", format=",.1f"),
     alt.Tooltip("reduction_factor:Q", title="R", format=".2f"),
 ]
@@ -116,7 +116,7 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         alt.Chart(data)
         .transform_filter(picked)
         .transform_calculate(label="datum.device_class + ': R = ' + format(datum.reduction_factor, '.2f') + 'x at '"
-                                   " + datum.hours_per_day + ' h/day, ' + format(datum.devices, '.2f') + ' devices'")
+                                   " + datum.hours_per_day + ' h/day, ' + format(datum.devices, ',.0f') + ' devices'")
         .mark_text(align="left", fontSize=15, fontWeight="bold")
         .encode(y=alt.Y("device_class:N", title=None, axis=None), text="label:N", tooltip=GRID_TOOLTIP)
         .properties(width=860, height=50, name="highlight", title="Reduction factor at the slider values")

@@ -1,7 +1,8 @@
 """Shared pieces of the dashboards: SQL loading, the page model, the HTML shell and exports.
 
-Every page is one self-contained HTML file: Vega, Vega-Lite and vega-embed are inlined from
-the bundle that ``vl_convert`` ships, so a page opens from ``file://`` with no network request.
+Every page is one HTML file with its data inlined; Vega, Vega-Lite and vega-embed ship once as
+``vendor/vega-bundle.js`` (the bundle that ``vl_convert`` builds), which every page loads by a
+relative ``<script src>``, so the site opens from ``file://`` with no network request.
 """
 
 import contextlib
@@ -25,6 +26,28 @@ SQL_DIR: Path = Path(__file__).resolve().parent / "sql"
 VL_VERSION: str = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 #: Basis of the device-count formula that the fleet pages and the sensitivity grid use.
 STATUS_COLOURS = {"reproduced": "#1b9e77", "differs": "#d95f02", "not reproducible": "#7570b3"}
+#: The one script every page loads (relative to the site folder), written once by ``write_vendor``.
+VENDOR_SCRIPT = "vendor/vega-bundle.js"
+#: One colour per grid zone across the whole site (every chart that shows zones uses ``zone_scale``).
+ZONE_COLOURS = {
+    "WORLD": "#333333", "DE": "#4c78a8", "FR": "#f58518", "GB": "#e45756", "US": "#54a24b",
+    "US-CAL-CISO": "#8c564b", "US-CAL-CISO-PROD": "#b8a11a", "IN": "#b279a2", "IN-WE": "#72b7b2",
+}
+#: Colours for zones not in ZONE_COLOURS, handed out in sorted zone order.
+EXTRA_ZONE_COLOURS = ["#9467bd", "#ff9da6", "#bab0ac", "#17becf", "#2ca02c", "#e377c2", "#bcbd22", "#1f77b4"]
+
+
+def zone_scale(zones: list[str], all_zones: list[str] | None = None) -> alt.Scale:
+    """The fixed zone -> colour scale for a chart showing ``zones``.
+
+    Zones in ``ZONE_COLOURS`` keep their colour everywhere; any other zone gets the next colour
+    of ``EXTRA_ZONE_COLOURS`` by its sorted position in ``all_zones`` (every zone on the site), so
+    a zone has the same colour in every chart.
+    """
+    unknown = sorted({z for z in (all_zones or zones) if z not in ZONE_COLOURS})
+    colours = {**{z: EXTRA_ZONE_COLOURS[i % len(EXTRA_ZONE_COLOURS)] for i, z in enumerate(unknown)}, **ZONE_COLOURS}
+    domain = sorted(set(zones))
+    return alt.Scale(domain=domain, range=[colours[z] for z in domain])
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -77,7 +100,7 @@ def warm_up_converter() -> None:
 
 
 def javascript_bundle() -> str:
-    """Vega, Vega-Lite and vega-embed as one script.
+    """Vega, Vega-Lite and vega-embed as one script (classic, not a module: it loads from ``file://``).
 
     Building it takes ~2 s, so it is kept in memory and in the user's cache folder (a pure
     function of the vl_convert, Vega, Vega-Lite and vega-embed versions).
@@ -92,9 +115,20 @@ def javascript_bundle() -> str:
             partial = cached.with_suffix(f".{os.getpid()}.tmp")
             partial.write_text(bundle, encoding="utf-8")
             os.replace(partial, cached)
-    if "window.vegaEmbed" not in bundle or "</script" in bundle.lower():
-        raise RuntimeError(f"the Vega JavaScript bundle ({cached}) is not usable inline; delete it and rerun")
+    if "window.vegaEmbed" not in bundle:
+        raise RuntimeError(f"the Vega JavaScript bundle ({cached}) does not define vegaEmbed; delete it and rerun")
     return bundle
+
+
+def write_vendor(out: Path) -> Path:
+    """Write the Vega bundle once to ``<out>/vendor/vega-bundle.js`` (every page loads it); return its path."""
+    path = out / VENDOR_SCRIPT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bundle = javascript_bundle()
+    if not (path.is_file() and path.stat().st_size == len(bundle.encode("utf-8"))
+            and path.read_text(encoding="utf-8") == bundle):
+        path.write_text(bundle, encoding="utf-8")
+    return path
 
 
 STYLE = """
@@ -102,11 +136,16 @@ body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100p
 nav a { margin-right: 0.8rem; }
 p.what { font-size: 1.05rem; }
 p.from code, td code { background: #f3f3f3; padding: 0 0.2rem; }
-.chart { margin: 1.2rem 0; }
-.vega-bind { margin: 0.3rem 0; }
+.chart { margin: 0.4rem 0 1.2rem 0; }
+.controls { margin: 1.2rem 0 0 0; }
+.controls:empty { display: none; }
+.vega-bind { display: inline-block; margin: 0.2rem 1.2rem 0.2rem 0; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.45rem; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
 .note { color: #555; font-size: 0.9rem; }
+p.verdict { font-size: 1.1rem; }
+ul.verdict { font-size: 0.9rem; margin-top: 0; }
 """
 
 
@@ -123,56 +162,77 @@ def nav_html(pages: list[tuple[str, str]]) -> str:
     return "<nav>" + " ".join(links) + "</nav>"
 
 
-def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None) -> str:
-    """A self-contained HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts)."""
-    specs = specs if specs is not None else {name: chart.to_dict() for name, chart in page.charts.items()}
-    tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in page.tables)
-    divs = "\n".join(f'<div class="chart" id="chart-{html.escape(name)}"></div>' for name in specs)
-    notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
+def chart_divs(names: list[str]) -> str:
+    """Per chart, a controls div (its selectors and sliders, placed above it) and the chart div."""
+    return "\n".join(f'<div class="controls" id="controls-{html.escape(n)}"></div>\n'
+                     f'<div class="chart" id="chart-{html.escape(n)}"></div>' for n in names)
+
+
+def embed_script(specs: dict[str, dict]) -> str:
+    """Embed every spec into its div with vega-embed; bound inputs go above the chart."""
+    return f"""<script>
+const specs = {_script_json(specs)};
+window.views = {{}};
+window.chartsReady = Promise.all(Object.entries(specs).map(([name, spec]) =>
+  vegaEmbed("#chart-" + name, spec, {{actions: false, renderer: "svg", bind: "#controls-" + name}})
+    .then((result) => {{ window.views[name] = result.view; }})))
+  .then(() => {{ document.body.dataset.rendered = "true"; }})
+  .catch((error) => {{ document.body.dataset.rendered = "error"; console.error(error); }});
+</script>"""
+
+
+def head_html(title: str) -> str:
+    """The document head: title, style and the shared Vega script (a relative path: works from file://)."""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<title>{html.escape(page.title)} - edge-carbon</title>
+<title>{html.escape(title)}</title>
 <link rel="icon" href="data:,">
 <style>{STYLE}</style>
-<script>{javascript_bundle()}</script>
-</head><body>
+<script src="{VENDOR_SCRIPT}"></script>
+</head>"""
+
+
+def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None) -> str:
+    """An HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts)."""
+    specs = specs if specs is not None else {name: chart.to_dict() for name, chart in page.charts.items()}
+    tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in page.tables)
+    notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
+    return f"""{head_html(f"{page.title} - edge-carbon")}<body>
 {nav}
 <h1>{html.escape(page.title)}</h1>
 <p class="what">{html.escape(page.summary)}</p>
 <p class="from">Data: {tables}.</p>
 {notes}
-{divs}
+{chart_divs(list(specs))}
 {page.extra_html}
-<script>
-const specs = {_script_json(specs)};
-window.views = {{}};
-window.chartsReady = Promise.all(Object.entries(specs).map(([name, spec]) =>
-  vegaEmbed("#chart-" + name, spec, {{actions: false, renderer: "svg"}})
-    .then((result) => {{ window.views[name] = result.view; }})))
-  .then(() => {{ document.body.dataset.rendered = "true"; }})
-  .catch((error) => {{ document.body.dataset.rendered = "error"; console.error(error); }});
-</script>
+{embed_script(specs)}
 </body></html>
 """
 
 
-def index_html(pages: list[Page], nav: str) -> str:
-    """The index: one link per page with its sentence and tables."""
+def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None) -> str:
+    """The index: the answer first (``lead``: its charts and ``extra_html``), then one link per page.
+
+    ``lead_specs`` are the lead's Vega-Lite dicts (built from ``lead.charts`` when not given).
+    """
+    lead_html = ""
+    if lead is not None:
+        lead_specs = lead_specs if lead_specs is not None else {n: c.to_dict() for n, c in lead.charts.items()}
+        tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in lead.tables)
+        lead_html = f"{chart_divs(list(lead_specs))}\n{lead.extra_html}\n<p class=\"from\">Data: {tables}.</p>"
+        lead_html += f"\n{embed_script(lead_specs)}"
     items = "\n".join(
         f'<li><a href="{html.escape(p.slug)}.html">{html.escape(p.title)}</a>: {html.escape(p.summary)} '
         f'(from {", ".join(f"<code>{html.escape(t)}</code>" for t in p.tables)})</li>'
         for p in pages
     )
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<title>edge-carbon dashboards</title>
-<link rel="icon" href="data:,">
-<style>{STYLE}</style>
-</head><body>
+    return f"""{head_html("edge-carbon dashboards")}<body>
 {nav}
 <h1>edge-carbon dashboards</h1>
 <p class="what">Does training foundation models on idle phones and laptops emit 4-8x less carbon
-than cloud GPUs? Each page below answers part of it from the published warehouse.</p>
+than cloud GPUs? The answer per scenario first; each page below answers part of it from the published warehouse.</p>
+{lead_html}
+<h2>Pages</h2>
 <ul>
 {items}
 </ul>

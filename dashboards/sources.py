@@ -8,9 +8,12 @@ import polars as pl
 
 from dashboards.shell import Page, query, values
 
+#: Column headings and their share of the table's width: the table fits the page (long cells wrap).
+COLUMNS = [("source", 15), ("title", 21), ("licence", 11), ("link", 22), ("retrieved", 9), ("feeds", 14), ("status", 8)]
+
 
 def table_html(frame: pl.DataFrame) -> str:
-    """The sources as an HTML table (links are plain anchors; nothing is fetched)."""
+    """The sources as an HTML table that fits the page width (links are plain anchors; nothing is fetched)."""
     rows = []
     for r in frame.iter_rows(named=True):
         url = r["url"] or ""
@@ -21,8 +24,10 @@ def table_html(frame: pl.DataFrame) -> str:
                 html.escape(r["license"] or ""), link, html.escape(r["retrieved_on"] or ""),
                 f"<code>{html.escape(r['table_name'])}</code>", html.escape(r["status"] or ""),
             )) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("source", "title", "licence", "link", "retrieved", "feeds", "status"))
-    return f'<table id="sources"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    cols = "".join(f'<col style="width: {w}%">' for _, w in COLUMNS)
+    head = "".join(f"<th>{h}</th>" for h, _ in COLUMNS)
+    return (f'<table id="sources" style="table-layout: fixed; width: 100%"><colgroup>{cols}</colgroup>'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:

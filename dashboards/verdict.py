@@ -1,5 +1,7 @@
 """Verdict page: the answer first. R per scenario against the paper's 4-8x, with its spread."""
 
+import html
+
 import altair as alt
 import duckdb
 import polars as pl
@@ -23,11 +25,13 @@ TOOLTIP = [
 ]
 
 
-def verdict_chart(frame: pl.DataFrame) -> alt.TopLevelMixin:
-    """R with its p05-p95 per scenario and basis, one panel per device class, the claim's band shaded."""
+def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, label_limit: int = 320,
+                  title: str = "R per scenario and basis: dot = deterministic, line = Monte Carlo p05-p95 (dashed: R = 1)",
+                  ) -> alt.TopLevelMixin:
+    """R with its p05-p95 per row label, one panel per device class, the claim's band shaded, R = 1 dashed."""
     order = frame.get_column("row_label").unique(maintain_order=True).to_list()
     base = alt.Chart()
-    y = alt.Y("row_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=320))
+    y = alt.Y("row_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=label_limit))
     y_offset = alt.YOffset("side:N", sort=["compute only", "with communication"])
     colour = alt.Color("side:N", title="R", scale=alt.Scale(domain=["compute only", "with communication"], range=["#1f77b4", "#d62728"]))
     x = alt.X("p05:Q", title="reduction factor R = cloud / edge (log; shaded: the paper's 4-8x)", scale=alt.Scale(type="log"))
@@ -37,9 +41,50 @@ def verdict_chart(frame: pl.DataFrame) -> alt.TopLevelMixin:
         x="low:Q", x2="high:Q", tooltip=alt.value("the paper's claim: R of 4-8x"))
     one = alt.Chart(values(pl.DataFrame({"r": [1.0]}))).mark_rule(color="#444", strokeDash=[4, 3]).encode(
         x="r:Q", tooltip=alt.value("R = 1: the edge emits as much as the cloud"))
-    return alt.layer(band, one, spread, point).properties(width=420, height=alt.Step(26)).facet(
-        column=alt.Column("device_class:N", title=None), data=values(frame)).properties(
-        title="R per scenario and basis: dot = deterministic, line = Monte Carlo p05-p95 (dashed: R = 1)")
+    return alt.layer(band, one, spread, point).properties(width=width, height=alt.Step(step)).facet(
+        column=alt.Column("device_class:N", title=None), data=values(frame)).properties(title=title)
+
+
+def headline_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """The headline basis of every scenario, with communication: the rows the index's sentence reads."""
+    return frame.filter(pl.col("is_headline") & (pl.col("side") == "with communication"))
+
+
+def verdict_sentence(frame: pl.DataFrame) -> str:
+    """The index's verdict as HTML, generated from marts.verdict rows (``frame``: the verdict query).
+
+    A sentence counting the verdicts per device class over the scenarios, then one line per
+    scenario (accounting frame, headline basis) with R, its p05-p95 and the verdict per class.
+    """
+    rows = headline_rows(frame)
+    n_scenarios = rows.get_column("scenario_id").n_unique()
+    per_class = []
+    for device in rows.get_column("device_class").unique(maintain_order=True).to_list():
+        counts = rows.filter(pl.col("device_class") == device).group_by("verdict", maintain_order=True).len()
+        counts = counts.sort("len", descending=True, maintain_order=True)
+        parts = [f"{v} in {n}" for v, n in counts.iter_rows()]
+        per_class.append(f"{device} fleets: {', '.join(parts)} of {n_scenarios} scenarios")
+    summary = ("At each scenario's headline equivalence basis, with its communication: " + "; ".join(per_class) + ".")
+    lines = []
+    for (scenario, frame_name, basis), group in rows.group_by(["scenario_id", "accounting_frame", "basis"],
+                                                            maintain_order=True):
+        clauses = [f"{r['device_class']} R = {r['r']:.2f}x (p05-p95 {r['p05']:.2f}-{r['p95']:.2f}), {r['verdict']}"
+                   for r in group.iter_rows(named=True)]
+        lines.append(f"<li><b>{html.escape(scenario)}</b> ({html.escape(frame_name)}, {html.escape(basis)} basis): "
+                     f"{html.escape('; '.join(clauses))}.</li>")
+    return (f'<p class="verdict" id="verdict-sentence">{html.escape(summary)}</p>\n'
+            f'<ul class="verdict" id="verdict-lines">{"".join(lines)}</ul>')
+
+
+def lead(con: duckdb.DuckDBPyConnection) -> Page:
+    """The index's lead: a compact verdict chart of the headline bases and the generated verdict sentence."""
+    frame = query(con, "verdict").filter(pl.col("is_headline")).with_columns(
+        (pl.col("scenario_id") + " [" + pl.col("basis") + "]").alias("row_label"))
+    chart = verdict_chart(frame, width=330, step=13, label_limit=260,
+                          title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "
+                                "shaded = the paper's 4-8x, dashed = R = 1")
+    return Page(slug="index", title="Verdict", summary="", tables=["marts.verdict"], charts={"verdict": chart},
+                extra_html=verdict_sentence(frame))
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:

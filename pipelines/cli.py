@@ -4,18 +4,17 @@
     edge-carbon sql "select ..."        query the published warehouse (read-only)
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
+    edge-carbon scenario new NAME ...   a scenario extending another, with --set param=value
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
 
-from pipelines.manifest import load_manifest, sha256_file
-from pipelines.paths import sources_dir, sql_text, warehouse_path
+from pipelines.paths import sql_text, warehouse_path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,11 +80,30 @@ def render_docs(args: argparse.Namespace) -> int:
 
 
 def sql(args: argparse.Namespace) -> int:
-    """Run one read-only query against the published warehouse and print the result."""
+    """Run one read-only query against the published warehouse and print the result.
+
+    ``--format table`` (default) and ``markdown`` print the first ``--limit`` rows (40); ``csv``
+    and ``json`` are for programs and print every row and every character unless ``--limit`` is given.
+    """
+    import json
+
     import duckdb
     import polars as pl
 
     from pipelines.warehouse import open_readonly, query_pl
+
+    def flat(frame: pl.DataFrame) -> pl.DataFrame:
+        """Nested columns (lists, structs) as JSON text, which CSV can hold."""
+        return frame.with_columns(
+            pl.Series(name, [None if v is None else json.dumps(v, default=str) for v in frame.get_column(name).to_list()],
+                      dtype=pl.String)
+            for name, dtype in frame.schema.items() if dtype.is_nested()
+        )
+
+    def cell(value: object) -> str:
+        """One markdown cell: the text in full, pipes escaped, line breaks as <br>."""
+        text = "" if value is None else str(value)
+        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
 
     try:
         with open_readonly() as con:
@@ -93,88 +111,62 @@ def sql(args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         print(f"query failed: {exc}", file=sys.stderr)
         return 1
-    with pl.Config(tbl_rows=args.limit, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
-        print(frame)
+    limit = args.limit if args.limit is not None else (None if args.format in ("csv", "json") else 40)
+    shown = frame if limit is None else frame.head(limit)
+    if args.format == "csv":
+        sys.stdout.write(flat(shown).write_csv())
+    elif args.format == "json":
+        sys.stdout.write(shown.write_json() + "\n")
+    elif args.format == "markdown":
+        lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+        lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in shown.iter_rows()]
+        print("\n".join(lines))
+        if shown.height < frame.height:
+            print(f"({shown.height} of {frame.height} rows; --limit N shows more)", file=sys.stderr)
+    else:
+        with pl.Config(tbl_rows=limit, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
+            print(frame)
     return 0
 
 
 def root_cause(info: object) -> str:
-    """The innermost error message of a Dagster SerializableErrorInfo chain."""
-    while getattr(info, "cause", None) is not None:
-        info = info.cause  # type: ignore[attr-defined]
-    return (getattr(info, "message", "") or "").strip()
+    """The message to show for a failed step, from a Dagster SerializableErrorInfo chain.
 
+    The project's own errors (:class:`pipelines.errors.EdgeCarbonError` and subclasses) name
+    the file and line, so the innermost of them is preferred; a library exception under it
+    (e.g. polars' ``empty CSV``) is only its detail. Without one, the innermost message.
+    """
+    from pipelines.errors import EdgeCarbonError
 
-def _toml_str(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    ours: set[str] = set()
+    pending: list[type] = [EdgeCarbonError]
+    while pending:
+        cls = pending.pop()
+        ours.add(cls.__name__)
+        pending.extend(cls.__subclasses__())
+    chain = []
+    seen: set[int] = set()
+    while info is not None and id(info) not in seen:
+        seen.add(id(info))
+        chain.append(info)
+        info = getattr(info, "cause", None) or getattr(info, "context", None)
+    own = [item for item in chain if getattr(item, "cls_name", None) in ours]
+    chosen = own[-1] if own else (chain[-1] if chain else None)
+    return (getattr(chosen, "message", "") or "").strip()
 
 
 def register(args: argparse.Namespace) -> int:
-    """Append a manifest entry for a file under sources/, or refresh one entry's sha256."""
-    if args.refresh:
-        entry = next((e for e in load_manifest_unverified() if e[0] == args.refresh), None)
-        if entry is None:
-            print(f"no source with id {args.refresh!r}", file=sys.stderr)
-            return 2
-        source_id, manifest_file, rel = entry
-        digest = sha256_file(sources_dir() / rel)
-        text = manifest_file.read_text(encoding="utf-8")
-        block = re.compile(r'(id\s*=\s*"' + re.escape(source_id) + r'".*?sha256\s*=\s*")[^"]*(")', re.S)
-        new, n = block.subn(lambda m: m.group(1) + digest + m.group(2), text, count=1)
-        if n != 1:
-            print(f"could not find sha256 of {source_id!r} in {manifest_file}", file=sys.stderr)
-            return 2
-        manifest_file.write_text(new, encoding="utf-8")
-        print(f"{source_id}: sha256 {digest}")
-        return 0
-    file = Path(args.file).resolve()
-    try:
-        rel = file.relative_to(sources_dir())
-    except ValueError:
-        print(f"{file} is not below {sources_dir()}; copy it there first", file=sys.stderr)
-        return 2
-    manifest_file = sources_dir() / "manifest" / args.manifest
-    lines = [
-        "",
-        "[[source]]",
-        f"id = {_toml_str(args.id)}",
-        f"path = {_toml_str(rel.as_posix())}",
-        f"title = {_toml_str(args.title)}",
-        f"url = {_toml_str(args.url)}",
-        f"license = {_toml_str(args.license)}",
-        f"retrieved_on = {time.strftime('%Y-%m-%d')}",
-        f"sha256 = {_toml_str(sha256_file(file))}",
-        f"kind = {_toml_str(args.kind)}",
-        f"table = {_toml_str(args.table)}",
-        f"status = {_toml_str(args.status)}",
-    ]
-    if args.option:
-        lines.append("")
-        lines.append("[source.options]")
-        for item in args.option:
-            key, _, value = item.partition("=")
-            if key == "is_synthetic" and value in ("true", "false"):
-                lines.append(f"{key} = {value}")
-            elif key == "idle_baseline_w":
-                lines.append(f"{key} = {float(value)!r}")
-            else:
-                lines.append(f"{key} = {_toml_str(value)}")
-    with manifest_file.open("a", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
-    load_manifest()  # fail now, not at the next run, if the entry is malformed
-    print(f"registered {args.id} in {manifest_file}")
-    return 0
+    """Validate, then append a manifest entry for a file under sources/ (or refresh one sha256)."""
+    from pipelines.registration import register_cli
+
+    return register_cli(args)
 
 
-def load_manifest_unverified() -> list[tuple[str, Path, str]]:
-    """(id, manifest file, path) of every entry, without checking hashes."""
-    import tomllib
+def scenario(args: argparse.Namespace) -> int:
+    """Write and register a scenario that extends another with a few parameters changed."""
+    from pipelines.registration import scenario_cli
 
-    out = []
-    for manifest_file in sorted((sources_dir() / "manifest").glob("*.toml")):
-        for raw in tomllib.loads(manifest_file.read_text(encoding="utf-8")).get("source", []):
-            out.append((raw.get("id"), manifest_file, raw.get("path")))
-    return out
+    return scenario_cli(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,24 +182,42 @@ def main(argv: list[str] | None = None) -> int:
     docs.set_defaults(func=render_docs)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")
-    query.add_argument("--limit", type=int, default=40, help="rows to print")
+    query.add_argument("--format", choices=["table", "csv", "json", "markdown"], default="table",
+                       help="table (default), csv, json (one object per row) or markdown")
+    query.add_argument("--limit", type=int, default=None,
+                       help="rows to print (default: 40 for table and markdown, every row for csv and json)")
     query.set_defaults(func=sql)
-    reg = sub.add_parser("register", help="add a file below sources/ to the manifest")
+    reg = sub.add_parser("register", help="validate a file below sources/ and add it to the manifest")
     reg.add_argument("file", nargs="?")
     reg.add_argument("--refresh", metavar="ID", help="recompute the sha256 of an existing entry")
-    reg.add_argument("--id")
+    reg.add_argument("--id", help="unique source id")
     reg.add_argument("--kind", help="parser, e.g. nvidia_smi, powermetrics, monsoon, android_sysfs, rapl, codecarbon")
-    reg.add_argument("--table", default="staging.benchmark_runs")
-    reg.add_argument("--title", default="")
+    reg.add_argument("--table", help="staging table (default: the one the kind feeds)")
+    reg.add_argument("--title", help="human-readable name (required)")
     reg.add_argument("--url", default="https://example.invalid/own-measurement")
     reg.add_argument("--license", default="CC-BY-4.0")
-    reg.add_argument("--status", default="primary", choices=["paper", "primary", "derived", "assumed"])
+    reg.add_argument("--attribution", help="attribution text, if the licence asks for one")
+    reg.add_argument("--notes", help="known quirks of the file")
+    reg.add_argument("--status", default="primary", help="paper | primary | derived | assumed")
     reg.add_argument("--manifest", default="local.toml", help="manifest file below sources/manifest/")
-    reg.add_argument("--option", action="append", metavar="KEY=VALUE", help="parser option, e.g. device_id=pixel-8")
+    reg.add_argument("--option", action="append", metavar="KEY=VALUE", help="parser option, e.g. device_id=nvidia-v100")
+    reg.add_argument("--dry-run", action="store_true", help="validate and print the entry; write nothing")
     reg.set_defaults(func=register)
+    scen = sub.add_parser("scenario", help="create a scenario from another with a few parameters changed")
+    scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
+    new = scen_sub.add_parser("new", help="write sources/scenarios/NAME.csv and register it")
+    new.add_argument("name", metavar="NAME")
+    new.add_argument("--extends", metavar="PARENT", help="scenario to inherit every other parameter from")
+    new.add_argument("--set", action="append", metavar="PARAM=VALUE", help="override a parameter of the parent")
+    new.add_argument("--range", action="append", metavar="PARAM=LOW:HIGH[:DIST]",
+                     help="range of an overridden parameter (DIST: uniform, triangular, normal, lognormal, point)")
+    new.add_argument("--reason", help="reasoning written on every row (default: says it was set on the command line)")
+    new.add_argument("--status", default="assumed", help="paper | primary | derived | assumed (default assumed)")
+    new.add_argument("--title", help="title of the manifest entry")
+    new.add_argument("--manifest", default="local.toml", help="manifest file below sources/manifest/")
+    new.add_argument("--dry-run", action="store_true", help="validate and print the file and entry; write nothing")
+    new.set_defaults(func=scenario)
     args = parser.parse_args(argv)
-    if args.command == "register" and not args.refresh and not (args.file and args.id and args.kind):
-        parser.error("register needs FILE, --id and --kind (or --refresh ID)")
     return args.func(args)
 
 

@@ -191,6 +191,57 @@ def rejects_where(
     return (frame.filter(~mask) if hits.height else frame), rejects
 
 
+# --- local clock times ----------------------------------------------------------------------
+
+
+def resolve_repeated_hour(
+    frame: pl.DataFrame, zone: str, *, label: str = "timestamp"
+) -> tuple[pl.DataFrame, list[Reject]]:
+    """Place the local times of a daylight-saving fall-back by the log's order.
+
+    ``frame`` (in file order) has ``ts`` (UTC, read with the earlier, summer-time offset) and
+    ``ts_late`` (UTC with the later, standard-time offset where the local time is ambiguous,
+    else null). A local time in the repeated hour is read in summer time on the first pass
+    and in standard time once the log has stepped back, i.e. when summer time would put it
+    before the reading on the line above it. If some ambiguous time fits neither reading
+    (the log is not in time order across the repeated hour), which pass each ambiguous line
+    belongs to is unknown: all of them are rejected (check ``ambiguous_local_time``) rather
+    than shifted. Returns the frame without ``ts_late``, and the rejects.
+    """
+    late_col = frame.get_column("ts_late")
+    if late_col.null_count() == frame.height:
+        return frame.drop("ts_late"), []
+    early = frame.get_column("ts").dt.epoch("us").to_numpy().copy()
+    late = late_col.dt.epoch("us").fill_null(0).to_numpy()
+    ambiguous = np.flatnonzero(late_col.is_not_null().to_numpy())
+    unordered = []
+    for i in ambiguous:
+        if i == 0 or early[i] >= early[i - 1]:
+            continue
+        if late[i] >= early[i - 1]:
+            early[i] = late[i]
+        else:
+            unordered.append(int(i))
+    if unordered:
+        local = frame[ambiguous].select(
+            "source_row", pl.col("ts").dt.convert_time_zone(zone).dt.strftime("%Y-%m-%d %H:%M:%S%.f").alias("local")
+        )
+        rejects = [
+            Reject(
+                row, label, "ambiguous_local_time", text,
+                f"{label}: {text} occurs twice in {zone} (the clocks went back) and the log is not in time order "
+                "across the repeated hour, so which pass this line belongs to cannot be told",
+            )
+            for row, text in local.iter_rows()
+        ]
+        keep = np.ones(frame.height, dtype=bool)
+        keep[ambiguous] = False
+        return frame.filter(pl.Series(keep)).drop("ts_late"), rejects
+    dtype = frame.schema["ts"]
+    resolved = pl.Series("ts", early).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").cast(dtype)
+    return frame.with_columns(resolved).drop("ts_late"), []
+
+
 # --- integration ---------------------------------------------------------------------------
 
 

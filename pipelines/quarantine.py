@@ -35,7 +35,7 @@ _CHECK_WORDS = [
     (re.compile(r"^in_range\((.*)\)$"), "must lie in [{0}]"),
     (re.compile(r"^isin\((.*)\)$"), "must be one of {0}"),
     (re.compile(r"^str_matches\((.*)\)$"), "must match {0}"),
-    (re.compile(r"^field_uniqueness$|^unique$"), "duplicates another row"),
+    (re.compile(r"^field_uniqueness$|^multiple_fields_uniqueness$|^unique$"), "duplicates another row"),
 ]
 
 
@@ -56,6 +56,74 @@ def _descriptions(model: type[pa.DataFrameModel]) -> dict[str, str]:
     return {c.name: c.description for c in checks if getattr(c, "description", None) and c.name}
 
 
+_PROVENANCE = ("source_id", "source_file", "source_row")
+
+
+def unique_keys(model: type[pa.DataFrameModel]) -> list[tuple[str, list[str]]]:
+    """(pandera check name, columns) of every uniqueness rule of ``model``.
+
+    A column with ``unique=True`` is ``field_uniqueness``; ``Config.unique`` is
+    ``multiple_fields_uniqueness`` (or ``field_uniqueness`` when it names one column).
+    """
+    schema = model.to_schema()
+    keys = [("field_uniqueness", [name]) for name, column in schema.columns.items() if column.unique]
+    config = schema.unique
+    if config:
+        names = [config] if isinstance(config, str) else list(config)
+        keys.append(("multiple_fields_uniqueness" if len(names) > 1 else "field_uniqueness", names))
+    return keys
+
+
+def split_repeats(model: type[pa.DataFrameModel], frame: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+    """Keep the first row of each key of ``model``'s uniqueness rules; reject the later ones.
+
+    pandera flags every copy of a repeated key, which would quarantine the first (valid)
+    row too. Here the first occurrence in file order is kept and each later one is
+    rejected with the line it repeats: as an exact duplicate (every column equal) or as a
+    key conflict (same key, other values).
+    """
+    keys = [(check, names) for check, names in unique_keys(model) if all(n in frame.columns for n in names)]
+    if not keys or frame.height < 2:
+        return frame, []
+    has_line = "source_row" in frame.columns
+    work = frame.with_row_index("__i")
+    content = [c for c in frame.columns if c not in _PROVENANCE]
+    rejects: list[Reject] = []
+    drop: set[int] = set()
+    for check, names in keys:
+        key = pl.struct(names)
+        if work.select(key.is_first_distinct().all()).item():
+            continue
+        first_line = (pl.col("source_row") if has_line else pl.col("__i")).first().over(names)
+        repeats = work.with_columns(first_line.alias("__first"), pl.struct(content).is_first_distinct().alias("__new")).filter(
+            ~key.is_first_distinct()
+        )
+        for row in repeats.iter_rows(named=True):
+            if row["__i"] in drop:
+                continue
+            drop.add(row["__i"])
+            shown = ", ".join(f"{n} = {row[n]}" for n in names)
+            column = names[0] if len(names) == 1 else None
+            prefix = f"{column}: " if column else ""
+            what = (
+                f"an exact duplicate of line {row['__first']}"
+                if not row["__new"]
+                else f"repeats the key ({shown}) of line {row['__first']} with different values"
+            )
+            rejects.append(
+                Reject(
+                    source_row=row["source_row"] if has_line else None,
+                    column_name=column,
+                    check_name=check,
+                    value=str(row[column]) if column else shown,
+                    reason=f"{prefix}{what}; the first is kept",
+                )
+            )
+    if not drop:
+        return frame, []
+    return work.filter(~pl.col("__i").is_in(sorted(drop))).drop("__i"), rejects
+
+
 def split_valid(
     model: type[pa.DataFrameModel], frame: pl.DataFrame, *, file: str
 ) -> tuple[pl.DataFrame, list[Reject]]:
@@ -63,8 +131,19 @@ def split_valid(
 
     ``frame`` must already be conformed to the model. A failure that concerns the whole
     table (a wrong dtype, a missing column) is not a row problem: it raises
-    :class:`SourceParseError` naming the file.
+    :class:`SourceParseError` naming the file. A repeated unique key keeps its first row
+    and rejects the later ones (:func:`split_repeats`).
     """
+    frame, repeat_rejects = split_repeats(model, frame)
+    valid, rejects = _split_checked(model, frame, file=file)
+    if not repeat_rejects:
+        return valid, rejects
+    return valid, sorted(repeat_rejects + rejects, key=lambda r: (r.source_row or 0, r.column_name or ""))
+
+
+def _split_checked(
+    model: type[pa.DataFrameModel], frame: pl.DataFrame, *, file: str
+) -> tuple[pl.DataFrame, list[Reject]]:
     try:
         model.validate(frame, lazy=True)
         return frame, []

@@ -91,6 +91,7 @@ class Warehouse(dg.ConfigurableResource):
             ok = not _run_failed(context)
             try:
                 if ok:
+                    _describe(con, context)
                     con.execute("checkpoint")
             finally:
                 con.close()
@@ -112,6 +113,24 @@ class Warehouse(dg.ConfigurableResource):
                 f"{WAREHOUSE_ENV} or pass Warehouse(path=...) and materialise through Dagster"
             )
         return self._con
+
+
+def _describe(con: duckdb.DuckDBPyConnection, context: dg.InitResourceContext) -> None:
+    """Before publishing: comment every table and column (the data dictionary, pipelines/dictionary.py).
+
+    Comments are documentation: a failure to write them is logged and the run still publishes
+    its data (the test suite requires every table and column to carry one).
+    """
+    # imported here: pipelines.dictionary imports the schemas, which import this module
+    from pipelines.dictionary import describe_warehouse
+
+    try:
+        missing = describe_warehouse(con)
+    except (duckdb.Error, ValueError) as exc:
+        context.log.error(f"data dictionary not written: {exc}")
+        return
+    if missing:
+        context.log.warning(f"no comment for {len(missing)} table(s)/column(s): {', '.join(missing[:20])}")
 
 
 def _run_failed(context: dg.InitResourceContext) -> bool:

@@ -13,6 +13,7 @@ from pandera.engines import polars_engine as pe
 
 from pipelines.errors import ManifestError, SourceParseError
 from pipelines.parsers.common import read_text_csv
+from pipelines.plausibility import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
 from pipelines.quarantine import Reject
 from schemas.base import Provenance
 
@@ -82,7 +83,11 @@ class GridIntensity(Provenance):
     period_start: UTC_TS = pa.Field(description="Start of the period the value covers (UTC, inclusive).")  # type: ignore[valid-type]
     period_end: UTC_TS = pa.Field(description="End of the period (UTC, exclusive).")  # type: ignore[valid-type]
     resolution: str = pa.Field(isin=RESOLUTIONS, description="Length of the period, ISO-8601: PT30M | PT1H | P1M | P1Y.")
-    gco2e_per_kwh: float = pa.Field(ge=0, le=2000, description="Carbon intensity of electricity, gCO2e per kWh.")
+    gco2e_per_kwh: float = pa.Field(
+        ge=GRID_MIN_G_PER_KWH,
+        le=GRID_MAX_G_PER_KWH,
+        description="Carbon intensity of electricity, gCO2e per kWh (physical bounds: pipelines/plausibility.py).",
+    )
     signal: str = pa.Field(isin=SIGNALS, description="actual | forecast | annual_average | monthly_average | marginal.")
     emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="direct (combustion only) | lifecycle (incl. construction, fuel supply) | unspecified.")
     is_estimated: bool = pa.Field(nullable=True, description="The source flags this value as estimated (modelled, not measured); null when the source does not say.")
@@ -118,6 +123,16 @@ class GridIntensity(Provenance):
         expected = signal.replace_strict(AVERAGE_SIGNALS, default=None, return_dtype=pl.String)
         ok = pl.when(expected.is_not_null()).then(resolution == expected).otherwise(resolution.is_in(SERIES_RESOLUTIONS))
         return data.lazyframe.select(ok.fill_null(True))
+
+    @pa.dataframe_check(
+        name="actual_not_in_future",
+        description="an actual value cannot be dated in the future (its period starts after the build time)",
+    )
+    @classmethod
+    def actual_not_in_future(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """An ``actual`` is measured, so its period has begun; a future one is a wrong date or signal."""
+        future = (pl.col("signal") == "actual") & (pl.col("period_start") > pl.lit(now_utc()))
+        return data.lazyframe.select(~future.fill_null(False))
 
     @pa.dataframe_check(
         name="unique_key",

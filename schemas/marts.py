@@ -159,7 +159,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
 
 
 class PaperReproduction(pa.DataFrameModel):
-    """marts.paper_reproduction. Grain: one published claim."""
+    """marts.paper_reproduction: every number the paper publishes, recomputed, with a verdict. Grain: one published claim."""
 
     claim_id: str = pa.Field(unique=True, description="Claim id (staging.paper_claims).")
     claim: str = pa.Field(description="The claim in words.")

@@ -15,7 +15,7 @@ PATTERN_LIST = list(PATTERNS)
 
 
 class FleetSizing(pa.DataFrameModel):
-    """marts.fleet_sizing. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
+    """marts.fleet_sizing: devices per cloud GPU on every basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
@@ -37,7 +37,7 @@ class FleetSizing(pa.DataFrameModel):
 
 
 class Communication(pa.DataFrameModel):
-    """marts.communication. Grain: scenario x edge device class x model size x communication pattern."""
+    """marts.communication: traffic, energy, link and memory feasibility and R per communication pattern. Grain: scenario x edge device class x model size x communication pattern."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
@@ -68,7 +68,7 @@ class Communication(pa.DataFrameModel):
 
 
 class EmbodiedAllocation(pa.DataFrameModel):
-    """marts.embodied_allocation. Grain: scenario x edge device class x allocation policy."""
+    """marts.embodied_allocation: edge embodied carbon charged to training, and R, under each allocation policy. Grain: scenario x edge device class x allocation policy."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
@@ -91,7 +91,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
 
 
 class Sensitivity(pa.DataFrameModel):
-    """marts.sensitivity (tornado). Grain: scenario x edge device class x pattern x ranged parameter."""
+    """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x ranged parameter."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
@@ -114,7 +114,7 @@ class Sensitivity(pa.DataFrameModel):
 
 
 class SensitivityGrid(pa.DataFrameModel):
-    """marts.sensitivity_grid. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
+    """marts.sensitivity_grid: R over the device multiplier and the edge's training hours per day. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
@@ -133,7 +133,7 @@ class SensitivityGrid(pa.DataFrameModel):
 
 
 class BreakEven(pa.DataFrameModel):
-    """marts.break_even. Grain: scenario x edge device class x pattern x parameter that moves R."""
+    """marts.break_even: the value of each parameter at which R reaches 1 and 4, all others fixed. Grain: scenario x edge device class x pattern x parameter that moves R."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")

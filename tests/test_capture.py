@@ -165,6 +165,7 @@ def test_rapl_backend_writes_counters_the_parser_reads(tmp_path: Path) -> None:
     backend = RaplBackend(root=tmp_path)
     log = tmp_path / "run.csv"
     recording = backend.record(log, period_s=0.05)
+    time.sleep(0.3)  # a plausible interval: 7.5 J in well over 5 ms (the bound for a desktop package is 1,600 W)
     (zone / "energy_uj").write_text("8500000\n")  # 7.5 J later
     recording.stop()
     lines = log.read_text().splitlines()

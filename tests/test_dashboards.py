@@ -12,10 +12,13 @@ import pytest
 
 from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
+from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS
 from pipelines.warehouse import open_readonly, query_pl
 
-PAGES = ["verdict", "reproduction", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources"]
+PAGES = ["verdict", "reproduction", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources", "dictionary"]
 MAX_PAGE_BYTES = 2_000_000
+#: The pages, the index and their shared script together (static PNG/SVG exports not counted).
+MAX_SITE_BYTES = 6_000_000
 
 
 @functools.cache
@@ -46,15 +49,53 @@ def test_index_links_every_page(site: dict) -> None:
         assert site["pages"][slug]["html"].is_file()
 
 
-def test_pages_are_self_contained_and_small(site: dict) -> None:
+def test_pages_load_only_the_local_vendor_script_and_are_small(site: dict) -> None:
+    vendor = site["vendor"]
+    assert vendor == site["index"].parent / VENDOR_SCRIPT and "window.vegaEmbed" in vendor.read_text(encoding="utf-8")
+    for slug, path in [("index", site["index"])] + [(s, p["html"]) for s, p in site["pages"].items()]:
+        text = path.read_text(encoding="utf-8")
+        assert path.stat().st_size < MAX_PAGE_BYTES, f"{slug}.html is {path.stat().st_size} bytes"
+        # Vega ships once, as a relative script: nothing remote, nothing inlined again
+        assert re.findall(r"<script\b[^>]*\bsrc=\"([^\"]*)\"", text) == [VENDOR_SCRIPT], slug
+        assert not re.search(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", text), slug
+        assert "<link rel=\"stylesheet\"" not in text and "window.vegaEmbed" not in text, slug
     for slug, page in site["pages"].items():
         text = page["html"].read_text(encoding="utf-8")
-        assert page["bytes"] < MAX_PAGE_BYTES, f"{slug}.html is {page['bytes']} bytes"
-        assert "<script src" not in text and "<link rel=\"stylesheet\"" not in text, slug
-        assert "window.vegaEmbed" in text, f"{slug}.html does not inline vega-embed"
         # every page says what it shows and which table it comes from
         assert re.search(r'<p class="what">.{20,}</p>', text), slug
         assert re.search(r'<p class="from">Data: <code>[a-z_]+\.[a-z_]+</code>', text), slug
+
+
+def test_site_weighs_under_6_mb(site: dict) -> None:
+    root = site["index"].parent
+    files = [p for p in root.rglob("*") if p.is_file() and p.relative_to(root).parts[0] != "static"]
+    assert site["vendor"] in files and site["index"] in files
+    total = sum(p.stat().st_size for p in files)
+    assert total < MAX_SITE_BYTES, f"pages and shared scripts weigh {total / 1e6:.2f} MB"
+
+
+def test_index_leads_with_the_verdict(site: dict, con) -> None:
+    index = site["index"].read_text(encoding="utf-8")
+    # the chart and the sentence come before the list of pages
+    assert index.index('id="chart-verdict"') < index.index('id="verdict-sentence"') < index.index("<h2>Pages</h2>")
+    assert site["index_charts"] == ["verdict"]
+    sentence = html.unescape(re.search(r'<p class="verdict" id="verdict-sentence">(.*?)</p>', index).group(1))
+    lines = re.search(r'<ul class="verdict" id="verdict-lines">(.*?)</ul>', index).group(1)
+    rows = query_pl(con, "select scenario_id, accounting_frame, basis, device_class, reduction_factor_with_comm as r, "
+                         "p05_with_comm as p05, p95_with_comm as p95, verdict from marts.verdict where is_headline")
+    scenarios = rows.get_column("scenario_id").n_unique()
+    assert scenarios >= 5
+    # one line per scenario, naming its frame and basis, with R, p05-p95 and the verdict per device class
+    assert lines.count("<li>") == scenarios
+    for r in rows.iter_rows(named=True):
+        line = re.search(rf"<li><b>{re.escape(r['scenario_id'])}</b> .*?</li>", lines).group(0)
+        assert html.escape(f"({r['accounting_frame']}, {r['basis']} basis)") in line
+        clause = f"{r['device_class']} R = {r['r']:.2f}x (p05-p95 {r['p05']:.2f}-{r['p95']:.2f}), {r['verdict']}"
+        assert html.escape(clause) in line, clause
+    # the summary counts the verdicts per device class over the scenarios
+    for (device, verdict), group in rows.group_by(["device_class", "verdict"]):
+        assert f"{verdict} in {group.height}" in sentence.split(f"{device} fleets:")[1].split("; ")[0]
+    assert f"of {scenarios} scenarios" in sentence
 
 
 def test_every_chart_has_png_and_svg(site: dict) -> None:
@@ -194,3 +235,65 @@ def test_sources_page_lists_every_source(site: dict, con) -> None:
     for source_id, license_, retrieved in rows.iter_rows():
         assert f"<td><code>{source_id}</code></td>" in text, source_id
         assert license_ in text and retrieved in text
+
+
+def walk(spec):
+    """Every dict inside a Vega-Lite spec."""
+    if isinstance(spec, dict):
+        yield spec
+        for value in spec.values():
+            yield from walk(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            yield from walk(value)
+
+
+def test_device_counts_print_as_whole_numbers(con) -> None:
+    from dashboards import BUILDERS
+
+    checked = 0
+    for build in BUILDERS:
+        page = build(con)
+        for name, chart in page.charts.items():
+            for node in walk(chart.to_dict()):
+                if "devices" in str(node.get("field", "")) and "format" in node:
+                    assert node["format"].endswith(".0f"), f"{page.slug}/{name}: {node}"
+                    checked += 1
+                for value in node.values():
+                    if isinstance(value, str) and "format(datum.devices" in value:
+                        assert re.search(r"format\(datum\.devices[a-z_]*, '[,]?\.0f'\)", value), value
+                        checked += 1
+    assert checked >= 3
+
+
+def test_zones_have_one_colour_across_the_site(con) -> None:
+    from dashboards import grid as grid_page
+
+    colours: dict[str, set[str]] = {}
+    for chart in grid_page.build(con).charts.values():
+        for node in walk(chart.to_dict()):
+            if node.get("field") == "zone" and "scale" in node:
+                scale = node["scale"]
+                for zone, colour in zip(scale["domain"], scale["range"], strict=True):
+                    colours.setdefault(zone, set()).add(colour)
+    assert {"DE", "GB", "FR"} <= set(colours)
+    assert all(len(c) == 1 for c in colours.values()), colours
+    assert all(colours[z] == {c} for z, c in ZONE_COLOURS.items() if z in colours)
+    assert len({next(iter(c)) for c in colours.values()}) == len(colours)  # no two zones share a colour
+
+
+def test_fleet_marks_the_headline_and_keeps_the_memory_floor_apart(site: dict, con) -> None:
+    text = site["pages"]["fleet"]["html"].read_text(encoding="utf-8")
+    rows = query_pl(con, "select scenario_id, basis, device_class, devices_memory_floor from marts.fleet_equivalence "
+                         "where is_headline")
+    for r in rows.iter_rows(named=True):
+        assert f'"scenario_id":"{r["scenario_id"]}","basis":"{r["basis"]}","is_headline":true,' \
+               f'"basis_label":"{r["basis"]} (headline)"' in text
+    # the floor is a table of its own, not a basis of the chart
+    assert '"basis":"memory_floor"' not in text and "memory_capacity" not in text and "devices_memory_floor" in text
+    table = re.search(r'<table id="memory-floor">(.*?)</table>', text).group(1)
+    for scenario, floor in query_pl(con, "select scenario_id, max(devices_memory_floor) from marts.fleet_equivalence "
+                                         "where device_class = 'laptop' group by all").iter_rows():
+        assert f"<tr><td><code>{scenario}</code></td><td>{floor:,.0f}</td>" in table
+    # selectors sit above the chart
+    assert text.index('id="controls-fleet"') < text.index('id="chart-fleet"')

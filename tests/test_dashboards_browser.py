@@ -1,8 +1,9 @@
 """Drive headless Chromium over every dashboard page from file:// with the network blocked.
 
-Each page must render marks in every chart, log no console error and request nothing beyond
-file:// and data: URLs. A screenshot per page goes to test-artifacts/dashboards/. Skipped when
-Chromium or chromedriver is not installed (CI installs both).
+Each page and the index must render marks in every chart, log no console error, request nothing
+beyond file:// and data: URLs (the shared vendor/vega-bundle.js is a file:// request) and fit a
+1,366 px wide window without horizontal scrolling. A screenshot per page goes to
+test-artifacts/dashboards/. Skipped when Chromium or chromedriver is not installed (CI installs both).
 """
 
 import json
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboards.shell import VENDOR_SCRIPT
 from pipelines.paths import PROJECT_ROOT
 from pipelines.warehouse import open_readonly
 from tests.test_dashboards import PAGES, rendered_site
@@ -22,6 +24,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "dashboards"
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+#: The narrowest window the pages are laid out for.
+WINDOW_WIDTH = 1366
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromedriver are not installed")
 
@@ -39,7 +43,7 @@ def browser() -> Iterator:
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--host-resolver-rules=MAP * ~NOTFOUND", "--disable-extensions", "--disable-sync",
-                 "--no-first-run", "--window-size=1200,1600", "--proxy-server=127.0.0.1:9"):
+                 "--no-first-run", f"--window-size={WINDOW_WIDTH},1600", "--proxy-server=127.0.0.1:9"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
@@ -68,22 +72,28 @@ def load(driver, path: Path) -> str:
         "window.chartsReady.then(() => done(document.body.dataset.rendered), (e) => done('error: ' + e));")
 
 
-@pytest.mark.parametrize("slug", PAGES)
+@pytest.mark.parametrize("slug", ["index", *PAGES])
 def test_page_renders_offline(site: dict, browser, slug: str) -> None:
     browser.get_log("browser")
     browser.get_log("performance")
-    page = site["pages"][slug]
-    assert load(browser, page["html"]) == "true"
+    path, charts = (site["index"], site["index_charts"]) if slug == "index" else (
+        site["pages"][slug]["html"], site["pages"][slug]["charts"])
+    assert load(browser, path) == "true"
     marks = browser.execute_script(
         "return Array.from(document.querySelectorAll('div.chart')).map((div) => ["
         "div.id, div.querySelectorAll('svg g.role-mark path, svg g.role-mark text, svg g.role-mark line').length])")
-    assert [name for name, _ in marks] == [f"chart-{c}" for c in page["charts"]]
+    assert [name for name, _ in marks] == [f"chart-{c}" for c in charts]
     for name, count in marks:
         assert count > 0, f"{slug}: {name} drew no marks"
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], f"{slug}: console errors {errors}"
-    remote = [u for u in requested_urls(browser) if not u.startswith(LOCAL_SCHEMES)]
+    urls = requested_urls(browser)
+    remote = [u for u in urls if not u.startswith(LOCAL_SCHEMES)]
     assert remote == [], f"{slug}: requests left the machine: {remote}"
+    assert (path.parent / VENDOR_SCRIPT).as_uri() in urls, f"{slug}: the shared Vega script was not loaded"
+    # no horizontal scrolling in a 1,366 px window
+    width, inner = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert inner == WINDOW_WIDTH and width <= inner, f"{slug}: {width} px wide in a {inner} px window"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(ARTIFACTS / f"{slug}.png"))
 
@@ -116,21 +126,21 @@ def test_sliders_and_selector_change_the_drawn_value(site: dict, browser, built_
     at_default = highlighted(browser)
     assert f"R = {expected['paper_text/laptop']:.2f}x at 8 h/day" in at_default["laptop"]
 
-    set_input(browser, '#chart-heatmap input[name="hours"]', "4")
+    set_input(browser, '#controls-heatmap input[name="hours"]', "4")
     at_4 = highlighted(browser)
-    set_input(browser, '#chart-heatmap input[name="hours"]', "8")
+    set_input(browser, '#controls-heatmap input[name="hours"]', "8")
     at_8 = highlighted(browser)
     assert at_4["laptop"] != at_8["laptop"]
     # 4 h/day: twice the devices for the same work (30 laptops, 138 phones), so the same R
-    assert f"R = {expected['paper_text/laptop']:.2f}x at 4 h/day, 30.00 devices" in at_4["laptop"]
-    assert "at 4 h/day, 138.00 devices" in at_4["phone"]
+    assert f"R = {expected['paper_text/laptop']:.2f}x at 4 h/day, 30 devices" in at_4["laptop"]
+    assert "at 4 h/day, 138 devices" in at_4["phone"]
     assert at_8 == at_default
 
-    set_input(browser, '#chart-heatmap input[name="multiplier"]', "2")
+    set_input(browser, '#controls-heatmap input[name="multiplier"]', "2")
     assert f"R = {expected['paper_text/laptop'] / 2:.2f}x at 8 h/day" in highlighted(browser)["laptop"]
-    set_input(browser, '#chart-heatmap input[name="multiplier"]', "1")
+    set_input(browser, '#controls-heatmap input[name="multiplier"]', "1")
 
-    set_input(browser, '#chart-heatmap select[name="scenario"]', "vendor_fp32")
+    set_input(browser, '#controls-heatmap select[name="scenario"]', "vendor_fp32")
     assert f"R = {expected['vendor_fp32/laptop']:.2f}x at 8 h/day" in highlighted(browser)["laptop"]
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []

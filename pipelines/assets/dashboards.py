@@ -5,6 +5,7 @@ import base64
 import dagster as dg
 
 from dashboards import SITE_ENV, render_site, site_dir
+from pipelines.dictionary import describe_warehouse
 from pipelines.warehouse import Warehouse
 
 
@@ -24,18 +25,21 @@ class DashboardsConfig(dg.Config):
         ["core", "scenario_parameters"], ["staging", "grid_intensity"], ["staging", "sources"], ["marts", "verdict"],
         ["marts", "uncertainty"], ["marts", "uncertainty_distribution"], ["marts", "uncertainty_drivers"],
         ["marts", "sensitivity"], ["marts", "sensitivity_grid"],
+        # the Data dictionary page lists every table: the marts no other page reads
+        ["marts", "break_even"], ["marts", "communication"], ["marts", "embodied_allocation"], ["marts", "fleet_sizing"],
     ],
 )
 def dashboards_site(context: dg.AssetExecutionContext, config: DashboardsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """The dashboard site: index.html plus one self-contained page per topic, and PNG/SVG exports.
 
     Grain: one HTML page per topic (Verdict, Reproduction, Energy, Scaling, Lifecycle, Fleet,
-    Sensitivity, Uncertainty, Grid, Sources), each with Vega, Vega-Lite and vega-embed inlined so it
-    opens from file:// offline; ``static/`` holds a PNG and an SVG of every chart. Reads the
+    Sensitivity, Uncertainty, Grid, Sources, Data dictionary), each loading Vega, Vega-Lite and
+    vega-embed from one local ``vendor/vega-bundle.js`` so it opens from file:// offline; ``static/`` holds a PNG and an SVG of every chart. Reads the
     tables built in the same run. Output folder: config ``out_dir``, else env
     ``EDGE_CARBON_SITE``, else ``dashboards/site``.
     """
     out = site_dir(config.out_dir or None)
+    describe_warehouse(warehouse.connection())  # the comments the Data dictionary page shows
     result = render_site(warehouse.connection(), out)
     context.log.info(f"rendered {len(result['pages'])} dashboard pages into {out} in {result['seconds']:.1f}s")
     images = []

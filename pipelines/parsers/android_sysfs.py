@@ -36,6 +36,7 @@ from pipelines.energy import (
 )
 from pipelines.errors import SourceParseError
 from pipelines.parsers.common import checked_casts, read_text_csv, require_columns
+from pipelines.plausibility import check_samples
 from pipelines.staging import Parsed
 
 TIME, CURRENT, VOLTAGE = "timestamp_ms", "current_now", "voltage_now"
@@ -110,4 +111,6 @@ def parse_android_sysfs(path: Path, options: Mapping[str, Any]) -> Parsed:
         pl.lit(True).alias("counts_to_total"),
         "source_row",
     )
+    out, bad = check_samples(out, kind="android_sysfs", options=options, labels={"ts": TIME, "power_w": CURRENT})
+    rejects += bad
     return Parsed(frame=out, rejects=sorted(rejects, key=lambda r: (r.source_row or 0, r.column_name or "")))

@@ -29,6 +29,9 @@ def read_text_csv(path: Path, *, skip_rows: int = 0, separator: str = ",", encod
             truncate_ragged_lines=False,
         )
     except (pl.exceptions.PolarsError, UnicodeDecodeError, OSError) as exc:
+        line, why = _diagnose(path, skip_rows=skip_rows, separator=separator, encoding=encoding)
+        if why is not None:
+            raise SourceParseError(path, line, f"not a readable CSV: {why}") from exc
         raise SourceParseError(path, _line_of(exc), f"not a readable CSV: {_first_line(exc)}") from exc
     if not frame.columns or frame.columns == [""]:
         raise SourceParseError(path, skip_rows + 1, "no header row")
@@ -36,6 +39,42 @@ def read_text_csv(path: Path, *, skip_rows: int = 0, separator: str = ",", encod
         raise SourceParseError(path, skip_rows + 1, "header has a column named source_row, which is reserved")
     header_line = skip_rows + 1
     return frame.with_row_index("source_row", offset=header_line + 1).with_columns(pl.col("source_row").cast(pl.Int64))
+
+
+def _diagnose(path: Path, *, skip_rows: int, separator: str, encoding: str) -> tuple[int | None, str | None]:
+    """(line, reason) of a CSV the reader refused: empty, not UTF-8, or a line with extra fields.
+
+    (None, None) when none of these explains it. Reads the file once more; only on failure.
+    """
+    import csv
+    import io
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, None
+    if not data.strip():
+        return None, "the file is empty (no header row)"
+    if encoding in ("utf8", "utf-8"):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line = data.count(b"\n", 0, bad.start) + 1
+            return line, f"byte 0x{data[bad.start]:02x} at offset {bad.start} is not UTF-8 text (save the file as UTF-8)"
+    else:
+        text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")[skip_rows:]
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=separator)
+    width = None
+    try:
+        for number, record in enumerate(reader, start=skip_rows + 1):
+            if width is None:
+                width = len(record)
+            elif len(record) > width:
+                return number, f"{len(record)} fields where the header has {width} (an unquoted {separator!r} in a value?)"
+    except csv.Error as exc:
+        return skip_rows + reader.line_num, str(exc)
+    return None, None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -48,6 +87,11 @@ def _line_of(exc: BaseException) -> int | None:
 
     match = re.search(r"line (\d+)", str(exc))
     return int(match.group(1)) if match else None
+
+
+def is_nan_text(name: str) -> pl.Expr:
+    """True where a text cell reads ``NaN`` (any case): a missing value, like a blank cell."""
+    return pl.col(name).str.strip_chars().str.to_lowercase().is_in(["nan", "-nan", "+nan"]).fill_null(False)
 
 
 def require_columns(path: Path, frame: pl.DataFrame, names: list[str] | tuple[str, ...], line: int = 1) -> None:

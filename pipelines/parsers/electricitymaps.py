@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.errors import SourceParseError
-from pipelines.parsers.common import checked_casts
+from pipelines.parsers.common import checked_casts, is_nan_text
 from pipelines.parsers.uk_carbon_intensity import (
     BadCell,
     json_instant,
@@ -98,6 +98,13 @@ def parse_electricitymaps_csv(path: Path, options: Mapping[str, Any]) -> Parsed:
             frame, is_blank(column), column=labels[column], check="missing_value", value=None,
             reason=lambda row, c=labels[column], k=kept: f"{c} is blank: {k}",
         )
+    for column in ("direct", "lifecycle"):
+        # NaN is a missing value of this cell only, as a blank is: the other column's row stays.
+        rejects += rejects_where(
+            frame, is_nan_text(column), column=labels[column], check="missing_value", value=column,
+            reason=lambda row, c=labels[column]: f"{c} is NaN (no value): the hour's other row is kept",
+        )
+        frame = frame.with_columns(pl.when(is_nan_text(column)).then(None).otherwise(pl.col(column)).alias(column))
     frame = frame.filter(~(is_blank("datetime") | is_blank("zone")))
     typed, cast_rejects = checked_casts(
         frame,

@@ -28,6 +28,7 @@ from pipelines.energy import (
     run_options,
 )
 from pipelines.parsers.common import checked_casts, read_text_csv, require_columns
+from pipelines.plausibility import check_samples
 from pipelines.staging import Parsed
 
 TIME, CURRENT, VOLTAGE = "Time(ms)", "Main(mA)", "Main Voltage(V)"
@@ -62,5 +63,7 @@ def parse_monsoon(path: Path, options: Mapping[str, Any]) -> Parsed:
         pl.lit(True).alias("counts_to_total"),
         "source_row",
     )
+    out, bad = check_samples(out, kind="monsoon", options=options, labels={"ts": TIME, "power_w": CURRENT})
+    rejects += bad
     return Parsed(frame=out, rejects=sorted(rejects, key=lambda r: (r.source_row or 0, r.column_name or "")))
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.parsers.common import checked_casts, require_columns
+from pipelines.parsers.common import checked_casts, is_nan_text, require_columns
 from pipelines.parsers.uk_carbon_intensity import gb_zone, zero_actual_reason
 from pipelines.staging import Parsed
 from schemas.grid_intensity import (
@@ -51,16 +51,23 @@ def parse_neso_csv(path: Path, options: Mapping[str, Any]) -> Parsed:
     frame = frame.filter(~(is_blank("from") | is_blank("to"))).with_columns(
         pl.col("forecast").alias("__forecast_text"), pl.col("actual").alias("__actual_text")
     )
+    for column in ("forecast", "actual"):
+        # NaN is a missing value of this cell only, as a blank is: the other signal's row stays.
+        rejects += rejects_where(
+            frame, is_nan_text(column), column=column, check="missing_value", value=column,
+            reason=lambda row, c=column: f"{c} is NaN (no value): the half-hour's other row is kept",
+        )
+        frame = frame.with_columns(pl.when(is_nan_text(column)).then(None).otherwise(pl.col(column)).alias(column))
     typed, cast_rejects = checked_casts(
         frame, {"from": TIMESTAMP, "to": TIMESTAMP, "forecast": pl.Float64, "actual": pl.Float64}
     )
     rejects += cast_rejects
     rejects += rejects_where(
-        typed, pl.col("forecast").is_null(), column="forecast", check="missing_value", value=None,
+        typed, pl.col("forecast").is_null() & ~is_nan_text("__forecast_text"), column="forecast", check="missing_value", value=None,
         reason=lambda row: "forecast is blank: no forecast row for this half-hour",
     )
     rejects += rejects_where(
-        typed, pl.col("actual").is_null(), column="actual", check="missing_value", value=None,
+        typed, pl.col("actual").is_null() & ~is_nan_text("__actual_text"), column="actual", check="missing_value", value=None,
         reason=lambda row: "actual is blank: NESO published no outturn for this half-hour; the forecast row is kept",
     )
     rejects += rejects_where(

@@ -13,7 +13,12 @@ are ignored.
 
 Timestamps are local time with no zone, so the manifest option ``timezone`` (IANA name) is
 required. A local time that does not exist (skipped by a daylight-saving change) rejects its
-row; an ambiguous one (the repeated hour) takes the earliest instant.
+row. A local time of the repeated hour of a fall-back is placed by the log's order: summer
+time on the first pass, standard time once the log has stepped back
+(:func:`pipelines.energy.resolve_repeated_hour`); if the log is not in time order across that
+hour, its ambiguous lines are rejected, never shifted. Implausible readings (power above the
+device's bound, future or out-of-span times, steps back in time) are rejected by
+:func:`pipelines.plausibility.check_samples`.
 
 Row problems are rejected with the file's column name: ``[N/A]`` / ``[Not Supported]`` power
 (nvidia-smi could not read the sensor), unreadable numbers or times, empty cells. Blank lines
@@ -38,8 +43,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pipelines.energy import EARLIEST, LATEST, run_options, timezone_option
+from pipelines.energy import EARLIEST, LATEST, resolve_repeated_hour, run_options, timezone_option
 from pipelines.errors import SourceParseError
+from pipelines.plausibility import check_samples
 from pipelines.quarantine import Reject
 from pipelines.staging import Parsed
 
@@ -129,11 +135,25 @@ def _general_times(raw: pl.Expr) -> pl.Expr:
     return raw.str.strip_chars().str.to_datetime(TIME_FORMAT, time_unit="ms", strict=False)
 
 
-def _to_utc(naive: pl.Expr, zone: str) -> pl.Expr:
+def _to_utc(naive: pl.Expr, zone: str, ambiguous: str = "earliest") -> pl.Expr:
     if zone == "UTC":
         return naive.dt.replace_time_zone("UTC")
-    local = naive.dt.replace_time_zone(zone, ambiguous="earliest", non_existent="null")
+    local = naive.dt.replace_time_zone(zone, ambiguous=ambiguous, non_existent="null")
     return local.dt.convert_time_zone("UTC")
+
+
+def _may_change_offset(zone: str, first: Any, last: Any) -> bool:
+    """Whether local times between ``first`` and ``last`` (naive) may cross a UTC-offset change."""
+    if zone == "UTC" or first is None:
+        return False
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(zone)
+    if last - first > dt.timedelta(days=60):
+        return True
+    day = dt.timedelta(days=1)
+    return (first - day).replace(tzinfo=tz).utcoffset() != (last + day).replace(tzinfo=tz).utcoffset()
 
 
 @dataclass(frozen=True)
@@ -248,6 +268,14 @@ def _typed_block(path: Path, block: bytes, first_line: int, ends: np.ndarray, la
     if frame.select((pl.col("naive").is_null() & pl.col(_T).is_not_null()).any()).item():
         frame = frame.with_columns(pl.coalesce("naive", _general_times(pl.col(_T))).alias("naive"))
     frame = frame.with_columns(_to_utc(pl.col("naive"), layout.zone).alias("ts"))
+    span = frame.select(pl.col("naive").min().alias("first"), pl.col("naive").max().alias("last")).row(0)
+    if _may_change_offset(layout.zone, *span):
+        # Around a fall-back the repeated hour reads two ways; keep the standard-time reading
+        # of those lines for resolve_repeated_hour (null elsewhere).
+        late = _to_utc(pl.col("naive"), layout.zone, "latest")
+        frame = frame.with_columns(pl.when(late != pl.col("ts")).then(late).alias("ts_late"))
+    else:
+        frame = frame.with_columns(pl.lit(None, dtype=frame.schema["ts"]).alias("ts_late"))
     first, last = frame.select(pl.col("ts").min().alias("first"), pl.col("ts").max().alias("last")).row(0)
     if first is not None and (first < EARLIEST or last >= LATEST):
         frame = frame.with_columns(pl.when(pl.col("ts").is_between(pl.lit(EARLIEST), pl.lit(LATEST), closed="left")).then(pl.col("ts")).alias("ts"))
@@ -264,7 +292,7 @@ def _parse_block(path: Path, block: bytes, first_line: int, ends: np.ndarray, la
         # otherwise keep this block's whole text buffer alive.
         rejects = _rejects(frame.filter(failed), layout.power_name, layout.zone)
         frame = frame.filter(~failed)
-    return frame.select("source_row", "ts", "channel", "power_w"), rejects
+    return frame.select("source_row", "ts", "ts_late", "channel", "power_w"), rejects
 
 
 def _rejects(bad: pl.DataFrame, power_name: str, zone: str) -> list[Reject]:
@@ -336,7 +364,11 @@ def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
     if parts:
         typed = pl.concat(parts, how="vertical", rechunk=False)
     else:
-        typed = pl.DataFrame(schema={"source_row": pl.UInt32, "ts": pl.Datetime("ms", "UTC"), "channel": CHANNELS, "power_w": pl.Float64})
+        typed = pl.DataFrame(
+            schema={"source_row": pl.UInt32, "ts": pl.Datetime("ms", "UTC"), "ts_late": pl.Datetime("ms", "UTC"), "channel": CHANNELS, "power_w": pl.Float64}
+        )
+    typed, bad = resolve_repeated_hour(typed, zone, label=_T)
+    rejects.extend(bad)
     frame = typed.select(
         pl.lit(run.run_id).alias("run_id"),
         "ts",
@@ -345,4 +377,6 @@ def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
         pl.lit(True).alias("counts_to_total"),
         "source_row",
     )
+    frame, bad = check_samples(frame, kind="nvidia_smi", options=options, labels={"ts": _T, "power_w": power_name})
+    rejects.extend(bad)
     return Parsed(frame=frame, rejects=rejects)

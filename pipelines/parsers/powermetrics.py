@@ -39,6 +39,7 @@ import polars as pl
 
 from pipelines.energy import EARLIEST, LATEST, run_options
 from pipelines.errors import SourceParseError
+from pipelines.plausibility import check_samples
 from pipelines.quarantine import Reject
 from pipelines.staging import Parsed
 
@@ -179,4 +180,5 @@ def parse_powermetrics(path: Path, options: Mapping[str, Any]) -> Parsed:
         schema={"ts": pl.Datetime("us", "UTC"), "channel": pl.String, "power_w": pl.Float64, "counts_to_total": pl.Boolean, "source_row": pl.Int64},
     )
     frame = frame.select(pl.lit(run.run_id).alias("run_id"), pl.all())
-    return Parsed(frame=frame, rejects=rejects)
+    frame, bad = check_samples(frame, kind="powermetrics", options=options, labels={"ts": BLOCK_LABEL}, channel_labels=LABELS)
+    return Parsed(frame=frame, rejects=sorted(rejects + bad, key=lambda r: r.source_row or 0))

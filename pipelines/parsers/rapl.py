@@ -38,6 +38,7 @@ from pipelines.energy import (
     whole_number,
 )
 from pipelines.parsers.common import checked_casts, read_text_csv, require_columns
+from pipelines.plausibility import check_samples
 from pipelines.staging import Parsed
 
 TIME, DOMAIN, ENERGY, RANGE = "timestamp_ns", "domain", "energy_uj", "max_energy_range_uj"
@@ -102,4 +103,6 @@ def parse_rapl(path: Path, options: Mapping[str, Any]) -> Parsed:
         "interval_s",
         "source_row",
     ).sort("source_row")
+    out, bad = check_samples(out, kind="rapl", options=options, labels={"ts": TIME, "power_w": ENERGY})
+    rejects += bad
     return Parsed(frame=out, rejects=sorted(rejects, key=lambda r: (r.source_row or 0, r.column_name or "")))

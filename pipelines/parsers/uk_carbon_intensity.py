@@ -145,13 +145,18 @@ def parse_uk_ci_payload(obj: Any, label: str, options: Mapping[str, Any]) -> Par
             intensity = record.get("intensity")
             if not isinstance(intensity, dict):
                 raise BadCell("intensity", show(intensity), "intensity: expected an object with forecast and actual")
-            forecast = json_number(intensity, "forecast", "intensity.forecast")
-            actual = json_number(intensity, "actual", "intensity.actual")
+            nan = [key for key in ("forecast", "actual") if isinstance(intensity.get(key), float) and math.isnan(intensity[key])]
+            # NaN is a missing value of that cell only, as null is: the other signal's row stays.
+            cells = {key: None for key in nan} | {k: v for k, v in intensity.items() if k not in nan}
+            forecast = json_number(cells, "forecast", "intensity.forecast")
+            actual = json_number(cells, "actual", "intensity.actual")
         except BadCell as bad:
             rejects.append(Reject(number, bad.column, "parse", bad.value, bad.reason))
             continue
         base = {**zone, "period_start": start, "period_end": end, "resolution": "PT30M", "emission_scope": "direct", "is_estimated": None, "fetched_at": fetched_at, "source_row": number}
-        if forecast is None:
+        for key in nan:
+            rejects.append(Reject(number, f"intensity.{key}", "missing_value", "NaN", f"intensity.{key} is NaN (no value): the half-hour's other row is kept"))
+        if forecast is None and "forecast" not in nan:
             rejects.append(Reject(number, "intensity.forecast", "missing_value", None, "intensity.forecast is null: the API gave no forecast for this half-hour"))
         else:
             rows.append({**base, "signal": "forecast", "gco2e_per_kwh": forecast})

@@ -1,0 +1,93 @@
+"""Data dictionary page: every table and column of the warehouse with its type and meaning.
+
+The meaning is the comment each table and column carries in the warehouse (``COMMENT ON``,
+written from the pandera models by pipelines/dictionary.py), read back from DuckDB's catalog.
+"""
+
+import html
+import re
+
+import altair as alt
+import duckdb
+import polars as pl
+
+from dashboards.shell import Page, query, values
+
+#: Schemas shown, in page order: what analysts query first.
+SCHEMAS = ["marts", "core", "staging", "quarantine", "raw"]
+
+#: Column widths are fixed and long words break, so the tables never overflow the page width.
+STYLE = """<style>
+.dictionary table { width: 100%; table-layout: fixed; margin-bottom: 1.2rem; }
+.dictionary th, .dictionary td, .dictionary p, .toc { overflow-wrap: anywhere; }
+.dictionary col.name { width: 24%; } .dictionary col.type { width: 16%; } .dictionary col.meaning { width: 60%; }
+.dictionary h2 { font-size: 1.1rem; margin: 1.4rem 0 0.3rem; }
+.toc { line-height: 1.6; }
+.toc a { margin-right: 0.6rem; white-space: nowrap; }
+</style>"""
+
+
+def anchor(table_id: str) -> str:
+    """The id of a table's section, e.g. ``table-marts-verdict``."""
+    return "table-" + re.sub(r"[^a-z0-9_]+", "-", table_id.lower())
+
+
+def tables_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per table: schema, name, comment and column count, in page order."""
+    return frame.group_by("table_id", maintain_order=True).agg(
+        pl.col("schema_name").first(), pl.col("table_name").first(), pl.col("table_comment").first(),
+        pl.len().alias("columns"), pl.col("column_comment").is_null().sum().alias("undocumented"),
+    )
+
+
+def table_html(frame: pl.DataFrame) -> str:
+    """A contents line, then per table its comment and a column | type | meaning table."""
+    tables = tables_frame(frame)
+    toc = " ".join(f'<a href="#{anchor(t)}"><code>{html.escape(t)}</code></a>' for t in tables.get_column("table_id"))
+    sections = []
+    for table in tables.iter_rows(named=True):
+        cols = frame.filter(pl.col("table_id") == table["table_id"])
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{c}</td>" for c in (
+                f"<code>{html.escape(r['column_name'])}</code>",
+                html.escape(r["data_type"] + ("" if r["is_nullable"] else " not null")),
+                html.escape(r["column_comment"] or "(no comment)"),
+            )) + "</tr>"
+            for r in cols.iter_rows(named=True))
+        head = "".join(f"<th>{h}</th>" for h in ("column", "type", "meaning"))
+        sections.append(
+            f'<section id="{anchor(table["table_id"])}"><h2><code>{html.escape(table["table_id"])}</code></h2>'
+            f'<p>{html.escape(table["table_comment"] or "(no comment)")}</p>'
+            '<table><colgroup><col class="name"><col class="type"><col class="meaning"></colgroup>'
+            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>")
+    return f'{STYLE}<p class="toc">Tables: {toc}</p><div class="dictionary" id="dictionary">{"".join(sections)}</div>'
+
+
+def build(con: duckdb.DuckDBPyConnection) -> Page:
+    """Build the page from DuckDB's catalog (duckdb_tables(), duckdb_columns())."""
+    frame = query(con, "dictionary", {"schemas": SCHEMAS})
+    tables = tables_frame(frame)
+    chart = (
+        alt.Chart(values(tables), title="Columns per table, by schema (hover for what the table holds)")
+        .mark_bar()
+        .encode(
+            y=alt.Y("table_id:N", title=None, sort=None, axis=alt.Axis(labelLimit=300)),
+            x=alt.X("columns:Q", title="columns"),
+            color=alt.Color("schema_name:N", title="schema", sort=SCHEMAS),
+            tooltip=[alt.Tooltip("table_id:N", title="table"), alt.Tooltip("columns:Q"),
+                     alt.Tooltip("undocumented:Q", title="columns without a comment"),
+                     alt.Tooltip("table_comment:N", title="what it holds")],
+        )
+        .properties(width=600, height=alt.Step(16))
+    )
+    return Page(
+        slug="dictionary",
+        title="Data dictionary",
+        summary=f"Every table ({tables.height}) and column ({frame.height}) of the warehouse with its type and "
+                "meaning: the comments written from the pandera models, read back from DuckDB's catalog.",
+        tables=["main.duckdb_tables", "main.duckdb_columns"],
+        charts={"tables": chart},
+        notes=["In any DuckDB client: select table_name, column_name, comment from duckdb_columns() "
+               "where schema_name = 'marts'."],
+        extra_html=table_html(frame),
+    )

@@ -1,0 +1,18 @@
+-- Data dictionary page: every table and column of the warehouse with its type and comment.
+-- The comments are written from the pandera models (pipelines/dictionary.py) and read back from
+-- DuckDB's catalog, as any client can: duckdb_tables() and duckdb_columns().
+select
+    t.schema_name,
+    t.table_name,
+    t.schema_name || '.' || t.table_name as table_id,
+    t.comment as table_comment,
+    c.column_index,
+    c.column_name,
+    c.data_type,
+    c.is_nullable,
+    c.comment as column_comment
+from duckdb_tables() as t
+join duckdb_columns() as c using (database_name, schema_name, table_name)
+where t.database_name = current_database()
+  and list_contains($schemas, t.schema_name)
+order by list_position($schemas, t.schema_name), t.table_name, c.column_index
