@@ -165,8 +165,12 @@ def test_rapl_backend_writes_counters_the_parser_reads(tmp_path: Path) -> None:
     backend = RaplBackend(root=tmp_path)
     log = tmp_path / "run.csv"
     recording = backend.record(log, period_s=0.05)
-    time.sleep(0.3)  # a plausible interval: 7.5 J in well over 5 ms (the bound for a desktop package is 1,600 W)
-    (zone / "energy_uj").write_text("8500000\n")  # 7.5 J later
+    time.sleep(0.2)
+    (zone / "counter.tmp").write_text("8500000\n")  # 7.5 J later, swapped in whole as sysfs would show it
+    (zone / "counter.tmp").replace(zone / "energy_uj")
+    # let a periodic poll read the new counter, so the 7.5 J span one polling period (about 150 W, a
+    # plausible package power), not the few microseconds between the last poll and the closing reading
+    time.sleep(0.2)
     recording.stop()
     lines = log.read_text().splitlines()
     assert lines[0] == RAPL_HEADER and lines[1].split(",")[1:] == ["package-0", "1000000", "262143328850"]
