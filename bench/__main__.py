@@ -2,8 +2,8 @@
 
 1. **nvidia-smi ingest.** A 5,000,000-sample nvidia-smi log (two GPUs, a few ``[N/A]``
    cells) is generated once into ``bench/out/``. Two implementations read and integrate it:
-   the project's (``pipelines.parsers.nvidia_smi.parse_nvidia_smi`` then
-   ``pipelines.energy.integrate``, per channel) and a plain pandas one (:mod:`bench.pandas_baseline`).
+   the project's (``pipelines.ingest.parsers.nvidia_smi.parse_nvidia_smi`` then
+   ``pipelines.ingest.energy.integration.integrate``, per channel) and a plain pandas one (:mod:`bench.pandas_baseline`).
    Each repeat runs in a fresh subprocess that reports the ingest's wall time (imports
    excluded) and its own peak memory: peak RSS at the end minus the RSS right after the
    imports. The two must agree on every GPU's energy to 1e-6 relative.
@@ -16,7 +16,7 @@
    distributions (else the first scenario whose headline is measured_throughput) evaluated for
    both device classes and all six communication patterns on the headline basis, then the
    quantiles and mean of R, in a fresh subprocess. The project's path is
-   ``pipelines.uncertainty.summarize`` (draw, evaluate set-wise in DuckDB, the mart's whole
+   ``pipelines.model.uncertainty.summarize`` (draw, evaluate set-wise in DuckDB, the mart's whole
    summary), run twice: first and second run (target 3 s), and the process's peak memory
    (target 2 GiB). The baseline is the same formula vectorised in numpy
    (:mod:`bench.numpy_model`: evaluate, ``numpy.quantile``); like for like, both evaluate the
@@ -85,15 +85,15 @@ def peak_rss_bytes() -> int:
 
 
 def polars_energies(result: Any) -> dict[str, float]:
-    """``{channel: energy_j}`` from ``pipelines.energy.integrate(..., per_channel=True)``."""
+    """``{channel: energy_j}`` from ``pipelines.ingest.energy.integration.integrate(..., per_channel=True)``."""
     return {str(row["channel"]): float(row["energy_j"]) for row in result.iter_rows(named=True)}
 
 
 def worker(impl: str, path: Path) -> int:
     """Ingest ``path`` once with ``impl``; print time, memory and per-GPU energies as JSON."""
     if impl == "polars":
-        from pipelines.energy import integrate
-        from pipelines.parsers.nvidia_smi import parse_nvidia_smi
+        from pipelines.ingest.energy.integration import integrate
+        from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
 
         def run() -> dict[str, float]:
             parsed = parse_nvidia_smi(path, {"timezone": "UTC", "run_id": "bench"})
@@ -122,7 +122,7 @@ def worker(impl: str, path: Path) -> int:
 
 def monte_carlo_scenario(con: Any) -> str:
     """:data:`MC_SCENARIO` if the warehouse has it, else the first scenario whose headline basis is measured_throughput."""
-    from pipelines.warehouse import query_pl
+    from pipelines.warehouse.queries import query_pl
 
     scenarios = query_pl(con, "select scenario_id, headline_basis from core.scenarios order by scenario_id")
     if MC_SCENARIO in scenarios.get_column("scenario_id").to_list():
@@ -134,7 +134,7 @@ def monte_carlo_scenario(con: Any) -> str:
 
 
 def headline_summary(summary: Any) -> Any:
-    """The rows of a ``pipelines.uncertainty.summarize`` frame on each scenario's headline basis."""
+    """The rows of a ``pipelines.model.uncertainty.summarize`` frame on each scenario's headline basis."""
     import polars as pl
 
     return summary.filter(pl.col("is_headline")) if "is_headline" in summary.columns else summary
@@ -159,8 +159,8 @@ def per_draw_difference(con: Any, draws: Any) -> float:
     import polars as pl
 
     from bench import numpy_model
-    from pipelines.model import model_view
-    from pipelines.warehouse import query_pl
+    from pipelines.model.formula import model_view
+    from pipelines.warehouse.queries import query_pl
 
     keys = ["scenario_id", "variant_id", "device_class", "pattern"]
     with model_view(con, draws.drawn, constants=draws.constants):
@@ -208,9 +208,10 @@ def mc_worker(warehouse: Path, draws: int, check_draws: int) -> int:
     import polars as pl
 
     from bench import numpy_model
-    from pipelines.model import model_view, scenario_inputs
-    from pipelines.uncertainty import draw_inputs, summarize
-    from pipelines.warehouse import open_readonly, query_pl
+    from pipelines.model.formula import model_view, scenario_inputs
+    from pipelines.model.uncertainty import draw_inputs, summarize
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.queries import query_pl
 
     with open_readonly(warehouse) as con:
         scenario = monte_carlo_scenario(con)
@@ -298,7 +299,7 @@ def parser_available() -> bool:
     """Whether the project's nvidia-smi parser and energy module can be imported."""
     from importlib.util import find_spec
 
-    return find_spec("pipelines.parsers.nvidia_smi") is not None and find_spec("pipelines.energy") is not None
+    return find_spec("pipelines.ingest.parsers.nvidia_smi") is not None and find_spec("pipelines.ingest.energy.integration") is not None
 
 
 def bench_ingest(report: Report, samples: int, repeats: int) -> None:
@@ -313,7 +314,7 @@ def bench_ingest(report: Report, samples: int, repeats: int) -> None:
     report.add("nvidia-smi log size", f"{size / 1e6:.1f} MB ({samples:,} samples)")
     impls = ["polars", "pandas"] if parser_available() else ["pandas"]
     if "polars" not in impls:
-        print("pipelines.parsers.nvidia_smi or pipelines.energy is missing: only the pandas baseline runs")
+        print("pipelines.ingest.parsers.nvidia_smi or pipelines.ingest.energy is missing: only the pandas baseline runs")
         report.add("project ingest", "not available (parser missing)", f">= {TARGET_SPEEDUP:g}x pandas", False)
     results: dict[str, list[dict[str, Any]]] = {impl: [] for impl in impls}
     for repeat in range(1, repeats + 1):

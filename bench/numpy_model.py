@@ -7,7 +7,7 @@ classes and all six communication patterns. Every expression keeps the SQL's ope
 so the two agree to the last few bits (``make bench`` and the tests hold them to 1e-9
 relative).
 
-Inputs are :class:`pipelines.uncertainty.Draws`: the drawn columns (one row per draw) and each
+Inputs are :class:`pipelines.model.uncertainty.Draws`: the drawn columns (one row per draw) and each
 scenario's constants. A parameter is a numpy array (one value per draw) or a float (the same
 for every draw); numpy broadcasting mixes the two, so constants are never copied per draw.
 """
@@ -22,8 +22,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.model import PATTERNS
-from pipelines.uncertainty import Draws
+from pipelines.model.uncertainty import Draws
+from schemas.vocabulary import PATTERNS
 
 #: Edge device classes, in report order (the column prefixes of their parameters).
 DEVICE_CLASSES = ("laptop", "phone")

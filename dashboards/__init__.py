@@ -35,15 +35,15 @@ from dashboards.shell import (
     index_html,
     javascript_bundle,
     nav_html,
+    open_readonly,
     page_html,
     warm_up_converter,
     write_vendor,
 )
-from pipelines.paths import PROJECT_ROOT
 
 #: Environment variable that overrides where the site is written.
 SITE_ENV = "EDGE_CARBON_SITE"
-DEFAULT_SITE: Path = PROJECT_ROOT / "dashboards" / "site"
+DEFAULT_SITE: Path = Path(__file__).resolve().parent / "site"
 
 #: Page builders in the order of the navigation.
 BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
@@ -107,8 +107,6 @@ def _export(pages: list[Page], specs: dict[str, dict[str, dict]], out: Path, sta
 
 def render_all(warehouse_path: str | Path, out_dir: str | Path) -> dict:
     """Render every dashboard from the published warehouse at ``warehouse_path`` (opened read-only)."""
-    from pipelines.warehouse import open_readonly
-
     path = Path(warehouse_path)
     if not path.is_file():
         raise FileNotFoundError(f"no warehouse at {path}: run `make run` first")

@@ -1,7 +1,7 @@
 """Data dictionary page: every table and column of the warehouse with its type and meaning.
 
 The meaning is the comment each table and column carries in the warehouse (``COMMENT ON``,
-written from the pandera models by pipelines/dictionary.py), read back from DuckDB's catalog.
+written from the pandera models by pipelines/warehouse/dictionary.py), read back from DuckDB's catalog.
 """
 
 import html

@@ -9,13 +9,13 @@ import duckdb
 import polars as pl
 
 from dashboards.shell import Page, query, scenario_param, values
-from pipelines.sensitivity import HOURS as GRID_HOURS
-from pipelines.sensitivity import MULTIPLIERS as GRID_MULTIPLIERS
 
-#: Device multipliers m of the grid (the slider steps through exactly these).
+#: Device multipliers m and edge hours per day of marts.sensitivity_grid (the sliders step
+#: through exactly these). A copy of pipelines.model.sensitivity's MULTIPLIERS and HOURS, which
+#: build that mart: the dashboards read tables only (tests/test_dashboards.py keeps them equal).
 MULTIPLIER_STEP = 0.25
-MULTIPLIERS = list(GRID_MULTIPLIERS)  # 0.25 .. 3.0
-HOURS_MIN, HOURS_MAX = int(GRID_HOURS[0]), int(GRID_HOURS[-1])
+MULTIPLIERS = [round(0.25 * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
+HOURS_MIN, HOURS_MAX = 1, 24
 #: The heatmap shows compute-only R; the tornado offers these patterns.
 GRID_PATTERN = "none"
 TORNADO_PATTERNS = ["none", "radio_window", "pipeline"]

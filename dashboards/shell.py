@@ -19,8 +19,6 @@ import duckdb
 import polars as pl
 import vl_convert as vlc
 
-from pipelines.warehouse import query_pl
-
 SQL_DIR: Path = Path(__file__).resolve().parent / "sql"
 #: Vega-Lite version the specs are written for (Altair's schema), e.g. "6.4".
 VL_VERSION: str = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
@@ -55,7 +53,14 @@ def query(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | No
     path = SQL_DIR / f"{name}.sql"
     if not path.is_file():
         raise FileNotFoundError(f"dashboard query {path} does not exist")
-    return query_pl(con, path.read_text(encoding="utf-8"), params)
+    return pl.from_arrow(con.sql(path.read_text(encoding="utf-8"), params=params).to_arrow_table())  # type: ignore[return-value]
+
+
+def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a published warehouse, its session in UTC."""
+    con = duckdb.connect(str(path), read_only=True)
+    con.execute("set TimeZone = 'UTC'")
+    return con
 
 
 def values(frame: pl.DataFrame) -> alt.Data:

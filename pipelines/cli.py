@@ -25,9 +25,9 @@ def run(args: argparse.Namespace) -> int:
 
     # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from pipelines.assets.grid_feeds import LIVE_KEY
-    from pipelines.definitions import defs
-    from pipelines.warehouse import open_readonly
+    from pipelines.defs.assets.grid_feeds import LIVE_KEY
+    from pipelines.defs.definitions import defs
+    from pipelines.warehouse.database import open_readonly
 
     started = time.perf_counter()
     job = defs.resolve_job_def("build_warehouse")
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 def render_docs(args: argparse.Namespace) -> int:
     """Write the verdict tables of README.md and docs/findings.md from the published warehouse."""
-    from pipelines.docs import write_docs
-    from pipelines.warehouse import open_readonly
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.docs import write_docs
 
     with open_readonly(warehouse_path()) as con:
         for path in write_docs(con, Path.cwd()):
@@ -90,7 +90,8 @@ def sql(args: argparse.Namespace) -> int:
     import duckdb
     import polars as pl
 
-    from pipelines.warehouse import open_readonly, query_pl
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.queries import query_pl
 
     def flat(frame: pl.DataFrame) -> pl.DataFrame:
         """Nested columns (lists, structs) as JSON text, which CSV can hold."""
@@ -157,14 +158,14 @@ def root_cause(info: object) -> str:
 
 def register(args: argparse.Namespace) -> int:
     """Validate, then append a manifest entry for a file under sources/ (or refresh one sha256)."""
-    from pipelines.registration import register_cli
+    from pipelines.ingest.registration import register_cli
 
     return register_cli(args)
 
 
 def scenario(args: argparse.Namespace) -> int:
     """Write and register a scenario that extends another with a few parameters changed."""
-    from pipelines.registration import scenario_cli
+    from pipelines.ingest.registration import scenario_cli
 
     return scenario_cli(args)
 

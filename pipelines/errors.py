@@ -33,3 +33,12 @@ class SourceParseError(EdgeCarbonError):
         self.line = line
         where = f"{self.path}, line {line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+
+class OptionError(ManifestError, SourceParseError):
+    """A manifest option of one file is missing or malformed (a manifest and a parse error)."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        self.path = str(path)
+        self.line = None
+        EdgeCarbonError.__init__(self, f"{self.path}: {message}")

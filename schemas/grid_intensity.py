@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
-
 import pandera.polars as pa
 import polars as pl
 from pandera.engines import polars_engine as pe
 
-from pipelines.errors import ManifestError, SourceParseError
-from pipelines.parsers.common import read_text_csv
-from pipelines.plausibility import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
-from pipelines.quarantine import Reject
 from schemas.base import Provenance
+from schemas.bounds import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
 
 RESOLUTIONS = ["PT30M", "PT1H", "P1M", "P1Y"]
 SIGNALS = ["actual", "forecast", "annual_average", "monthly_average", "marginal"]
@@ -86,7 +78,7 @@ class GridIntensity(Provenance):
     gco2e_per_kwh: float = pa.Field(
         ge=GRID_MIN_G_PER_KWH,
         le=GRID_MAX_G_PER_KWH,
-        description="Carbon intensity of electricity, gCO2e per kWh (physical bounds: pipelines/plausibility.py).",
+        description="Carbon intensity of electricity, gCO2e per kWh (physical bounds: schemas/bounds.py).",
     )
     signal: str = pa.Field(isin=SIGNALS, description="actual | forecast | annual_average | monthly_average | marginal.")
     emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="direct (combustion only) | lifecycle (incl. construction, fuel supply) | unspecified.")
@@ -159,129 +151,3 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "fetched_at": pl.Datetime("us", "UTC"),
     "source_row": pl.Int64(),
 }
-
-
-# --- Helpers shared by the grid parsers (pipelines/parsers/{ember,neso,uk_carbon_intensity,
-# --- electricitymaps,eia930}.py): manifest options, timestamp casts, blank cells, final rows.
-
-
-def option_datetime(options: Mapping[str, Any], key: str, path: Path | str) -> dt.datetime:
-    """A UTC instant from the manifest options: a TOML datetime with offset, a date, or ISO text.
-
-    A date means 00:00 UTC of that day (``fetched_at = 2026-11-29`` for a downloaded file).
-    """
-    value = options.get(key)
-    if isinstance(value, str):
-        try:
-            value = dt.datetime.fromisoformat(value)
-        except ValueError:
-            value = None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        value = dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
-    if not isinstance(value, dt.datetime) or value.tzinfo is None:
-        raise ManifestError(
-            path,
-            f"the manifest entry of this file needs options.{key} as a date or a UTC datetime "
-            f"(e.g. {key} = 2026-11-29 or {key} = 2023-03-15T12:01:00Z); got {options.get(key)!r}",
-        )
-    return value.astimezone(dt.UTC)
-
-
-def option_text(options: Mapping[str, Any], key: str, path: Path | str, default: str | None = None) -> str:
-    """A text option from the manifest; ``default`` when absent, else a ManifestError naming the file."""
-    value = options.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise ManifestError(path, f"the manifest entry of this file needs options.{key} (text); got {options.get(key)!r}")
-    return value
-
-
-def optional_text(options: Mapping[str, Any], key: str, path: Path | str) -> str | None:
-    """A text option that may be absent (None); present but not text is a ManifestError."""
-    if options.get(key) is None:
-        return None
-    return option_text(options, key, path)
-
-
-def utc_timestamp(formats: Sequence[str], example: str) -> Callable[[pl.Expr], pl.Expr]:
-    """A cast for :func:`pipelines.parsers.common.checked_casts`: text -> UTC datetime.
-
-    Formats with ``%z`` are converted from their offset to UTC; formats without an offset are
-    read as UTC wall-clock time. The first format that reads a cell wins.
-    """
-
-    def cast(expr: pl.Expr) -> pl.Expr:
-        text = expr.str.strip_chars()
-        parsed = []
-        for fmt in formats:
-            value = text.str.to_datetime(fmt, strict=False, time_unit="us")
-            has_offset = "%z" in fmt or "%:z" in fmt
-            parsed.append(value.dt.convert_time_zone("UTC") if has_offset else value.dt.replace_time_zone("UTC"))
-        return pl.coalesce(parsed)
-
-    cast.__doc__ = f"a UTC timestamp like {example!r}"
-    return cast
-
-
-def is_blank(name: str) -> pl.Expr:
-    """True where a text cell is missing or only whitespace."""
-    return pl.col(name).is_null() | (pl.col(name).str.strip_chars() == "")
-
-
-def rejects_where(
-    frame: pl.DataFrame,
-    mask: pl.Expr,
-    *,
-    column: str | None,
-    check: str,
-    value: str | None,
-    reason: Callable[[dict[str, Any]], str],
-) -> list[Reject]:
-    """One Reject per row of ``frame`` where ``mask`` holds; ``value`` names the column to quote."""
-    hits = frame.filter(mask.fill_null(False))
-    return [
-        Reject(
-            source_row=row["source_row"],
-            column_name=column,
-            check_name=check,
-            value=None if value is None or row[value] is None else str(row[value]),
-            reason=reason(row),
-        )
-        for row in hits.iter_rows(named=True)
-    ]
-
-
-def grid_rows(frame: pl.DataFrame, **constants: Any) -> pl.DataFrame:
-    """The parser's output: ``ROW_SCHEMA`` columns from ``frame`` and ``constants``.
-
-    Columns neither in ``frame`` nor in ``constants`` are null; ``period_end`` defaults to
-    ``period_start`` plus one ``resolution`` step.
-    """
-    exprs = []
-    for name, dtype in ROW_SCHEMA.items():
-        if name in constants:
-            exprs.append(pl.lit(constants[name], dtype=dtype).alias(name))
-        elif name in frame.columns:
-            exprs.append(pl.col(name).cast(dtype).alias(name))
-        elif name != "period_end":
-            exprs.append(pl.lit(None, dtype=dtype).alias(name))
-    out = frame.select(exprs)
-    if "period_end" not in out.columns:
-        out = out.with_columns(period_end_expr(pl.col("period_start"), pl.col("resolution")).alias("period_end"))
-    return out.select(list(ROW_SCHEMA))
-
-
-def empty_rows() -> pl.DataFrame:
-    """A zero-row parser output."""
-    return pl.DataFrame(schema=ROW_SCHEMA)
-
-
-def read_grid_csv(path: Path) -> pl.DataFrame:
-    """:func:`pipelines.parsers.common.read_text_csv`, with every polars failure as SourceParseError.
-
-    (A header that itself names a ``source_row`` column collides with the line-number column
-    read_text_csv adds; that is a malformed file, not a crash.)
-    """
-    try:
-        return read_text_csv(path)
-    except pl.exceptions.PolarsError as exc:
-        raise SourceParseError(path, 1, f"not a readable CSV: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.model import BASES
+from schemas.vocabulary import (
+    ACCOUNTING_FRAMES,
+    BASES,
+    COMM_PATTERNS,
+    DEVICE_CLASSES,
+    EDGE_DEVICE_CLASSES,
+)
 
 
 def finite_positive(data: pa.PolarsData) -> pl.LazyFrame:
@@ -53,7 +59,7 @@ class LifecycleCarbon(pa.DataFrameModel):
     """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=["cloud_gpu", "laptop", "phone"], description="cloud_gpu | laptop | phone.")
+    device_class: str = pa.Field(isin=list(DEVICE_CLASSES), description="cloud_gpu | laptop | phone.")
     horizon_years: float = pa.Field(gt=0, description="Accounting horizon T, years.")
     embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to the horizon, kgCO2e.")
     operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over the horizon, kgCO2e.")
@@ -76,7 +82,7 @@ class FleetEquivalence(pa.DataFrameModel):
     """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: " + ", ".join(BASES) + ".")
     is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else its headline_basis (binding or measured_throughput).")
     cloud_gpu_capacity: float = pa.Field(gt=0, description="Cloud GPU capacity on this basis, in capacity_unit.")
@@ -91,7 +97,7 @@ class FleetEquivalence(pa.DataFrameModel):
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
     edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
     edge_embodied_kgco2e: float = pa.Field(ge=0, description="Allocated embodied part (0 under the paper's policy), kgCO2e.")
-    comm_pattern: str = pa.Field(isin=["radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline"], description="The communication pattern behind comm_* and reduction_factor_with_comm: the scenario's comm_pattern (the paper's radio window in its own scenarios).")
+    comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The communication pattern behind comm_* and reduction_factor_with_comm: the scenario's comm_pattern (the paper's radio window in its own scenarios).")
     comm_gb: float = pa.Field(ge=0, description="Data the pattern needs the fleet to move over the horizon, GB (network energy is charged on these bytes).")
     comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon under comm_pattern (radio + network), kgCO2e.")
     link_time_share: float = pa.Field(ge=0, description="Radio time one online device needs for comm_pattern / its training window; > 1: the links cannot carry it in time.")
@@ -119,7 +125,7 @@ class ScalingEnergy(pa.DataFrameModel):
     """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=["cloud_gpu", "laptop", "phone"], description="Device class.")
+    device_class: str = pa.Field(isin=list(DEVICE_CLASSES), description="Device class.")
     model_id: str = pa.Field(description="OPT size.")
     params: float = pa.Field(gt=0, description="Parameters.")
     compute_kwh: float = pa.Field(gt=0, description="Compute energy, kWh.")
@@ -137,7 +143,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     """marts.distributed_training_energy (paper Table 2, estimate). Grain: scenario x device class x pattern."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
     model_id: str = pa.Field(description="Model trained (OPT-1.3B).")
     pattern: str = pa.Field(isin=["idealized", "parameter_server", "ring_allreduce", "pipeline"], description="Communication pattern (comm_bytes in sql/model/macros.sql).")
     devices: float = pa.Field(ge=1, description="Devices in the fleet.")
@@ -186,10 +192,10 @@ class Verdict(pa.DataFrameModel):
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
-    accounting_frame: str = pa.Field(isin=["as_published", "attributional", "consequential"], description="as_published (the paper's mixed frame) | attributional | consequential.")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published (the paper's mixed frame) | attributional | consequential.")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: the scenario's headline and measured_throughput.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
-    device_class: str = pa.Field(isin=["laptop", "phone"], description="Edge device class.")
+    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
     devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis.")
     reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only (marts.fleet_equivalence).")
     p05: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R, compute only.")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.model import PATTERNS
 from schemas.marts import finite_positive
+from schemas.vocabulary import PATTERNS, POLICIES
 
 DEVICE_CLASSES = ["laptop", "phone"]
 PATTERN_LIST = list(PATTERNS)
@@ -72,7 +72,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
-    policy: str = pa.Field(isin=["none", "battery_wear", "per_use_hour"], description="none (the paper) | battery_wear | per_use_hour.")
+    policy: str = pa.Field(isin=list(POLICIES.values()), description="none (the paper) | battery_wear | per_use_hour.")
     is_scenario_policy: bool = pa.Field(description="The policy the scenario itself uses.")
     devices: float = pa.Field(gt=0, description="Devices per GPU (headline basis).")
     embodied_per_device_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to training per device over the horizon, kgCO2e.")

@@ -14,8 +14,8 @@ from pipelines.paths import WAREHOUSE_ENV
 
 def build(path: Path) -> dg.ExecuteInProcessResult:
     """Run the build_warehouse job, publishing to ``path``."""
-    from pipelines.definitions import defs
-    from pipelines.warehouse import Warehouse
+    from pipelines.defs.definitions import defs
+    from pipelines.defs.resources import Warehouse
 
     # render the dashboards beside the warehouse, not into the repository's dashboards/site/
     os.environ.setdefault("EDGE_CARBON_SITE", str(path.parent / "site"))

@@ -8,8 +8,8 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.manifest import SourceEntry, sha256_file
-from pipelines.staging import Parser, Staged, parse_entry, validate_parsed
+from pipelines.ingest.manifest import SourceEntry, sha256_file
+from pipelines.ingest.staging import Parser, Staged, parse_entry, validate_parsed
 
 
 def entry_for(path: Path, *, kind: str, table: str, options: dict[str, Any] | None = None, source_id: str = "test_source") -> SourceEntry:

@@ -26,9 +26,9 @@ from bench.__main__ import (
     summary_difference,
 )
 from bench.pandas_baseline import ingest
-from pipelines.model import PATTERNS
+from pipelines.model.uncertainty import Draws, draw_inputs
 from pipelines.paths import PROJECT_ROOT
-from pipelines.uncertainty import Draws, draw_inputs
+from schemas.vocabulary import PATTERNS
 
 SAMPLES = 10_000
 
@@ -108,8 +108,8 @@ def test_pandas_baseline_converts_local_time(tmp_path: Path) -> None:
 
 
 def test_project_parser_agrees_with_pandas(tiny_log: Path) -> None:
-    from pipelines.energy import integrate
-    from pipelines.parsers.nvidia_smi import parse_nvidia_smi
+    from pipelines.ingest.energy.integration import integrate
+    from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
 
     parsed = parse_nvidia_smi(tiny_log, {"timezone": "UTC", "run_id": "bench"})
     result = integrate(parsed.frame, per_channel=True)
@@ -165,8 +165,9 @@ def test_numpy_macros_match_the_sql_definitions() -> None:
 
 def every_scenario_draws(warehouse: Path, n_draws: int, seed: int) -> tuple[Draws, int]:
     """``n_draws`` draws of every scenario in the warehouse, and the number of scenarios."""
-    from pipelines.model import scenario_inputs
-    from pipelines.warehouse import open_readonly, query_pl
+    from pipelines.model.formula import scenario_inputs
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.queries import query_pl
 
     with open_readonly(warehouse) as con:
         base = scenario_inputs(con)
@@ -176,7 +177,7 @@ def every_scenario_draws(warehouse: Path, n_draws: int, seed: int) -> tuple[Draw
 
 def test_numpy_model_agrees_with_the_sql_for_every_scenario(built_warehouse: Path) -> None:
     """R per draw, class and pattern (headline basis) from numpy and from sql/model/evaluate.sql."""
-    from pipelines.warehouse import open_readonly
+    from pipelines.warehouse.database import open_readonly
 
     draws, scenarios = every_scenario_draws(built_warehouse, 300, seed=11)
     evaluated = numpy_model.evaluate(draws)
@@ -200,7 +201,7 @@ def with_varied(draws: Draws, columns: dict[str, pa.Array]) -> Draws:
 
 def test_numpy_model_agrees_with_the_sql_on_every_branch(built_warehouse: Path) -> None:
     """Headline basis, stated count, GPU variant, accounting frame and embodied policy mixed within one scenario's draws."""
-    from pipelines.warehouse import open_readonly
+    from pipelines.warehouse.database import open_readonly
 
     draws, _ = every_scenario_draws(built_warehouse, 240, seed=12)
     v = draws.drawn.column("variant_id").to_numpy()
@@ -219,8 +220,8 @@ def test_numpy_model_agrees_with_the_sql_on_every_branch(built_warehouse: Path) 
 
 def test_numpy_summary_matches_the_sql_summary(built_warehouse: Path) -> None:
     """p05/p50/p95 and mean of R per scenario x class x pattern: numpy.quantile against DuckDB's quantile_cont."""
-    from pipelines.uncertainty import summarize
-    from pipelines.warehouse import open_readonly
+    from pipelines.model.uncertainty import summarize
+    from pipelines.warehouse.database import open_readonly
 
     draws, scenarios = every_scenario_draws(built_warehouse, 1_001, seed=13)
     ours = numpy_model.summarize(draws)
@@ -242,7 +243,8 @@ def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
     assert len(result["sql_seconds"]) == len(result["numpy_seconds"]) == 2
     assert min(result["sql_seconds"] + result["numpy_seconds"]) > 0
     assert result["peak_rss"] >= result["rss_before"] > 10_000_000
-    from pipelines.warehouse import open_readonly, query_pl
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.queries import query_pl
 
     with open_readonly(built_warehouse) as con:
         scenario = query_pl(con, "select * from core.scenarios where scenario_id = $s", {"s": result["scenario"]})

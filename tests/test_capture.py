@@ -18,13 +18,13 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs the capture extra: make test EXTRAS=dev,capture")
 
-from pipelines.capture import backends  # after the skip: these modules import torch
-from pipelines.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
-from pipelines.capture.cli import EXIT_NO_BACKEND, main
-from pipelines.capture.model import CONFIGS, CausalLM, parameter_count
-from pipelines.capture.protocol import read_back, software_versions
-from pipelines.capture.registration import _type_options
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
+from tools.capture import backends
+from tools.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
+from tools.capture.cli import EXIT_NO_BACKEND, main
+from tools.capture.model import CONFIGS, CausalLM, parameter_count
+from tools.capture.protocol import read_back, software_versions
+from tools.capture.registration import _type_options
 
 FAKE_W = 123.0
 IDLE_S = 0.15
@@ -228,7 +228,7 @@ def test_nvml_backend_turns_the_energy_counter_into_an_nvidia_smi_log(tmp_path: 
 def test_register_dry_run_as_a_module_with_idle_baseline(captured: tuple[Path, Path]) -> None:
     _, manifest_path = captured
     env = {k: v for k, v in os.environ.items() if k != SOURCES_ENV}
-    args = [sys.executable, "-m", "pipelines.capture", "register", str(manifest_path), "--dry-run", "--copy", "--subtract-idle"]
+    args = [sys.executable, "-m", "tools.capture", "register", str(manifest_path), "--dry-run", "--copy", "--subtract-idle"]
     done = subprocess.run(args, capture_output=True, text=True, cwd=PROJECT_ROOT, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -294,7 +294,7 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
 def test_a_reading_at_the_same_instant_is_not_written_twice(tmp_path: Path) -> None:
     import io
 
-    from pipelines.capture.backends import PolledRecording
+    from tools.capture.backends import PolledRecording
 
     stamps = iter(["2026/01/01 00:00:00.000", "2026/01/01 00:00:00.000", "2026/01/01 00:00:00.001"])
     handle = io.StringIO()

@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from pipelines.paths import sql_text
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import empty_frame
 

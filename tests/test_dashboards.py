@@ -13,7 +13,8 @@ import pytest
 from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
 from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 
 PAGES = ["verdict", "reproduction", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources", "dictionary"]
 MAX_PAGE_BYTES = 2_000_000
@@ -181,8 +182,8 @@ def test_render_all_needs_a_warehouse(tmp_path: Path) -> None:
 
 
 def test_asset_renders_into_configured_folder(built_warehouse: Path, tmp_path: Path) -> None:
-    from pipelines.assets.dashboards import dashboards_site
-    from pipelines.warehouse import Warehouse
+    from pipelines.defs.assets.dashboards import dashboards_site
+    from pipelines.defs.resources import Warehouse
 
     published = tmp_path / "wh" / "edge_carbon.duckdb"
     published.parent.mkdir()
@@ -297,3 +298,15 @@ def test_fleet_marks_the_headline_and_keeps_the_memory_floor_apart(site: dict, c
         assert f"<tr><td><code>{scenario}</code></td><td>{floor:,.0f}</td>" in table
     # selectors sit above the chart
     assert text.index('id="controls-fleet"') < text.index('id="chart-fleet"')
+
+
+def test_slider_steps_are_the_grid_the_mart_is_built_on(con) -> None:
+    """dashboards keeps a copy of the grid's axes (it reads tables only): they must agree."""
+    from dashboards.sensitivity import HOURS_MAX, HOURS_MIN
+    from pipelines.model.sensitivity import HOURS
+    from pipelines.model.sensitivity import MULTIPLIERS as GRID_MULTIPLIERS
+
+    assert MULTIPLIERS == list(GRID_MULTIPLIERS)
+    assert (HOURS_MIN, HOURS_MAX) == (int(HOURS[0]), int(HOURS[-1]))
+    stored = query_pl(con, "select distinct device_multiplier from marts.sensitivity_grid order by 1")
+    assert stored.to_series().to_list() == MULTIPLIERS

@@ -15,7 +15,7 @@ import pytest
 
 from dashboards.shell import VENDOR_SCRIPT
 from pipelines.paths import PROJECT_ROOT
-from pipelines.warehouse import open_readonly
+from pipelines.warehouse.database import open_readonly
 from tests.test_dashboards import PAGES, rendered_site
 
 webdriver = pytest.importorskip("selenium.webdriver")

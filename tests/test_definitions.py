@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.definitions import defs
+from pipelines.defs.definitions import defs
 
 
 def _assets() -> list[tuple[dg.AssetKey, dg.AssetSpec]]:

@@ -10,22 +10,24 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.assets.device_pcf import PARSERS, TABLE, device_pcf, device_pcf_checks
-from pipelines.assets.device_specs import device_specs, device_specs_checks
-from pipelines.assets.network_energy import network_energy, network_energy_checks
-from pipelines.assets.sources import sources, sources_checks
+from pipelines.defs.assets.device_pcf import PARSERS, TABLE, device_pcf, device_pcf_checks
+from pipelines.defs.assets.device_specs import device_specs, device_specs_checks
+from pipelines.defs.assets.network_energy import network_energy, network_energy_checks
+from pipelines.defs.assets.sources import sources, sources_checks
+from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
-from pipelines.manifest import entries_for, load_manifest
-from pipelines.parsers.boavizta import (
+from pipelines.ingest.manifest import entries_for, load_manifest
+from pipelines.ingest.parsers.boavizta import (
     assign_device_ids,
     clean_model,
     device_slug,
     parse_report_date,
     slug,
 )
+from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from pipelines.paths import SOURCES_DIR
-from pipelines.staging import Staged, parse_entry, validate_parsed
-from pipelines.warehouse import Warehouse, open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 from schemas.device_pcf import DevicePcf
 from tests.helpers import rejects_of, stage_text
 

@@ -8,10 +8,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipelines.assets.device_specs import PARSERS, TABLE
+from pipelines.defs.assets.device_specs import PARSERS, TABLE
 from pipelines.errors import SourceParseError
-from pipelines.manifest import entries_for
-from pipelines.staging import Staged, parse_entry, validate_parsed
+from pipelines.ingest.manifest import entries_for
+from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from schemas.device_specs import DeviceSpecs
 from tests.helpers import rejects_of, stage_text
 

@@ -11,7 +11,9 @@ import duckdb
 import pytest
 
 from pipelines.cli import main
-from pipelines.dictionary import (
+from pipelines.paths import WAREHOUSE_ENV
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.dictionary import (
     TABLES,
     column_comment,
     describe_warehouse,
@@ -20,8 +22,7 @@ from pipelines.dictionary import (
     table_comment,
     unit_of,
 )
-from pipelines.paths import WAREHOUSE_ENV
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.queries import query_pl
 from schemas.marts import Verdict
 from schemas.meta import columns
 from tests.test_dashboards import rendered_site
@@ -80,7 +81,7 @@ def test_scenario_columns_are_described_from_the_parameters(con) -> None:
 
 def test_registry_matches_the_assets() -> None:
     """Every asset that declares a pandera model is in the dictionary with that same model."""
-    from pipelines.definitions import defs
+    from pipelines.defs.definitions import defs
 
     graph = defs.resolve_asset_graph()
     declared = {}
@@ -90,7 +91,7 @@ def test_registry_matches_the_assets() -> None:
             declared[".".join(key.path)] = model
     assert declared
     for table, model in declared.items():
-        assert table in TABLES, f"{table} has a pandera model but no entry in pipelines.dictionary.TABLES"
+        assert table in TABLES, f"{table} has a pandera model but no entry in pipelines.warehouse.dictionary.TABLES"
         assert f"{TABLES[table].__module__}.{TABLES[table].__name__}" == model, table
 
 

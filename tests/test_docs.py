@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipelines.docs import (
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.docs import (
     BEGIN,
     DRIVERS_BEGIN,
     DRIVERS_END,
@@ -18,7 +19,6 @@ from pipelines.docs import (
     reproduction_table,
     verdict_table,
 )
-from pipelines.warehouse import open_readonly
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,16 +17,16 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.assets.grid_feeds import (
+from pipelines.defs.assets.grid_feeds import (
     grid_intensity_live,
     grid_intensity_live_checks,
     grid_intensity_live_fresh,
 )
-from pipelines.feeds.electricitymaps import ElectricityMapsApi
-from pipelines.feeds.landing import read_all, spool_dir
-from pipelines.feeds.uk_carbon_intensity import UkCarbonIntensityApi
-from pipelines.schedules import grid_feeds_hourly, grid_feeds_job, refresh_request
-from pipelines.warehouse import Warehouse
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job, refresh_request
+from pipelines.ingest.feeds.electricitymaps import ElectricityMapsApi
+from pipelines.ingest.feeds.landing import read_all, spool_dir
+from pipelines.ingest.feeds.uk_carbon_intensity import UkCarbonIntensityApi
 from tests.test_feeds import (
     UK_PT24H,
     Answer,

@@ -22,22 +22,26 @@ import duckdb
 import polars as pl
 import pytest
 
-from pipelines.assets.grid_feeds import (
+from pipelines.defs.assets.grid_feeds import (
     grid_intensity_live,
     grid_intensity_live_checks,
     grid_intensity_live_fresh,
 )
-from pipelines.feeds import feed_resources
-from pipelines.feeds.electricitymaps import ElectricityMapsApi, RecordedElectricityMaps
-from pipelines.feeds.http import USER_AGENT
-from pipelines.feeds.uk_carbon_intensity import (
+from pipelines.defs.resources import Warehouse, feed_resources
+from pipelines.defs.schedules import (
+    RANGE_END_TAG,
+    RANGE_START_TAG,
+    grid_feeds_hourly,
+    refresh_request,
+)
+from pipelines.ingest.feeds.electricitymaps import ElectricityMapsApi, RecordedElectricityMaps
+from pipelines.ingest.feeds.http import USER_AGENT
+from pipelines.ingest.feeds.uk_carbon_intensity import (
     RecordedUkCarbonIntensity,
     UkCarbonIntensityApi,
     day_chunks,
 )
 from pipelines.paths import SOURCES_DIR
-from pipelines.schedules import RANGE_END_TAG, RANGE_START_TAG, grid_feeds_hourly, refresh_request
-from pipelines.warehouse import Warehouse
 
 UK_PT24H = SOURCES_DIR / "grid/uk_api_recorded/national_pt24h_2023-03-15T1201Z.json"
 UK_FW48H = SOURCES_DIR / "grid/uk_api_recorded/national_fw48h_2023-03-15T1201Z.json"
@@ -444,7 +448,7 @@ def test_regional_forecast_and_latest(server: ReplayServer, tmp_path: Path, monk
     server.route = lambda path: Answer(200, json.dumps(record))
     payload = em_api(server).latest("US-MIDW-MISO")
     assert payload.url.endswith("/v3/carbon-intensity/latest?zone=US-MIDW-MISO&emissionFactorType=lifecycle")
-    from pipelines.assets.grid_feeds import parse_payload
+    from pipelines.defs.assets.grid_feeds import parse_payload
 
     frame, rejects = parse_payload(payload)
     assert frame.select("zone", "gco2e_per_kwh", "emission_scope").rows() == [("US-MIDW-MISO", 501.0, "lifecycle")] and rejects == []

@@ -11,16 +11,22 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.assets.grid_intensity import PARSERS, TABLE, grid_intensity, grid_intensity_checks
-from pipelines.assets.sources import sources
+from pipelines.defs.assets.grid_intensity import (
+    PARSERS,
+    TABLE,
+    grid_intensity,
+    grid_intensity_checks,
+)
+from pipelines.defs.assets.sources import sources
+from pipelines.defs.resources import Warehouse
 from pipelines.errors import ManifestError, SourceParseError
-from pipelines.manifest import SourceEntry, load_manifest
-from pipelines.parsers.electricitymaps import parse_electricitymaps_payload
-from pipelines.parsers.ember import read_zones
-from pipelines.parsers.uk_carbon_intensity import parse_uk_ci_payload
-from pipelines.quarantine import split_valid
-from pipelines.staging import Staged, parse_entry, validate_parsed
-from pipelines.warehouse import Warehouse, open_readonly
+from pipelines.ingest.manifest import SourceEntry, load_manifest
+from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
+from pipelines.ingest.parsers.ember import read_zones
+from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
+from pipelines.ingest.quarantine import split_valid
+from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
+from pipelines.warehouse.database import open_readonly
 from schemas.grid_intensity import GridIntensity
 from tests.helpers import rejects_of, stage_text
 
@@ -637,7 +643,7 @@ def test_timestamps_come_back_as_utc() -> None:
 
     import duckdb
 
-    from pipelines.warehouse import query_pl
+    from pipelines.warehouse.queries import query_pl
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "tz.duckdb"

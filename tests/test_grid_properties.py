@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pipelines.assets.grid_intensity import PARSERS, TABLE
+from pipelines.defs.assets.grid_intensity import PARSERS, TABLE
 from pipelines.errors import SourceParseError
-from pipelines.parsers.electricitymaps import parse_electricitymaps_payload
-from pipelines.parsers.uk_carbon_intensity import parse_uk_ci_payload
+from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
+from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
+from pipelines.ingest.quarantine import split_valid
+from pipelines.ingest.staging import Parsed, Staged, parse_entry, validate_parsed
 from pipelines.paths import SOURCES_DIR
-from pipelines.quarantine import split_valid
-from pipelines.staging import Parsed, Staged, parse_entry, validate_parsed
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform
 from tests.helpers import entry_for

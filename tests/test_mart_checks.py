@@ -12,7 +12,8 @@ import pytest
 
 from pipelines.cli import main as cli
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 from schemas.marts import FleetEquivalence, LifecycleCarbon, PaperReproduction
 from tests.conftest import build
 
@@ -65,7 +66,7 @@ def test_non_finite_or_negative_reduction_factor_fails(built_warehouse: Path, ba
 def test_missing_claim_fails_the_check(built_warehouse: Path, tmp_path: Path) -> None:
     import duckdb
 
-    from pipelines.assets.marts import every_claim_present
+    from pipelines.defs.assets.marts import every_claim_present
 
     class OneConnection:
         """Stands in for the Warehouse resource: the check only calls connection()."""

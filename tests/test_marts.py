@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 
 # paper_base inputs, typed in from sources/scenarios/paper_base.csv and the device/report files
 P_GPU_W = 700.0  # H100 SXM TDP

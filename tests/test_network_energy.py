@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.assets.network_energy import PARSERS, TABLE
-from pipelines.manifest import entries_for
-from pipelines.staging import parse_entry, validate_parsed
+from pipelines.defs.assets.network_energy import PARSERS, TABLE
+from pipelines.ingest.manifest import entries_for
+from pipelines.ingest.staging import parse_entry, validate_parsed
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import rejects_of, stage_text
 

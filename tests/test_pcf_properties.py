@@ -14,14 +14,14 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.assets.device_pcf import PARSERS as PCF_PARSERS
-from pipelines.assets.device_pcf import TABLE as PCF_TABLE
-from pipelines.assets.device_specs import PARSERS as SPEC_PARSERS
-from pipelines.assets.device_specs import TABLE as SPEC_TABLE
-from pipelines.assets.network_energy import PARSERS as NET_PARSERS
-from pipelines.assets.network_energy import TABLE as NET_TABLE
+from pipelines.defs.assets.device_pcf import PARSERS as PCF_PARSERS
+from pipelines.defs.assets.device_pcf import TABLE as PCF_TABLE
+from pipelines.defs.assets.device_specs import PARSERS as SPEC_PARSERS
+from pipelines.defs.assets.device_specs import TABLE as SPEC_TABLE
+from pipelines.defs.assets.network_energy import PARSERS as NET_PARSERS
+from pipelines.defs.assets.network_energy import TABLE as NET_TABLE
 from pipelines.errors import SourceParseError
-from pipelines.parsers.boavizta import BOAVIZTA_COLUMNS, assign_device_ids, parse_report_date
+from pipelines.ingest.parsers.boavizta import BOAVIZTA_COLUMNS, assign_device_ids, parse_report_date
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.meta import columns

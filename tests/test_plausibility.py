@@ -11,17 +11,18 @@ from typing import Any
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.assets.grid_intensity import PARSERS as GRID_PARSERS
-from pipelines.assets.grid_intensity import TABLE as GRID_TABLE
-from pipelines.assets.power_logs import SAMPLES_TABLE
 from pipelines.cli import root_cause
-from pipelines.energy import run_options, runs_from_samples
+from pipelines.defs.assets.grid_intensity import PARSERS as GRID_PARSERS
+from pipelines.defs.assets.grid_intensity import TABLE as GRID_TABLE
+from pipelines.defs.assets.power_logs import SAMPLES_TABLE
 from pipelines.errors import SourceParseError
-from pipelines.parsers.android_sysfs import parse_android_sysfs
-from pipelines.parsers.monsoon import parse_monsoon
-from pipelines.parsers.nvidia_smi import parse_nvidia_smi
-from pipelines.plausibility import CLASS_MAX_W, TDP_MULTIPLE, power_bound
-from pipelines.staging import Parser, Staged
+from pipelines.ingest.energy.runs import runs_from_samples
+from pipelines.ingest.options import run_options
+from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
+from pipelines.ingest.parsers.monsoon import parse_monsoon
+from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
+from pipelines.ingest.plausibility import CLASS_MAX_W, TDP_MULTIPLE, power_bound
+from pipelines.ingest.staging import Parser, Staged
 from schemas.grid_intensity import GridIntensity
 from schemas.power_samples import PowerSamples
 from tests.helpers import rejects_of, stage_text

@@ -10,7 +10,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.assets.power_logs import (
+from pipelines.defs.assets.power_logs import (
     RUNS_TABLE,
     SAMPLES_TABLE,
     benchmark_runs_checks,
@@ -19,18 +19,21 @@ from pipelines.assets.power_logs import (
     power_samples_checks,
     stage_power_logs,
 )
-from pipelines.assets.sources import sources, sources_checks
-from pipelines.energy import counter_energy, integrate, run_options, runs_from_samples
+from pipelines.defs.assets.sources import sources, sources_checks
+from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
-from pipelines.parsers.android_sysfs import parse_android_sysfs
-from pipelines.parsers.codecarbon import header_version, parse_codecarbon
-from pipelines.parsers.monsoon import parse_monsoon
-from pipelines.parsers.nvidia_smi import parse_nvidia_smi
-from pipelines.parsers.powermetrics import parse_powermetrics
-from pipelines.parsers.rapl import parse_rapl
-from pipelines.parsers.zeus import parse_zeus_power
-from pipelines.staging import Parser, Staged
-from pipelines.warehouse import Warehouse, open_readonly
+from pipelines.ingest.energy.integration import counter_energy, integrate
+from pipelines.ingest.energy.runs import runs_from_samples
+from pipelines.ingest.options import run_options
+from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
+from pipelines.ingest.parsers.codecarbon import header_version, parse_codecarbon
+from pipelines.ingest.parsers.monsoon import parse_monsoon
+from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
+from pipelines.ingest.parsers.powermetrics import parse_powermetrics
+from pipelines.ingest.parsers.rapl import parse_rapl
+from pipelines.ingest.parsers.zeus import parse_zeus_power
+from pipelines.ingest.staging import Parser, Staged
+from pipelines.warehouse.database import open_readonly
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
 from tests.helpers import entry_for, rejects_of, stage_text

@@ -11,16 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.energy import run_options, runs_from_samples
 from pipelines.errors import SourceParseError
-from pipelines.parsers.android_sysfs import parse_android_sysfs
-from pipelines.parsers.codecarbon import parse_codecarbon
-from pipelines.parsers.monsoon import parse_monsoon
-from pipelines.parsers.nvidia_smi import parse_nvidia_smi
-from pipelines.parsers.powermetrics import parse_powermetrics
-from pipelines.parsers.rapl import parse_rapl
-from pipelines.parsers.zeus import parse_zeus_power
-from pipelines.staging import Parsed, Parser, parse_entry, validate_parsed
+from pipelines.ingest.energy.runs import runs_from_samples
+from pipelines.ingest.options import run_options
+from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
+from pipelines.ingest.parsers.codecarbon import parse_codecarbon
+from pipelines.ingest.parsers.monsoon import parse_monsoon
+from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
+from pipelines.ingest.parsers.powermetrics import parse_powermetrics
+from pipelines.ingest.parsers.rapl import parse_rapl
+from pipelines.ingest.parsers.zeus import parse_zeus_power
+from pipelines.ingest.staging import Parsed, Parser, parse_entry, validate_parsed
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
 from tests.helpers import entry_for

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.paths import PROJECT_ROOT
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 
 QUERIES = re.findall(r"```sql\n(.*?)```", (PROJECT_ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
 

@@ -17,9 +17,9 @@ import duckdb
 import pytest
 
 from pipelines.cli import main
-from pipelines.manifest import load_manifest, sha256_file
+from pipelines.ingest.manifest import load_manifest, sha256_file
+from pipelines.ingest.registration import KIND_OPTIONS, kind_parsers, toml_value
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
-from pipelines.registration import KIND_OPTIONS, kind_parsers, toml_value
 
 GPU_LOG = "power/synthetic/table1_gpu_r1.csv"
 OWN_LOG = "power/own/gpu_run.csv"

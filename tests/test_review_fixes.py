@@ -15,10 +15,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipelines.model import model_view, scenario_inputs
+from pipelines.model.formula import model_view, scenario_inputs
+from pipelines.model.uncertainty import draw_inputs, ranged_parameters
 from pipelines.paths import sql_text
-from pipelines.uncertainty import draw_inputs, ranged_parameters
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
 from tests.test_marts import one
 
 H100_FP32_TFLOPS, H100_BW_GB_PER_S = 67.0, 3350.0

@@ -12,9 +12,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.model import PATTERNS, evaluate, scenario_inputs, substitute
-from pipelines.uncertainty import draw_inputs, summarize, uncertainty_rows
-from pipelines.warehouse import open_readonly, query_pl
+from pipelines.model.formula import evaluate, scenario_inputs, substitute
+from pipelines.model.uncertainty import draw_inputs, summarize, uncertainty_rows
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
+from schemas.vocabulary import PATTERNS
 from tests.test_marts import (
     CI_G_PER_KWH,
     GPU_EMBODIED_KG,

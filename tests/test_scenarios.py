@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipelines.errors import ManifestError, SourceParseError
-from pipelines.parsers.scenario import parse_scenario
-from pipelines.scenarios import parse_ref, resolve
-from pipelines.staging import parse_entry
+from pipelines.ingest.parsers.scenario import parse_scenario
+from pipelines.ingest.scenarios import parse_ref, resolve
+from pipelines.ingest.staging import parse_entry
 from tests.helpers import entry_for
 
 HEADER = "parameter,value,unit,low,high,distribution,status,factor_ref,reasoning\n"

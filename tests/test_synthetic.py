@@ -1,7 +1,7 @@
 """The synthesised Table 1 logs: reproducible byte for byte, and centred on the paper's (P, t).
 
 Energies are checked twice: with a small trapezoid reader written here, independent of the
-project's parsers, and with the project's parsers and ``pipelines.energy.integrate``.
+project's parsers, and with the project's parsers and ``pipelines.ingest.energy.integration.integrate``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipelines import synthetic
-from pipelines.manifest import SourceEntry, load_manifest, sha256_file
+from pipelines.ingest.manifest import SourceEntry, load_manifest, sha256_file
 from pipelines.paths import MANIFEST_DIR
+from tools import synthetic
 
 PAPER_KJ = {"table1_phone": 35.1, "table1_laptop": 7.2, "table1_gpu": 55.0}
 PAPER_W = {"table1_phone": 10.0, "table1_laptop": 15.0, "table1_gpu": 220.0}
@@ -191,11 +191,11 @@ def test_gpu_log_samples_every_100_ms(entries: list[SourceEntry]) -> None:
 
 
 def _parser_energy_j(entry: SourceEntry) -> float:
-    """Energy of one log by the project's parser and ``pipelines.energy.integrate``."""
-    from pipelines.energy import integrate
-    from pipelines.parsers.android_sysfs import parse_android_sysfs
-    from pipelines.parsers.nvidia_smi import parse_nvidia_smi
-    from pipelines.parsers.powermetrics import parse_powermetrics
+    """Energy of one log by the project's parser and ``pipelines.ingest.energy.integration.integrate``."""
+    from pipelines.ingest.energy.integration import integrate
+    from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
+    from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
+    from pipelines.ingest.parsers.powermetrics import parse_powermetrics
 
     parsers = {"android_sysfs": parse_android_sysfs, "powermetrics": parse_powermetrics, "nvidia_smi": parse_nvidia_smi}
     parsed = parsers[entry.kind](entry.verified_file(), entry.options)

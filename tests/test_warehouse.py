@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from pipelines.errors import SourceIntegrityError
-from pipelines.manifest import load_manifest, verify
+from pipelines.ingest.manifest import load_manifest, verify
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
 from tests.conftest import build
 

@@ -1,5 +1,5 @@
 -- Data dictionary page: every table and column of the warehouse with its type and comment.
--- The comments are written from the pandera models (pipelines/dictionary.py) and read back from
+-- The comments are written from the pandera models (pipelines/warehouse/dictionary.py) and read back from
 -- DuckDB's catalog, as any client can: duckdb_tables() and duckdb_columns().
 select
     t.schema_name,

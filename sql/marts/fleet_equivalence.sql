@@ -58,9 +58,9 @@ select
     -- the training power at which R would fall to 4 (the paper's phone end), the embodied part
     -- held fixed; null where even zero power leaves R below 4 (marts.break_even solves exactly)
     case when compute_only.cloud_total_kgco2e / 4 > compute_only.edge_embodied_kgco2e then
-        (compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e) * 1e6
-            / (compute_only.devices * compute_only.online_fraction * s.wall_factor * s.edge_hours_per_day * 365 * s.horizon_years
-               * s.edge_grid_gco2e_per_kwh)
+        edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e, compute_only.devices,
+                                compute_only.online_fraction, s.edge_hours_per_day, s.horizon_years, s.edge_grid_gco2e_per_kwh)
+            / s.wall_factor
     end as train_power_w_for_r4
 from compute_only
 inner join with_comm using (scenario_id, device_class, basis)

@@ -69,7 +69,7 @@ combos as (
         gpu_flops.device_id || ' ' || replace(gpu_flops.precision, '_tflops', '') || ' ' || gpu_flops.gpu_tflops
             || ' TFLOPS' || case when duty.factor = 3 then ' x 24h/8h' else ' (no duty factor)' end
             || ' / ' || edge_flops.edge_device_id || ' ' || edge_flops.edge_tflops as inputs,
-        ceil(gpu_flops.gpu_tflops * duty.factor / edge_flops.edge_tflops - 1e-9) as devices
+        whole_devices(gpu_flops.gpu_tflops * duty.factor / edge_flops.edge_tflops) as devices
     from gpu_flops
     cross join edge_flops
     cross join (values (3.0), (1.0)) as duty (factor)
@@ -83,7 +83,9 @@ count_claims as (
         string_agg(distinct combos.inputs, '; ' order by combos.inputs) as matching_inputs,
         -- what the count implies: F_gpu x duty in ((n - 1) x F_dev, n x F_dev] for each device figure
         string_agg(distinct printf('(%.1f, %.1f] with %s at %g', (target.devices - 1) * edge_flops.edge_tflops,
-            target.devices * edge_flops.edge_tflops, edge_flops.edge_device_id, edge_flops.edge_tflops), ' or ') as implied
+            target.devices * edge_flops.edge_tflops, edge_flops.edge_device_id, edge_flops.edge_tflops), ' or '
+            order by printf('(%.1f, %.1f] with %s at %g', (target.devices - 1) * edge_flops.edge_tflops,
+            target.devices * edge_flops.edge_tflops, edge_flops.edge_device_id, edge_flops.edge_tflops)) as implied
     from (values
         ('F5_laptop_count', 'laptop', 15),
         ('F5_phone_count', 'phone', 69),

@@ -32,7 +32,7 @@ sized as (
         classes.device_class,
         models.model_id,
         models.params,
-        classes.table1_energy_j * models.params / base.base_params / 3.6e6 as compute_kwh,
+        energy_scaled_kwh(classes.table1_energy_j, base.base_params, models.params) as compute_kwh,
         case when classes.communicates
             then s.workload_steps * models.params * s.bytes_per_param / 1e9
             else 0 end as comm_gb
@@ -50,12 +50,10 @@ final as (
         sized.params,
         sized.compute_kwh,
         sized.comm_gb,
-        sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s as comm_time_s,
-        (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
-            + sized.comm_gb * s.frame_network_kwh_per_gb as comm_kwh,
+        transfer_seconds(sized.comm_gb * 1e9, s.edge_bandwidth_mb_per_s) as comm_time_s,
+        comm_kwh(sized.comm_gb * 1e9, s.edge_bandwidth_mb_per_s, s.wifi_radio_power_w, s.frame_network_kwh_per_gb) as comm_kwh,
         sized.compute_kwh
-            + (sized.comm_gb * 1000 / s.edge_bandwidth_mb_per_s * s.wifi_radio_power_w / 3.6e6)
-            + sized.comm_gb * s.frame_network_kwh_per_gb as total_kwh
+            + comm_kwh(sized.comm_gb * 1e9, s.edge_bandwidth_mb_per_s, s.wifi_radio_power_w, s.frame_network_kwh_per_gb) as total_kwh
     from sized
     inner join s using (scenario_id)
 )

@@ -6,6 +6,17 @@
 -- 15.000000000001 does not round up to 16.
 create or replace temp macro whole_devices(x) as ceil(x - 1e-9);
 
+-- Joules to kWh.
+create or replace temp macro kwh_of_joules(energy_j) as energy_j / 3.6e6;
+
+-- A measured job's energy scaled to a model of `params` parameters (kWh): training FLOPs ~ 6 x
+-- params x tokens, so at a fixed token budget and the same energy per FLOP, energy ~ params.
+create or replace temp macro energy_scaled_kwh(measured_energy_j, measured_params, params) as
+    kwh_of_joules(measured_energy_j * params / measured_params);
+
+-- Seconds to move `bytes` at a link bandwidth in MB/s.
+create or replace temp macro transfer_seconds(bytes, bandwidth_mb_per_s) as bytes / (bandwidth_mb_per_s * 1e6);
+
 -- Roofline-attainable throughput (TFLOPS) at arithmetic intensity I (FLOP/byte):
 -- min(peak, I x bandwidth).
 create or replace temp macro attainable_tflops(peak_tflops, intensity_flop_per_byte, bandwidth_gb_per_s) as
@@ -61,6 +72,11 @@ create or replace temp macro device_embodied_kgco2e(total_kgco2e, nonuse_share, 
 -- Training electricity of a fleet over the horizon: devices x online fraction x P x h x 365 x T x CI.
 create or replace temp macro edge_operational_kgco2e(devices, online_fraction, power_w, hours_per_day, horizon_years, grid_gco2e_per_kwh) as
     devices * online_fraction * power_w * hours_per_day * 365 * horizon_years * grid_gco2e_per_kwh / 1e6;
+
+-- The same formula solved for the power: the training power (W) at which a fleet's training
+-- electricity emits `kgco2e` over the horizon.
+create or replace temp macro edge_power_w_for_kgco2e(kgco2e, devices, online_fraction, hours_per_day, horizon_years, grid_gco2e_per_kwh) as
+    kgco2e / edge_operational_kgco2e(devices, online_fraction, 1.0, hours_per_day, horizon_years, grid_gco2e_per_kwh);
 
 -- Extra battery charge cycles per device over the horizon from training:
 -- battery throughput share x P x h x online x 365 x T / battery capacity (Wh).
@@ -138,7 +154,7 @@ create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_para
 -- (x the edge wall factor: radio energy comes through the charger like the rest) plus the
 -- network's energy per GB.
 create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, network_kwh_per_gb, wall_factor := 1.0) as
-    bytes / (bandwidth_mb_per_s * 1e6) * radio_power_w / 3.6e6 * wall_factor + bytes / 1e9 * network_kwh_per_gb;
+    kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w) * wall_factor + bytes / 1e9 * network_kwh_per_gb;
 
 -- The paper's radio model: every online device's radio busy for its training window at the
 -- link utilisation (window_s: one device's scheduled training seconds over the horizon, the

@@ -1,1 +1,0 @@
-"""Asset modules, one per domain. ``pipelines.definitions`` loads every module here."""

@@ -1,0 +1,1 @@
+"""The Dagster code location: assets, checks, resources, schedules and definitions (the only layer that imports dagster)."""

@@ -1,0 +1,1 @@
+"""Asset modules, one per domain. ``pipelines.defs.definitions`` loads every module here."""

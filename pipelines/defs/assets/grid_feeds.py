@@ -1,0 +1,343 @@
+"""Live grid-intensity feeds (daily partitions) -> raw.carbon_intensity_payloads and
+staging.grid_intensity_live; and the marts.charging_windows mart built on every hourly series.
+
+A feed run: fetch each request of the partition range (UK requests split into 14-day spans),
+write every response to the landing spool the moment it arrives, then, in one transaction,
+land every spooled payload that raw does not hold yet, parse it, quarantine its bad records
+and upsert its rows. A transport failure after retries, an HTTP error status or a payload
+that is not the expected JSON fails the run with a message naming the feed and URL; the run
+is then not published, the previous warehouse stays as it was, and the spooled payloads are
+landed by the next run that succeeds.
+"""
+
+import datetime as dt
+import json
+from typing import Any
+
+import dagster as dg
+import duckdb
+import polars as pl
+
+from pipelines.defs.checks import staging_checks
+from pipelines.defs.metadata import column_metadata
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.tables import build_table
+from pipelines.errors import EdgeCarbonError, SourceParseError
+from pipelines.ingest.feeds import landing
+from pipelines.ingest.feeds.electricitymaps import ElectricityMapsFeed
+from pipelines.ingest.feeds.http import FeedError, Payload
+from pipelines.ingest.feeds.uk_carbon_intensity import UkCarbonIntensityFeed
+from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
+from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
+from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
+from pipelines.paths import sql_text
+from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.tables import preview_md
+from schemas.charging_windows import ChargingWindows
+from schemas.grid_intensity import GridIntensity
+from schemas.meta import conform, empty_frame
+from schemas.quarantine import RejectedRows
+from schemas.raw_payloads import CarbonIntensityPayloads
+
+LIVE_TABLE = "staging.grid_intensity_live"
+RAW_TABLE = "raw.carbon_intensity_payloads"
+LIVE_KEY = dg.AssetKey(["staging", "grid_intensity_live"])
+#: One partition per UTC day; end_offset=1 makes today a partition too.
+DAILY = dg.DailyPartitionsDefinition(start_date="2023-01-01", end_offset=1)
+#: The freshness check warns when the newest live period ended longer ago than this.
+FRESHNESS_LIMIT = dt.timedelta(days=2)
+SOURCE_IDS = {"uk_carbon_intensity": "feed_uk_carbon_intensity", "electricitymaps": "feed_electricitymaps"}
+
+
+def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Create raw.carbon_intensity_payloads and staging.grid_intensity_live if absent (empty)."""
+    con.execute("create schema if not exists raw")
+    con.execute("create schema if not exists staging")
+    con.execute("create schema if not exists quarantine")
+    for table, model in ((RAW_TABLE, CarbonIntensityPayloads), (LIVE_TABLE, GridIntensity), ("quarantine.rejected_rows", RejectedRows)):
+        con.register("_empty", empty_frame(model).to_arrow())
+        # table names are module constants; identifiers cannot be bound
+        con.execute(f"create table if not exists {table} as select * from _empty")  # noqa: S608
+        con.unregister("_empty")
+
+
+def _uk_zone_options(payload: Payload, obj: Any) -> tuple[Any, dict[str, Any]]:
+    """Regional responses nest the records one level down; return (payload for the parser, options)."""
+    options: dict[str, Any] = {"fetched_at": payload.fetched_at, "zone": payload.zone}
+    if payload.zone == "GB":
+        return obj, options
+    inner = obj.get("data") if isinstance(obj, dict) else None
+    if isinstance(inner, list) and len(inner) == 1 and isinstance(inner[0], dict):
+        inner = inner[0]
+    if not isinstance(inner, dict) or not isinstance(inner.get("data"), list):
+        return obj, options
+    region = inner.get("shortname") or f"NESO region {inner.get('regionid')}"
+    options.update(zone_name=f"{region} (NESO region)", country_iso3="GBR")
+    return {"data": inner["data"]}, options
+
+
+def parse_payload(payload: Payload) -> tuple[pl.DataFrame, list[Reject]]:
+    """Rows (GridIntensity columns) and record-level rejects of one 200 payload.
+
+    Raises SourceParseError naming the URL when the body is not the expected JSON.
+    """
+    try:
+        obj = json.loads(payload.body)
+    except (ValueError, RecursionError) as exc:
+        raise SourceParseError(payload.url, None, f"not valid JSON ({len(payload.body)} bytes, truncated?): {str(exc).splitlines()[0]}") from None
+    if payload.source == "uk_carbon_intensity":
+        obj, options = _uk_zone_options(payload, obj)
+        parsed = parse_uk_ci_payload(obj, payload.url, options)
+    elif payload.source == "electricitymaps":
+        if isinstance(obj, dict) and "history" not in obj and "carbonIntensity" in obj:
+            obj = {"zone": obj.get("zone"), "history": [obj]}  # a /latest response: one record
+        parsed = parse_electricitymaps_payload(obj, payload.url, {"fetched_at": payload.fetched_at, "zone": payload.zone})
+    else:
+        raise SourceParseError(payload.url, None, f"unknown feed {payload.source!r}")
+    frame = parsed.frame.with_columns(
+        pl.lit(SOURCE_IDS[payload.source]).alias("source_id"),
+        pl.lit(f"{RAW_TABLE}/{payload.payload_id}").alias("source_file"),
+    )
+    return frame, list(parsed.rejects)
+
+
+def land_payloads(
+    con: duckdb.DuckDBPyConnection, pending: list[tuple[Payload, str]], run_id: str
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
+    """Parse each pending payload: (raw rows, staged rows, quarantine rows, errors of this run)."""
+    now = dt.datetime.now(dt.UTC)
+    raw_rows: list[dict[str, Any]] = []
+    frames: list[pl.DataFrame] = []
+    rejects: list[pl.DataFrame] = []
+    errors: list[str] = []
+    for payload, received_by in pending:
+        source_id, source_file = SOURCE_IDS[payload.source], f"{RAW_TABLE}/{payload.payload_id}"
+        status, error, rows = "ok", None, 0
+        if payload.status != 200:
+            status, error = "http_error", f"HTTP {payload.status} after retries: {payload.body[:200]!r}"
+        else:
+            try:
+                frame, row_rejects = parse_payload(payload)
+                frame = conform(GridIntensity, frame)
+                valid, check_rejects = split_valid(GridIntensity, frame, file=payload.url)
+                rows = valid.height
+                frames.append(valid)
+                rejects.append(rejects_frame(row_rejects + check_rejects, table=LIVE_TABLE, source_id=source_id,
+                                             source_file=source_file, run_id=run_id, at=now))
+            except EdgeCarbonError as exc:
+                status, error = "unparseable", str(exc)
+                rejects.append(rejects_frame([Reject(None, None, "payload_parse", None, str(exc))], table=LIVE_TABLE,
+                                             source_id=source_id, source_file=source_file, run_id=run_id, at=now))
+        if error is not None and received_by == run_id:
+            errors.append(f"grid feed {payload.source}: {payload.url}: {error}" if status == "http_error" else error)
+        raw_rows.append({**payload_row(payload), "parse_status": status, "error": error, "rows_parsed": rows, "run_id": received_by or run_id})
+    raw = conform(CarbonIntensityPayloads, pl.DataFrame(raw_rows, schema=dict(_raw_schema()))) if raw_rows else empty_frame(CarbonIntensityPayloads)
+    staged = pl.concat(frames, how="vertical") if frames else empty_frame(GridIntensity)
+    quarantined = pl.concat(rejects, how="vertical") if rejects else empty_frame(RejectedRows)
+    return raw, staged, quarantined, errors
+
+
+def payload_row(payload: Payload) -> dict[str, Any]:
+    """Raw-table columns of a payload (before its parse outcome)."""
+    return payload.as_row()
+
+
+def _raw_schema() -> dict[str, pl.DataType]:
+    from schemas.meta import polars_schema
+
+    return polars_schema(CarbonIntensityPayloads)
+
+
+def sql_statements(relative: str) -> list[str]:
+    """The statements of a multi-statement ``.sql`` file (split on ``;``, comment lines dropped)."""
+    out = []
+    for chunk in sql_text(relative).split(";"):
+        body = "\n".join(line for line in chunk.splitlines() if not line.strip().startswith("--")).strip()
+        if body:
+            out.append(body)
+    return out
+
+
+def write_feed_batch(con: duckdb.DuckDBPyConnection, raw: pl.DataFrame, staged: pl.DataFrame, quarantined: pl.DataFrame) -> None:
+    """In one transaction: append raw payloads and quarantine rows, upsert the staged rows."""
+    statements = sql_statements("feeds/upsert_live.sql")
+    con.execute("begin transaction")
+    try:
+        con.register("_raw", raw.to_arrow())
+        con.execute(f"insert into {RAW_TABLE} by name select * from _raw")  # noqa: S608 - module constant
+        con.unregister("_raw")
+        if quarantined.height:
+            con.register("_rejects", quarantined.to_arrow())
+            con.execute("insert into quarantine.rejected_rows by name select * from _rejects")
+            con.unregister("_rejects")
+        con.register("_incoming", staged.to_arrow())
+        for statement in statements:
+            con.execute(statement)
+        con.unregister("_incoming")
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+
+
+def fetch_all(
+    context: dg.AssetExecutionContext, spool: Any, uk: UkCarbonIntensityFeed, em: ElectricityMapsFeed, start: dt.date, end: dt.date
+) -> list[str]:
+    """Fetch every feed's payloads into the spool; return transport errors (other feeds still run)."""
+    errors: list[str] = []
+    feeds = (("uk_carbon_intensity", lambda: uk.payloads(start, end)), ("electricitymaps", em.history_payloads))
+    for name, produce in feeds:
+        count = 0
+        try:
+            for payload in produce():
+                landing.write(spool, payload, context.run_id)
+                count += 1
+                context.log.info(f"{name}: HTTP {payload.status}, {len(payload.body)} bytes from {payload.url}")
+        except FeedError as exc:
+            errors.append(str(exc))
+            context.log.error(str(exc))
+        context.log.info(f"{name}: {count} payload(s) received")
+    return errors
+
+
+@dg.asset(
+    key=LIVE_KEY,
+    group_name="grid",
+    kinds={"duckdb", "polars", "api"},
+    partitions_def=DAILY,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    metadata=column_metadata(GridIntensity),
+)
+def grid_intensity_live(
+    context: dg.AssetExecutionContext,
+    warehouse: Warehouse,
+    uk_carbon_intensity: dg.ResourceParam[UkCarbonIntensityFeed],
+    electricitymaps: dg.ResourceParam[ElectricityMapsFeed],
+) -> dg.MaterializeResult:
+    """Grid carbon intensity from the live feeds, upserted per UTC day (same columns as staging.grid_intensity).
+
+    Grain: zone x period x signal x emission scope x feed. UK Carbon Intensity API: GB national
+    half-hourly forecast and actual (and NESO regional forecasts, zones ``GB-R<id>``);
+    Electricity Maps v3: the last 24 hours of each configured zone. Key: zone, period_start,
+    resolution, signal, emission_scope, source_id (``feed_uk_carbon_intensity`` or
+    ``feed_electricitymaps``). A stored row changes only when a newer fetch brings a different
+    value; an actual removes the forecast of the same period (both stay in
+    raw.carbon_intensity_payloads). ``source_file`` names the raw payload that delivered the row.
+    """
+    window = context.partition_time_window
+    start, end = window.start.astimezone(dt.UTC).date(), window.end.astimezone(dt.UTC).date()
+    con = warehouse.connection()
+    ensure_tables(con)
+    spool = landing.spool_dir(warehouse.published)
+    errors = fetch_all(context, spool, uk_carbon_intensity, electricitymaps, start, end)
+    spooled = landing.read_all(spool)
+    ids = pl.DataFrame({"payload_id": [p.payload_id for p, _ in spooled]}, schema={"payload_id": pl.String})
+    con.register("_spool_ids", ids.to_arrow())
+    new_ids = set(query_pl(con, sql_text("feeds/new_payload_ids.sql")).get_column("payload_id").to_list())
+    con.unregister("_spool_ids")
+    seen: set[str] = set()
+    pending = []
+    for payload, run_id in sorted(spooled, key=lambda item: (item[0].fetched_at, item[0].payload_id)):
+        if payload.payload_id in new_ids and payload.payload_id not in seen:
+            seen.add(payload.payload_id)
+            pending.append((payload, run_id))
+    raw, staged, quarantined, parse_errors = land_payloads(con, pending, context.run_id)
+    write_feed_batch(con, raw, staged, quarantined)
+    errors += parse_errors
+    summary = query_pl(con, sql_text("feeds/freshness.sql"))
+    total = con.execute(f"select count(*) from {LIVE_TABLE}").fetchone()[0]  # noqa: S608 - module constant
+    metadata = {
+        "dagster/row_count": total,
+        "days": f"{start.isoformat()} .. {(end - dt.timedelta(days=1)).isoformat()}",
+        "payloads_landed": raw.height,
+        "rows_in_new_payloads": staged.height,
+        "rejected_records": quarantined.height,
+        "newest_by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)),
+    }
+    if errors:
+        raise dg.Failure(
+            description="grid feed run failed; nothing was published, and every payload received is kept in the "
+            "landing spool for the next run:\n- " + "\n- ".join(errors),
+            metadata={"errors": len(errors), "payloads_landed": raw.height},
+        )
+    return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.asset_check(asset=LIVE_KEY, blocking=False, description="Warns when the newest live period ended more than 2 days ago.")
+def grid_intensity_live_fresh(warehouse: Warehouse) -> dg.AssetCheckResult:
+    """Freshness of the live feeds (severity WARN): newest period_end within 2 days of now."""
+    con = warehouse.connection()
+    ensure_tables(con)
+    summary = query_pl(con, sql_text("feeds/freshness.sql"))
+    now = dt.datetime.now(dt.UTC)
+    newest = summary.get_column("newest_period_end").max() if summary.height else None
+    passed = newest is not None and now - newest <= FRESHNESS_LIMIT  # type: ignore[operator]
+    return dg.AssetCheckResult(
+        passed=passed,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "newest_period_end": str(newest) if newest is not None else "no live rows",
+            "limit": "2 days",
+            "by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)) if summary.height else "no live rows",
+        },
+    )
+
+
+@dg.asset_check(
+    asset=LIVE_KEY,
+    name="source_ids_join",
+    blocking=True,
+    additional_deps=[dg.AssetKey(["staging", "sources"])],
+    description="Every row's source_id joins staging.sources, or names a live feed and its source_file a payload in raw.carbon_intensity_payloads.",
+)
+def grid_intensity_live_source_ids_join(warehouse: Warehouse) -> dg.AssetCheckResult:
+    """Provenance of every live row resolves to a shipped source or a kept raw payload."""
+    con = warehouse.connection()
+    ensure_tables(con)
+    if not con.execute("select count(*) from information_schema.tables where table_schema = 'staging' and table_name = 'sources'").fetchone()[0]:
+        con.execute("create table staging.sources (source_id varchar)")
+    orphans = con.execute(sql_text("feeds/live_provenance.sql")).fetchall()
+    return dg.AssetCheckResult(
+        passed=not orphans,
+        metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},
+    )
+
+
+grid_intensity_live_checks = [*staging_checks(LIVE_TABLE, GridIntensity, joins_sources=False), grid_intensity_live_source_ids_join]
+
+
+class ChargingWindowConfig(dg.Config):
+    """Window length in hours and the start of the fixed overnight window (UTC hour)."""
+
+    window_hours: int = 8
+    overnight_start_hour_utc: int = 0
+
+
+@dg.asset(
+    key=["marts", "charging_windows"],
+    group_name="marts",
+    kinds={"duckdb", "sql"},
+    deps=[["staging", "grid_intensity"], LIVE_KEY],
+    metadata=column_metadata(ChargingWindows),
+)
+def charging_windows(config: ChargingWindowConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    """The cleanest charging window, the fixed overnight window and the daily mean, per zone.
+
+    Grain: zone x emission scope x window kind. From every half-hourly and hourly series
+    (staging.grid_intensity and the live feeds; an actual before a forecast), averaged to an
+    hour-of-day profile in UTC. ``cleanest``: the contiguous window of ``window_hours`` (8)
+    with the lowest mean; ``overnight``: the same length from ``overnight_start_hour_utc``
+    (00:00 UTC); ``all_day``: the daily mean. Savings are against the zone's annual average
+    and its daily mean. Scenarios reference a row by ``window_id`` with factor_ref.
+    """
+    if not 1 <= config.window_hours <= 24 or not 0 <= config.overnight_start_hour_utc <= 23:
+        raise ValueError("window_hours must be 1..24 and overnight_start_hour_utc 0..23")
+    con = warehouse.connection()
+    ensure_tables(con)
+    return build_table(
+        con, "marts.charging_windows", "marts/charging_windows.sql",
+        {"window_hours": config.window_hours, "overnight_start_hour": config.overnight_start_hour_utc}, ChargingWindows,
+    )
+
+
+charging_windows_checks = staging_checks("marts.charging_windows", ChargingWindows, joins_sources=False)

@@ -1,0 +1,67 @@
+"""staging.sources: the manifest of shipped sources, every file's sha256 verified."""
+
+
+import dagster as dg
+import polars as pl
+
+from pipelines.defs.checks import staging_checks
+from pipelines.defs.metadata import column_metadata
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.staging import SOURCES_KEY, result_metadata
+from pipelines.ingest.manifest import load_manifest, verify
+from pipelines.ingest.staging import Staged
+from pipelines.warehouse.tables import write_staged
+from schemas.meta import conform, empty_frame
+from schemas.quarantine import RejectedRows
+from schemas.sources import Sources
+
+
+@dg.asset(
+    key=SOURCES_KEY,
+    group_name="sources",
+    kinds={"duckdb", "polars"},
+    metadata=column_metadata(Sources),
+    description=None,
+)
+def sources(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    """Every shipped source file, from ``sources/manifest/*.toml``.
+
+    Grain: one source file. Columns: title, origin URL, licence, attribution, retrieval date,
+    sha256 and the staging table it feeds. Each file's sha256 is verified here (and again by
+    every parser that reads it); a mismatch fails the run with a message naming the file.
+    """
+    entries = load_manifest()
+    rows = []
+    for i, entry in enumerate(entries, start=1):
+        verify(entry)
+        rows.append(
+            {
+                "source_id": entry.id,
+                "title": entry.title,
+                "url": entry.url,
+                "license": entry.license,
+                "attribution": entry.attribution or None,
+                "retrieved_on": entry.retrieved_on,
+                "sha256": entry.sha256,
+                "bytes": entry.file.stat().st_size,
+                "path": entry.path,
+                "kind": entry.kind,
+                "table_name": entry.table,
+                "status": entry.status,
+                "notes": entry.notes or None,
+                "manifest_file": entry.manifest_file,
+            }
+        )
+        if i % 10 == 0 or i == len(entries):
+            context.log.info(f"verified {i}/{len(entries)} source files")
+    frame = conform(Sources, pl.DataFrame(rows, infer_schema_length=None)) if rows else empty_frame(Sources)
+    staged = Staged(table="staging.sources", frame=frame, rejects=empty_frame(RejectedRows), per_source=[])
+    write_staged(warehouse.connection(), [staged])
+    meta = result_metadata(staged)
+    meta["licences"] = dg.MetadataValue.md(
+        "\n".join(["| licence | files |", "|---|---|"] + [f"| {lic} | {n} |" for lic, n in frame.group_by("license").len().sort("license").iter_rows()])
+    )
+    return dg.MaterializeResult(metadata=meta)
+
+
+sources_checks = staging_checks("staging.sources", Sources, joins_sources=False)

@@ -1,0 +1,1 @@
+"""Files -> typed, validated rows: manifest, parsers, options, quarantine, feeds, registration. No Dagster."""

@@ -1,0 +1,25 @@
+"""The Student-t critical value that ``staging.benchmark_series`` binds into its SQL (DuckDB
+has no t quantile), from :data:`scipy.stats.t`."""
+
+from __future__ import annotations
+
+from scipy import stats
+
+
+def t_two_sided_mass(t: float, df: int) -> float:
+    """P(|T| <= t) for Student's t with ``df`` (>= 1) degrees of freedom."""
+    if df < 1:
+        raise ValueError("degrees of freedom must be >= 1")
+    return float(stats.t.cdf(t, df) - stats.t.cdf(-t, df))
+
+
+def t_quantile(df: int, confidence: float = 0.95) -> float:
+    """Two-sided Student-t critical value: the t with P(|T| <= t) = ``confidence``.
+
+    For the 95% CI of a mean of n runs use ``t_quantile(n - 1)`` (= t(0.975, n - 1)).
+    """
+    if df < 1:
+        raise ValueError("degrees of freedom must be >= 1")
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must lie in (0, 1)")
+    return float(stats.t.ppf((1 + confidence) / 2, df))

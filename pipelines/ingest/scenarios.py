@@ -1,0 +1,212 @@
+"""Scenario resolution: inheritance between scenario files and factor references.
+
+A scenario file may ``extend`` another (manifest option), inheriting every parameter it does
+not set itself; an ``abstract`` scenario only serves as a parent and is not published. A
+parameter whose ``factor_ref`` names a staged row takes its value (and its source_id, file
+and line) from that row, so choosing a factor set is editing one cell of a scenario file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from pipelines.errors import ManifestError
+from pipelines.ingest.manifest import SourceEntry
+from pipelines.ingest.quarantine import Reject
+
+#: table -> (columns that may serve as the key, columns that may be read as a value)
+REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "staging.device_specs": (
+        frozenset({"device_id"}),
+        frozenset({"fp64_tflops", "fp32_tflops", "fp16_tflops", "tf32_tensor_tflops", "bf16_tensor_tflops",
+                   "fp16_tensor_tflops", "npu_tops", "mem_bandwidth_gb_per_s", "memory_gb", "tdp_w"}),
+    ),
+    "staging.device_pcf": (
+        frozenset({"device_id", "factor_set"}),
+        frozenset({"total_kgco2e", "production_share", "use_share", "transport_share", "eol_share", "lifetime_years"}),
+    ),
+    "staging.network_energy": (frozenset({"factor_id"}), frozenset({"value", "low", "high"})),
+    "staging.model_configs": (frozenset({"model_id"}), frozenset({"params", "n_layers", "hidden_size"})),
+    "staging.benchmark_series": (
+        frozenset({"series_id"}),
+        frozenset({"energy_j_mean", "energy_j_ci95_low", "energy_j_ci95_high", "duration_s_mean", "mean_power_w_mean"}),
+    ),
+    # the one mart a scenario may read: written with its schema, marts.charging_windows.window_id=...
+    "marts.charging_windows": (
+        frozenset({"window_id"}),
+        frozenset({"mean_gco2e_per_kwh", "daily_mean_gco2e_per_kwh", "annual_average_gco2e_per_kwh"}),
+    ),
+}
+#: (table, mean column) -> its 95% CI columns: what a range_ref may name.
+CI_COLUMNS: dict[tuple[str, str], tuple[str, str]] = {
+    ("staging.benchmark_series", "energy_j_mean"): ("energy_j_ci95_low", "energy_j_ci95_high"),
+    ("staging.benchmark_series", "mean_power_w_mean"): ("mean_power_w_ci95_low", "mean_power_w_ci95_high"),
+}
+#: Tables a factor_ref must name with their schema (all others are staging tables, named without it).
+QUALIFIED_TABLES = frozenset({"marts.charging_windows"})
+_REF = re.compile(r"^(?:(?P<schema>marts)\.)?(?P<table>[a-z_]+)\.(?P<key>[a-z0-9_]+)=(?P<id>[^\s]+)\.(?P<col>[a-z0-9_]+)$")
+
+
+@dataclass(frozen=True)
+class Ref:
+    table: str
+    key_column: str
+    key: str
+    column: str
+
+
+def parse_ref(text: str) -> Ref:
+    """Parse ``table.key_column=key.value_column``; raise ValueError with the reason."""
+    match = _REF.match(text)
+    if not match:
+        raise ValueError(f"factor_ref {text!r} is not of the form table.key_column=key.value_column")
+    table = f"{match['schema'] or 'staging'}.{match['table']}"
+    if table not in REFERENCE_TABLES or (table in QUALIFIED_TABLES) != bool(match["schema"]):
+        known = sorted(t if t in QUALIFIED_TABLES else t.split(".")[1] for t in REFERENCE_TABLES)
+        raise ValueError(f"factor_ref {text!r}: table {match['table']!r} is not one of {known}")
+    keys, cols = REFERENCE_TABLES[table]
+    if match["key"] not in keys:
+        raise ValueError(f"factor_ref {text!r}: {match['key']!r} is not a key of {table} ({sorted(keys)})")
+    if match["col"] not in cols:
+        raise ValueError(f"factor_ref {text!r}: {match['col']!r} is not a referencable column of {table} ({sorted(cols)})")
+    return Ref(table, match["key"], match["id"], match["col"])
+
+
+def _referenced_row(con: duckdb.DuckDBPyConnection, ref: Ref) -> dict | None:
+    frame = pl.from_arrow(con.sql("select * from query_table($t)", params={"t": ref.table}).to_arrow_table())
+    hits = frame.filter(pl.col(ref.key_column) == ref.key)
+    return hits.row(0, named=True) if hits.height == 1 else None
+
+
+def lookup(con: duckdb.DuckDBPyConnection, ref: Ref) -> tuple[float | None, str, str, int | None] | None:
+    """(value, source_id, source_file, source_row) of the referenced row, or None if absent."""
+    row = _referenced_row(con, ref)
+    if row is None:
+        return None
+    value = row[ref.column]
+    return (None if value is None else float(value), row["source_id"], row["source_file"], row["source_row"])
+
+
+def relative_range(con: duckdb.DuckDBPyConnection, text: str) -> tuple[float, float]:
+    """(low / mean, high / mean) of the 95% CI of the measured mean a range_ref names.
+
+    Raises ValueError with the reason when the reference is malformed, names a column with no
+    CI, or the row or its CI is missing.
+    """
+    ref = parse_ref(text)
+    ci = CI_COLUMNS.get((ref.table, ref.column))
+    if ci is None:
+        allowed = sorted(f"{t.split('.')[1]}.{c}" for t, c in CI_COLUMNS)
+        raise ValueError(f"range_ref {text!r}: {ref.column!r} has no confidence interval; one of {allowed}")
+    row = _referenced_row(con, ref)
+    if row is None or row[ref.column] is None or row[ci[0]] is None or row[ci[1]] is None:
+        raise ValueError(f"range_ref {text!r}: no single row with {ref.key_column} = {ref.key!r} and a mean with a 95% CI in {ref.table}")
+    mean = float(row[ref.column])
+    return float(row[ci[0]]) / mean, float(row[ci[1]]) / mean
+
+
+def resolve_order(entries: Sequence[SourceEntry]) -> list[SourceEntry]:
+    """Scenario entries ordered so that every parent comes before the scenarios extending it."""
+    by_id = {str(e.options.get("scenario_id", e.id)): e for e in entries}
+    ordered: list[SourceEntry] = []
+    state: dict[str, str] = {}
+
+    def visit(scenario: str, chain: tuple[str, ...]) -> None:
+        if state.get(scenario) == "done":
+            return
+        if scenario in chain:
+            raise ManifestError(by_id[scenario].manifest_file, f"scenario inheritance loops: {' -> '.join((*chain, scenario))}")
+        entry = by_id[scenario]
+        parent = entry.options.get("extends")
+        if parent:
+            if parent not in by_id:
+                raise ManifestError(entry.manifest_file, f"scenario {scenario!r} extends unknown scenario {parent!r}")
+            visit(str(parent), (*chain, scenario))
+        state[scenario] = "done"
+        ordered.append(entry)
+
+    for scenario in by_id:
+        visit(scenario, ())
+    return ordered
+
+
+def resolve(
+    con: duckdb.DuckDBPyConnection, parsed: Mapping[str, tuple[SourceEntry, pl.DataFrame]]
+) -> tuple[pl.DataFrame, list[tuple[SourceEntry, Reject]]]:
+    """Apply inheritance and factor references; return published rows and rejects.
+
+    ``parsed`` maps scenario id -> (entry, parsed frame). Rows whose reference cannot be
+    resolved are rejected with the reason; the rest of the scenario still resolves.
+    """
+    resolved: dict[str, dict[str, dict]] = {}
+    rejects: list[tuple[SourceEntry, Reject]] = []
+    entries = resolve_order([entry for entry, _ in parsed.values()])
+    for entry in entries:
+        scenario = str(entry.options.get("scenario_id", entry.id))
+        frame = parsed[scenario][1]
+        parent = entry.options.get("extends")
+        rows = {k: {**v, "scenario_id": scenario} for k, v in resolved.get(str(parent), {}).items()} if parent else {}
+        for row in frame.iter_rows(named=True):
+            out = {
+                "scenario_id": scenario,
+                "parameter": row["parameter"],
+                "value": row["value"],
+                "unit": row["unit"],
+                "low": row["low"],
+                "high": row["high"],
+                "distribution": row["distribution"],
+                "status": row["status"],
+                "factor_ref": row["factor_ref"],
+                "reasoning": row["reasoning"],
+                "range_ref": None,
+                "defined_in": f"{entry.path}:{row['source_row']}",
+                "source_id": entry.id,
+                "source_file": entry.path,
+                "source_row": row["source_row"],
+            }
+            if row["factor_ref"]:
+                try:
+                    ref = parse_ref(row["factor_ref"])
+                except ValueError as exc:
+                    rejects.append((entry, Reject(row["source_row"], "factor_ref", "factor_ref", row["factor_ref"], str(exc))))
+                    continue
+                found = lookup(con, ref)
+                if found is None or found[0] is None:
+                    rejects.append((entry, Reject(row["source_row"], "factor_ref", "factor_ref_exists", row["factor_ref"],
+                                                  f"factor_ref: no single row with {ref.key_column} = {ref.key!r} and a {ref.column} value in {ref.table}")))
+                    continue
+                value, source_id, source_file, source_row = found
+                if row["value"] is not None and abs(row["value"] - value) > 1e-9 * max(1.0, abs(value)):
+                    rejects.append((entry, Reject(row["source_row"], "value", "matches_factor_ref", str(row["value"]),
+                                                  f"value: {row['value']} differs from {value} in the referenced row {row['factor_ref']}")))
+                    continue
+                out.update(value=value, source_id=source_id, source_file=source_file, source_row=source_row)
+            elif row["value"] is None:
+                rejects.append((entry, Reject(row["source_row"], "value", "not_nullable", None, "value: empty and no factor_ref to read it from")))
+                continue
+            if row.get("range_ref"):
+                if row["low"] is not None or row["high"] is not None:
+                    rejects.append((entry, Reject(row["source_row"], "range_ref", "range_ref_alone", row["range_ref"],
+                                                  "range_ref: low and high must be empty when the range comes from a measurement")))
+                    continue
+                try:
+                    low_ratio, high_ratio = relative_range(con, row["range_ref"])
+                except ValueError as exc:
+                    rejects.append((entry, Reject(row["source_row"], "range_ref", "range_ref_exists", row["range_ref"], str(exc))))
+                    continue
+                out.update(low=out["value"] * low_ratio, high=out["value"] * high_ratio, range_ref=row["range_ref"])
+            rows[row["parameter"]] = out
+        resolved[scenario] = rows
+    published = [
+        row
+        for entry in entries
+        if not entry.options.get("abstract", False)
+        for row in resolved[str(entry.options.get("scenario_id", entry.id))].values()
+    ]
+    frame = pl.DataFrame(published, infer_schema_length=None) if published else pl.DataFrame()
+    return frame, rejects

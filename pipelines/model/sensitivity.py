@@ -1,0 +1,206 @@
+"""One-at-a-time sensitivity, the multiplier x hours grid and break-even search.
+
+All three build substituted parameter sets (:func:`pipelines.model.substitute`) and evaluate
+them with the model's one formula in a single set-wise query per step; the break-even search
+loops over refinement steps, never over scenarios or parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from pipelines.model.formula import evaluate, parameter_columns, substitute
+from schemas.vocabulary import PATTERNS
+
+#: Parameters that are codes or bookkeeping, not quantities a root can be searched for.
+NOT_SEARCHED = frozenset({"edge_embodied_policy", "accounting_frame", "comm_pattern", "headline_basis", "grid_shared",
+                          "cloud_gpu_variant", "cloud_gpu_alt_share"})
+#: Break-even targets: R = 1 (no saving) and R = 4 (the paper's low end).
+TARGETS = (1.0, 4.0)
+#: The search spans [value / SPAN, value x SPAN] on a log scale, capped at a unit's physical maximum.
+SPAN = 1e3
+PHYSICAL_MAX = {"h/day": 24.0, "fraction": 1.0}
+GRID_POINTS = 65
+BISECTIONS = 24
+#: Patterns the break-even search covers: compute only, and the paper's radio communication.
+SEARCH_PATTERNS = ("none", "radio_window")
+#: Device multipliers of the grid: 0.25 to 3 in steps of 0.25 (the dashboard's slider steps).
+MULTIPLIERS = tuple(round(0.25 * i, 2) for i in range(1, 13))
+#: Edge training hours per day of the grid.
+HOURS = tuple(float(h) for h in range(1, 25))
+#: R must move by more than this over the search span for a parameter to count as moving it.
+MOVES_R = 1e-9
+
+_EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "devices", "edge_added_kgco2e",
+                 "cloud_total_kgco2e", "reduction_factor"]
+
+
+def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, patterns: Sequence[str] = PATTERNS) -> pl.DataFrame:
+    return evaluate(con, inputs, patterns=patterns).select(_EVAL_COLUMNS)
+
+
+def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
+    """marts.sensitivity: R at each ranged parameter's low and high, all others at the scenario value.
+
+    Grain: scenario x device class x pattern x parameter.
+    """
+    ranged = parameters.filter(pl.col("low").is_not_null() & pl.col("high").is_not_null() & (pl.col("low") < pl.col("high")))
+    overrides = pl.concat([
+        ranged.select("scenario_id", (pl.col("parameter") + ":" + side).alias("variant_id"), "parameter",
+                      pl.col(side).alias("value"))
+        for side in ("low", "high")
+    ])
+    varied = _headline(con, substitute(base, overrides)).with_columns(
+        pl.col("variant_id").str.split(":").list.get(0).alias("parameter"),
+        pl.col("variant_id").str.split(":").list.get(1).alias("side"),
+    )
+    baseline = _headline(con, base).select("scenario_id", "device_class", "pattern",
+                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
+    wide = varied.pivot(on="side", index=["scenario_id", "device_class", "pattern", "parameter"], values="reduction_factor")
+    frame = (
+        wide.rename({"low": "reduction_factor_at_low", "high": "reduction_factor_at_high"})
+        .join(ranged.select("scenario_id", "parameter", "value", pl.col("low").alias("value_low"),
+                            pl.col("high").alias("value_high"), "unit", "status"), on=["scenario_id", "parameter"])
+        .join(baseline, on=["scenario_id", "device_class", "pattern"])
+        .with_columns((pl.col("reduction_factor_at_high") - pl.col("reduction_factor_at_low")).abs().alias("swing"))
+        .with_columns(pl.col("swing").rank("ordinal", descending=True).over("scenario_id", "device_class", "pattern")
+                      .cast(pl.Int64).alias("rank"))
+    )
+    return frame.select(
+        "scenario_id", "device_class", "pattern", "parameter", "unit", "status", "value", "value_low", "value_high",
+        "reduction_factor_at_low", "reduction_factor_at_high", "baseline_reduction_factor", "swing", "rank",
+    ).sort("scenario_id", "device_class", "pattern", "rank")
+
+
+def grid(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, multipliers: Sequence[float], hours: Sequence[float]) -> pl.DataFrame:
+    """marts.sensitivity_grid: R over device multiplier x edge hours per day, per scenario, class and pattern."""
+    points = [(m, h) for m in multipliers for h in hours]
+    scenarios = base.get_column("scenario_id").to_list()
+    overrides = pl.DataFrame(
+        [(s, f"m={m}|h={h}", name, value) for s in scenarios for m, h in points
+         for name, value in (("device_multiplier", m), ("edge_hours_per_day", h))],
+        schema={"scenario_id": pl.String, "variant_id": pl.String, "parameter": pl.String, "value": pl.Float64},
+        orient="row",
+    )
+    evaluated = _headline(con, substitute(base, overrides))
+    labels = overrides.pivot(on="parameter", index=["scenario_id", "variant_id"], values="value").rename(
+        {"device_multiplier": "device_multiplier", "edge_hours_per_day": "hours_per_day"})
+    scenario_hours = base.select("scenario_id", pl.col("edge_hours_per_day").alias("scenario_hours_per_day"))
+    return (
+        evaluated.join(labels, on=["scenario_id", "variant_id"]).join(scenario_hours, on="scenario_id")
+        .with_columns(((pl.col("device_multiplier") == 1) & (pl.col("hours_per_day") == pl.col("scenario_hours_per_day")))
+                      .alias("is_scenario_point"))
+        .select("scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day", "devices",
+                "edge_added_kgco2e", "cloud_total_kgco2e", "reduction_factor", "is_scenario_point")
+        .sort("scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day")
+    )
+
+
+def searchable(base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
+    """(scenario_id, parameter, value, unit, low, high, search_low, search_high) of every positive parameter.
+
+    Hours per day are searched up to 24 and fractions up to 1.
+    """
+    params = parameters.filter(~pl.col("parameter").is_in(list(NOT_SEARCHED)) & (pl.col("unit") != "code")
+                               & pl.col("parameter").is_in(parameter_columns(base)))
+    ref = pl.when(pl.col("value") > 0).then(pl.col("value")).otherwise(pl.col("high"))
+    ceiling = pl.col("unit").replace_strict(PHYSICAL_MAX, default=None, return_dtype=pl.Float64)
+    return (
+        params.with_columns(ref.alias("ref"))
+        .filter(pl.col("ref").is_not_null() & (pl.col("ref") > 0))
+        .select("scenario_id", "parameter", "value", "unit", "low", "high",
+                (pl.col("ref") / SPAN).alias("search_low"),
+                pl.min_horizontal(pl.col("ref") * SPAN, ceiling).alias("search_high"))
+    )
+
+
+def _points(frame: pl.DataFrame, column: str = "x") -> pl.DataFrame:
+    """Overrides for a frame of (scenario_id, parameter, point_id, x)."""
+    return frame.select("scenario_id", pl.col("point_id").alias("variant_id"), "parameter", pl.col(column).alias("value"))
+
+
+def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
+    """marts.break_even: per scenario, class, pattern and parameter, the value where R = 1 and R = 4.
+
+    A log-spaced scan over [value / 1000, value x 1000] (at most 24 h/day or a fraction of 1)
+    brackets the crossing nearest the
+    scenario's value; bisection then narrows every bracket at once. The root is substituted
+    back and R there is stored, so a jump (a device count rounding up) is visible.
+    """
+    space = searchable(base, parameters)
+    steps = np.linspace(0.0, 1.0, GRID_POINTS)
+    scan = space.join(pl.DataFrame({"step": list(range(GRID_POINTS)), "t": steps}), how="cross").with_columns(
+        (pl.col("search_low") * (pl.col("search_high") / pl.col("search_low")) ** pl.col("t")).alias("x"),
+        (pl.col("parameter") + "#" + pl.col("step").cast(pl.String)).alias("point_id"),
+    )
+    evaluated = _headline(con, substitute(base, _points(scan)), SEARCH_PATTERNS)
+    scanned = evaluated.join(scan.select("scenario_id", "point_id", "parameter", "step", "x"),
+                             left_on=["scenario_id", "variant_id"], right_on=["scenario_id", "point_id"])
+    moves = scanned.group_by("scenario_id", "device_class", "pattern", "parameter").agg(
+        (pl.col("reduction_factor").max() - pl.col("reduction_factor").min()).alias("range"))
+    moved = moves.filter(pl.col("range") > MOVES_R).select("scenario_id", "device_class", "pattern", "parameter")
+    scanned = scanned.join(moved, on=["scenario_id", "device_class", "pattern", "parameter"])
+    brackets = []
+    for target in TARGETS:
+        ordered = scanned.sort("step").with_columns(
+            pl.col("x").shift(-1).over("scenario_id", "device_class", "pattern", "parameter").alias("x_next"),
+            pl.col("reduction_factor").shift(-1).over("scenario_id", "device_class", "pattern", "parameter").alias("r_next"),
+        )
+        crossing = ordered.filter(((pl.col("reduction_factor") - target) * (pl.col("r_next") - target)) <= 0)
+        crossing = crossing.join(space.select("scenario_id", "parameter", "value"), on=["scenario_id", "parameter"]).with_columns(
+            (pl.col("x").log() - pl.col("value").log()).abs().alias("distance")
+        )
+        nearest = crossing.sort("distance").group_by("scenario_id", "device_class", "pattern", "parameter").first()
+        brackets.append(nearest.select("scenario_id", "device_class", "pattern", "parameter", pl.lit(target).alias("target"),
+                                       pl.col("x").alias("lo"), pl.col("x_next").alias("hi"),
+                                       pl.col("reduction_factor").alias("r_lo")))
+    found = pl.concat(brackets)
+    for _ in range(BISECTIONS):
+        if found.height == 0:
+            break
+        mid = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
+                                 pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
+        r_mid = _headline(con, substitute(base, _points(mid)), SEARCH_PATTERNS).select(
+            "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_mid"))
+        mid = mid.join(r_mid, on=["scenario_id", "point_id", "device_class", "pattern"])
+        same_side = (pl.col("r_lo") - pl.col("target")) * (pl.col("r_mid") - pl.col("target")) > 0
+        found = mid.select(
+            "scenario_id", "device_class", "pattern", "parameter", "target",
+            pl.when(same_side).then(pl.col("x")).otherwise(pl.col("lo")).alias("lo"),
+            pl.when(same_side).then(pl.col("hi")).otherwise(pl.col("x")).alias("hi"),
+            pl.when(same_side).then(pl.col("r_mid")).otherwise(pl.col("r_lo")).alias("r_lo"),
+        )
+    roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
+                               pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
+    r_root = _headline(con, substitute(base, _points(roots)), SEARCH_PATTERNS).select(
+        "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_root"))
+    roots = roots.join(r_root, on=["scenario_id", "point_id", "device_class", "pattern"])
+    keys = ["scenario_id", "device_class", "pattern", "parameter"]
+    wide = roots.select(*keys, "target", "x", "r_root").pivot(on="target", index=keys, values=["x", "r_root"])
+    wide = wide.rename({c: c.replace("x_1.0", "value_r1").replace("x_4.0", "value_r4")
+                         .replace("r_root_1.0", "reduction_factor_at_r1").replace("r_root_4.0", "reduction_factor_at_r4")
+                        for c in wide.columns})
+    for name in ("value_r1", "value_r4", "reduction_factor_at_r1", "reduction_factor_at_r4"):
+        if name not in wide.columns:
+            wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))
+    baseline = _headline(con, base).select("scenario_id", "device_class", "pattern",
+                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
+    out = (
+        moved.join(wide, on=keys, how="left")
+        .join(space, on=["scenario_id", "parameter"])
+        .join(baseline, on=["scenario_id", "device_class", "pattern"])
+    )
+    in_range = [
+        (pl.col(col).is_not_null() & pl.col("low").is_not_null() & (pl.col(col) >= pl.col("low")) & (pl.col(col) <= pl.col("high")))
+        .alias(f"{col}_in_range") for col in ("value_r1", "value_r4")
+    ]
+    return out.with_columns(in_range).select(
+        "scenario_id", "device_class", "pattern", "parameter", "unit", "value", "low", "high", "baseline_reduction_factor",
+        "value_r1", "value_r4", "reduction_factor_at_r1", "reduction_factor_at_r4", "value_r1_in_range", "value_r4_in_range",
+        "search_low", "search_high",
+    ).sort(keys)
+

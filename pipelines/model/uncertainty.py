@@ -1,0 +1,299 @@
+"""Monte Carlo and variance-based sensitivity over the model's one formula.
+
+Every parameter with a range is drawn from its distribution (``core.scenario_parameters``:
+uniform, triangular with the value as mode, normal or lognormal with low/high as the 95%
+interval around the value); the draws are model inputs like any other and go through
+``sql/model/evaluate.sql`` in one set-wise query. Variance shares come from SALib's Sobol
+indices of log R, with the same inverse-CDF transform applied to SALib's unit-cube samples.
+
+Draws respect the model's physical couplings:
+
+- the cloud GPU variant is one discrete draw (``cloud_gpu_variant`` is 1 with probability
+  ``cloud_gpu_alt_share``), so the SQL takes power, FLOPS, bandwidth and measured speed of the
+  same variant;
+- utilisation moves the GPU's power and delivered throughput together, and the cloud hours
+  scale a stated device count (both in the SQL, for every draw alike);
+- the grid intensity is one draw for both sides when ``grid_shared`` is 1: the edge's value
+  comes from the cloud's uniform sample through the edge's own distribution (identical when
+  the two rows agree), and Sobol treats the pair as one input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from scipy.special import ndtri
+
+from pipelines.model.formula import model_view
+from pipelines.paths import sql_text
+from pipelines.warehouse.queries import query_pl
+
+#: two-sided 95% normal quantile: low/high of a normal or lognormal row are value -/+ this many sd
+Z95 = 1.959963984540054
+#: unit-cube samples are kept inside (0, 1) so normal tails stay finite
+U_EPS = 1e-12
+METRICS = ("reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e")
+#: histogram bins of log10(R) per decade (marts.uncertainty_distribution)
+BINS_PER_DECADE = 20
+#: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
+SOBOL_RESAMPLES = 50
+
+
+@dataclass(frozen=True)
+class Ranged:
+    """One parameter drawn in a scenario. ``follows``: the parameter whose uniform sample it shares."""
+
+    parameter: str
+    distribution: str
+    value: float
+    low: float
+    high: float
+    follows: str | None = None
+
+
+#: (follower, leader, switch): the follower shares the leader's sample when the scenario's switch is 1.
+COUPLED = (("edge_grid_gco2e_per_kwh", "cloud_grid_gco2e_per_kwh", "grid_shared"),)
+#: A discrete draw: the parameter is 1 with the probability held in another parameter, else 0.
+BERNOULLI = (("cloud_gpu_variant", "cloud_gpu_alt_share"),)
+
+
+def ranged_parameters(parameters: pl.DataFrame) -> list[Ranged]:
+    """A scenario's drawn parameters, leaders first: every ranged parameter (a distribution other
+    than point and a non-empty range), the GPU variant when it has a share of draws, and a
+    coupled follower marked with the parameter whose sample it shares."""
+    rows = parameters.filter(
+        (pl.col("distribution") != "point") & pl.col("low").is_not_null() & pl.col("high").is_not_null()
+        & (pl.col("low") < pl.col("high"))
+    ).sort("parameter")
+    values = dict(zip(parameters.get_column("parameter").to_list(), parameters.get_column("value").to_list(), strict=True))
+    drawn = {r["parameter"]: Ranged(r["parameter"], r["distribution"], r["value"], r["low"], r["high"])
+             for r in rows.iter_rows(named=True)}
+    for name, share in BERNOULLI:
+        if (values.get(share) or 0) > 0:
+            drawn[name] = Ranged(name, "bernoulli", float(values[share]), 0.0, 1.0)
+    for follower, leader, switch in COUPLED:
+        if follower in drawn and leader in drawn and values.get(switch) == 1:
+            p = drawn[follower]
+            drawn[follower] = Ranged(p.parameter, p.distribution, p.value, p.low, p.high, follows=leader)
+    ordered = sorted(drawn.values(), key=lambda p: p.parameter)
+    return [p for p in ordered if p.follows is None] + [p for p in ordered if p.follows is not None]
+
+
+def independent(ranged: list[Ranged]) -> list[Ranged]:
+    """The parameters with a sample of their own (the inputs of a Sobol analysis)."""
+    return [p for p in ranged if p.follows is None]
+
+
+def to_values(unit: np.ndarray, p: Ranged, scratch: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Map uniform (0, 1) samples to the parameter's distribution (inverse CDF), in place.
+
+    Works in place, through two scratch arrays that callers may reuse across parameters,
+    because fresh large temporaries are what a million draws spend their time on.
+    """
+    u = unit
+    if p.distribution == "bernoulli":
+        np.copyto(u, u < p.value)
+    elif p.distribution == "uniform":
+        u *= p.high - p.low
+        u += p.low
+    elif p.distribution == "triangular":
+        a, b, c = p.low, p.high, p.value
+        rising, below = scratch if scratch is not None else (np.empty_like(u), np.empty(u.shape, dtype=bool))
+        np.less(u, (c - a) / (b - a), out=below)
+        np.multiply(u, (b - a) * (c - a), out=rising)
+        np.sqrt(rising, out=rising)
+        rising += a
+        np.subtract(1.0, u, out=u)
+        u *= (b - a) * (b - c)
+        np.sqrt(u, out=u)
+        np.subtract(b, u, out=u)
+        np.copyto(u, rising, where=below)
+    elif p.distribution in ("normal", "lognormal"):
+        np.clip(u, U_EPS, 1 - U_EPS, out=u)
+        ndtri(u, out=u)
+        if p.distribution == "normal":
+            u *= (p.high - p.low) / (2 * Z95)
+            u += p.value
+        else:
+            u *= np.log(p.high / p.low) / (2 * Z95)
+            np.exp(u, out=u)
+            u *= p.value
+    else:
+        raise ValueError(f"{p.parameter}: unknown distribution {p.distribution!r}")
+    return u
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Drawn parameter sets: the drawn columns (one row per draw) and each scenario's constants."""
+
+    drawn: pa.Table
+    constants: pl.DataFrame
+
+    @property
+    def rows(self) -> int:
+        return self.drawn.num_rows
+
+
+def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged: dict[str, Ranged], unit: np.ndarray) -> pa.Table:
+    """One scenario's draws of ``names``.
+
+    ``unit`` holds one row per independent ranged parameter, in the order of
+    :func:`independent` (sorted by name); a follower maps a copy of its leader's row through its
+    own distribution; every other name stays at the scenario's value.
+    """
+    n = unit.shape[1]
+    columns = {}
+    scratch = (np.empty(n), np.empty(n, dtype=bool))
+    rows = {p.parameter: i for i, p in enumerate(independent(sorted(ranged.values(), key=lambda p: p.parameter)))}
+    followers = [p for p in ranged.values() if p.follows is not None]
+    shared = {p.parameter: unit[rows[p.follows]].copy() for p in followers}
+    for name in names:
+        if name in shared:
+            columns[name] = to_values(shared[name], ranged[name], scratch)
+        elif name in ranged:
+            columns[name] = to_values(unit[rows[name]], ranged[name], scratch)
+        else:
+            columns[name] = np.full(n, base.item(0, name), dtype=np.float64)
+    scenario_ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([scenario])).cast(pa.string())
+    return pa.table({"scenario_id": scenario_ids,
+                     "variant_id": np.arange(n, dtype=np.int64), **columns})
+
+
+def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: int, seed: int) -> Draws:
+    """``n_draws`` parameter sets per scenario of ``base_inputs``, one independent stream per scenario.
+
+    The columns drawn in any scenario travel as one table; every other parameter stays a
+    per-scenario constant joined in SQL, so a million draws do not copy sixty columns.
+    """
+    scenarios = base_inputs.get_column("scenario_id").to_list()
+    ranged = {s: {p.parameter: p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == s))} for s in scenarios}
+    names = sorted(set().union(*[set(r) for r in ranged.values()])) if ranged else []
+    tables = []
+    for index, scenario in enumerate(scenarios):
+        rng = np.random.default_rng([seed, index])
+        own = independent(sorted(ranged[scenario].values(), key=lambda p: p.parameter))
+        unit = np.empty((len(own), n_draws))
+        for row in unit:
+            rng.random(out=row)
+        base = base_inputs.filter(pl.col("scenario_id") == scenario)
+        tables.append(_scenario_draws(scenario, base, names, ranged[scenario], unit))
+    constants = base_inputs.drop(["variant_id", *names])
+    return Draws(pa.concat_tables(tables), constants)
+
+
+def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray) -> Draws:
+    """Draws for one scenario (``base``: one row) from a unit-cube sample (rows: draws, columns:
+    the independent parameters of ``ranged``, sorted by name; followers are derived)."""
+    names = sorted(p.parameter for p in ranged)
+    table = _scenario_draws(base.item(0, "scenario_id"), base, names, {p.parameter: p for p in ranged},
+                            np.ascontiguousarray(unit.T, dtype=np.float64))
+    return Draws(table, base.drop(["variant_id", *names]))
+
+
+def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
+    """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
+    basis and measured_throughput)."""
+    with model_view(con, draws.drawn, constants=draws.constants, basis_filter="headline_and_measured"):
+        return query_pl(con, sql_text("model/uncertainty_summary.sql"), {"bins_per_decade": BINS_PER_DECADE})
+
+
+def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
+    """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x metric."""
+    # the cloud side's quantiles come from one pattern's draws (they do not depend on the pattern)
+    cloud = summary.filter(pl.col("cloud_total_kgco2e_quantiles").is_not_null()).select(
+        "scenario_id", "device_class", "basis", pl.col("cloud_total_kgco2e_quantiles").alias("cloud_quantiles"))
+    summary = summary.join(cloud, on=["scenario_id", "device_class", "basis"], how="left").with_columns(
+        pl.col("cloud_quantiles").alias("cloud_total_kgco2e_quantiles")).drop("cloud_quantiles")
+    parts = []
+    for metric in METRICS:
+        q = pl.col(f"{metric}_quantiles")
+        is_r = metric == "reduction_factor"
+        parts.append(summary.select(
+            "scenario_id", "device_class", "basis", "is_headline", "pattern", pl.lit(metric).alias("metric"),
+            q.list.get(0).alias("p05"), q.list.get(1).alias("p50"), q.list.get(2).alias("p95"),
+            pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64),
+            *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
+              for c in ("share_r_below_1", "share_r_below_4", "share_link_feasible", "share_memory_feasible")],
+            pl.lit(seed, dtype=pl.Int64).alias("seed"),
+        ))
+    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "metric")
+
+
+def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:
+    """marts.uncertainty_distribution: the histogram of R (log-spaced bins) per scenario x class x
+    pattern, on the headline basis."""
+    frame = summary.filter(pl.col("is_headline")).select("scenario_id", "device_class", "pattern", "n_draws", pl.col("log10_histogram").alias("bins"))
+    return frame.explode("bins").select(
+        "scenario_id", "device_class", "pattern",
+        (10 ** (pl.col("bins").struct.field("key").cast(pl.Float64) / BINS_PER_DECADE)).alias("bin_low"),
+        (10 ** ((pl.col("bins").struct.field("key").cast(pl.Float64) + 1) / BINS_PER_DECADE)).alias("bin_high"),
+        pl.col("bins").struct.field("value").cast(pl.Int64).alias("draws"),
+        (pl.col("bins").struct.field("value") / pl.col("n_draws")).alias("share"),
+    ).sort("scenario_id", "device_class", "pattern", "bin_low")
+
+
+def sobol_rows(
+    con: duckdb.DuckDBPyConnection,
+    base_inputs: pl.DataFrame,
+    parameters: pl.DataFrame,
+    base_samples: int,
+    seed: int,
+    log: Callable[[str], None] = lambda _: None,
+) -> pl.DataFrame:
+    """marts.uncertainty_drivers: Sobol first-order and total indices of log R per parameter.
+
+    SALib's Sobol sequence (Saltelli's scheme without second-order terms, N x (D + 2) model
+    runs per scenario) is mapped through each parameter's inverse CDF and evaluated by the
+    same SQL as every other mart (headline basis); SALib then estimates S1 and ST of log R
+    (R spans orders of magnitude, and log R makes the effects of multiplicative factors
+    additive) with bootstrap 95% CIs. A coupled follower (the edge grid drawn with the cloud's)
+    is not an input of its own.
+    """
+    from SALib.analyze import sobol as sobol_analyze
+    from SALib.sample import sobol as sobol_sample
+
+    rows: list[dict] = []
+    for index, scenario in enumerate(base_inputs.get_column("scenario_id").to_list()):
+        ranged = ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
+        inputs = sorted(independent(ranged), key=lambda p: p.parameter)
+        if len(inputs) < 2:
+            continue
+        problem = {"num_vars": len(inputs), "names": [p.parameter for p in inputs], "bounds": [[0.0, 1.0]] * len(inputs)}
+        unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True, seed=seed + index)
+        draws = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
+        with model_view(con, draws.drawn, constants=draws.constants):
+            evaluated = query_pl(con, "select cast(variant_id as bigint) as draw, device_class, pattern, ln(reduction_factor) as log_r "
+                                      "from model_evaluation")
+        widest = 0.0
+        for (device_class, pattern), group in evaluated.sort("draw").group_by(["device_class", "pattern"], maintain_order=True):
+            y = group.get_column("log_r").to_numpy()
+            if not np.all(np.isfinite(y)) or np.var(y) == 0:
+                continue
+            result = sobol_analyze.analyze(problem, y, calc_second_order=False, num_resamples=SOBOL_RESAMPLES, conf_level=0.95,
+                                           seed=seed + index)
+            total = float(np.clip(result["ST"], 0, None).sum())
+            top = int(np.argmax(result["ST"]))
+            widest = max(widest, 2 * float(result["S1_conf"][top]))
+            for i, p in enumerate(inputs):
+                rows.append({
+                    "scenario_id": scenario, "device_class": device_class, "pattern": pattern, "parameter": p.parameter,
+                    "s1": float(result["S1"][i]), "s1_ci95": float(result["S1_conf"][i]),
+                    "st": float(result["ST"][i]), "st_ci95": float(result["ST_conf"][i]),
+                    "st_share_of_sum": max(float(result["ST"][i]), 0.0) / total if total > 0 else 0.0,
+                    "model_runs": int(unit.shape[0]), "base_samples": base_samples,
+                })
+        log(f"{scenario}: Sobol indices of log R over {len(inputs)} inputs from {unit.shape[0]:,} model runs; "
+            f"widest 95% CI of the top driver's S1: {widest:.3f}")
+    frame = pl.DataFrame(rows, schema={"scenario_id": pl.String, "device_class": pl.String, "pattern": pl.String,
+                                       "parameter": pl.String, "s1": pl.Float64, "s1_ci95": pl.Float64, "st": pl.Float64,
+                                       "st_ci95": pl.Float64, "st_share_of_sum": pl.Float64, "model_runs": pl.Int64,
+                                       "base_samples": pl.Int64})
+    return frame.with_columns(
+        pl.col("st").rank("ordinal", descending=True).over("scenario_id", "device_class", "pattern").cast(pl.Int64).alias("rank")
+    ).sort("scenario_id", "device_class", "pattern", "rank")

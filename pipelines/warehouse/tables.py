@@ -1,0 +1,121 @@
+"""Writing tables: a mart from its ``.sql`` file (bound parameters), a frame, or staged rows
+with their quarantine rows, each in one transaction. Each writer returns plain metadata (row
+count, preview) that the Dagster layer turns into a materialisation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import duckdb
+import pandera.polars as pa
+import polars as pl
+
+from pipelines.paths import sql_text
+from pipelines.warehouse.queries import checked_identifier, query_pl
+from schemas.meta import conform, empty_frame
+from schemas.quarantine import RejectedRows
+
+
+
+class StagedTable(Protocol):
+    """One staged table: valid rows and their stamped rejects (pipelines.ingest.staging.Staged)."""
+
+    table: str
+    frame: pl.DataFrame
+    rejects: pl.DataFrame
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the model's SQL macros (sql/model/macros.sql; temporary, per connection)."""
+    con.execute(sql_text("model/macros.sql"))
+
+
+def preview_md(frame: pl.DataFrame, rows: int = 5) -> str:
+    """A small markdown table (for the Dagster UI)."""
+    head = frame.head(rows)
+    cols = [c for c in head.columns if c not in ("source_file",)]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in head.select(cols).iter_rows():
+        lines.append("| " + " | ".join("" if v is None else str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def build_table(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    sql_file: str,
+    params: dict[str, Any] | None = None,
+    model: type[pa.DataFrameModel] | None = None,
+    relations: dict[str, pl.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """``create or replace table <table> as <sql_file>``; return row count, preview and SQL file.
+
+    The table name is a code constant (checked); values reach the SQL only as bound
+    parameters. With ``model``, the result is cast to the model's column order first. The
+    model's macros (sql/model/macros.sql) are available; ``relations`` are frames the SQL
+    reads by name (for example the model's output as ``evaluated``).
+    """
+    install_macros(con)
+    for name, relation in (relations or {}).items():
+        con.register(name, relation.to_arrow())
+    try:
+        frame = query_pl(con, sql_text(sql_file), params or {})
+    finally:
+        for name in relations or {}:
+            con.unregister(name)
+    return write_table(con, table, frame, model, {"sql_file": f"sql/{sql_file}"})
+
+
+def write_table(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pl.DataFrame,
+    model: type[pa.DataFrameModel] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``create or replace table <table>`` from a frame, in one transaction.
+
+    With ``model``, the frame is cast to the model's columns and order first. Returns
+    ``table``, ``row_count``, ``preview`` (markdown) and ``metadata``'s entries.
+    """
+    if model is not None:
+        frame = conform(model, frame)
+    con.execute("begin transaction")
+    try:
+        con.execute(f"create schema if not exists {checked_identifier(table).split('.')[0]}")
+        con.register("_mart", frame.to_arrow())
+        con.execute(f"create or replace table {checked_identifier(table)} as select * from _mart")  # noqa: S608 - checked identifier
+        con.unregister("_mart")
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), **(metadata or {})}
+
+
+def write_staged(con: duckdb.DuckDBPyConnection, staged: Sequence[StagedTable]) -> None:
+    """Replace each table and its quarantine rows, all in one transaction."""
+    con.execute("create schema if not exists quarantine")
+    con.register("_empty_rejects", empty_frame(RejectedRows).to_arrow())
+    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty_rejects")
+    con.unregister("_empty_rejects")
+    con.execute("begin transaction")
+    try:
+        for item in staged:
+            table = checked_identifier(item.table)
+            con.execute(f"create schema if not exists {table.split('.')[0]}")
+            con.register("_staged", item.frame.to_arrow())
+            # The identifier is a code constant checked by checked_identifier(); identifiers cannot be bound.
+            con.execute(f"create or replace table {table} as select * from _staged")  # noqa: S608
+            con.unregister("_staged")
+            con.execute("delete from quarantine.rejected_rows where table_name = ?", [item.table])
+            if item.rejects.height:
+                con.register("_rejects", item.rejects.to_arrow())
+                con.execute("insert into quarantine.rejected_rows by name select * from _rejects")
+                con.unregister("_rejects")
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise

@@ -1,0 +1,161 @@
+"""``edge-carbon-capture``: record real training-power logs, then register them.
+
+    edge-carbon-capture run [--backend auto|nvml|rapl|powermetrics|android] [--config opt-125m|tiny] ...
+    edge-carbon-capture register RUN_MANIFEST.json [--subtract-idle] [--copy] [--dry-run]
+
+``run`` trains an OPT-shaped causal LM (random initialisation, synthetic tokens, fixed
+seed) under the fixed protocol of :mod:`tools.capture.protocol` while a power backend
+samples in the background, and writes one native-format log per phase and repeat plus a
+JSON run manifest. With no usable backend it says why for each and exits with status 3; it
+never writes made-up numbers. ``--backend fake`` (tests only) writes a constant power and is
+marked in every output as not a measurement.
+
+``register`` turns the run manifest into one ``edge-carbon register`` call per measured log
+(``python -m tools.capture register ...`` does the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from tools.capture.backends import BACKENDS, NoBackendError, detect
+from tools.capture.model import CONFIGS
+from tools.capture.protocol import (
+    MAX_PERIOD_S,
+    RECOMMENDED_IDLE_S,
+    Protocol,
+    ProtocolError,
+    config_named,
+    run_capture,
+    slug,
+)
+from tools.capture.registration import RegistrationError, register_all
+
+#: Exit status when no power backend is available.
+EXIT_NO_BACKEND = 3
+
+
+def _default_torch_device(backend_name: str) -> str:
+    import torch
+
+    if backend_name == "nvml" and torch.cuda.is_available():
+        return "cuda:0"
+    if backend_name == "powermetrics" and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Detect the backend, run the protocol, write logs and the run manifest."""
+    try:
+        backend = detect(args.backend, gpu_index=args.gpu_index, timezone=args.timezone, power_w=args.fake_power_w)
+    except NoBackendError as exc:
+        print(f"edge-carbon-capture: {exc}", file=sys.stderr)
+        return EXIT_NO_BACKEND
+    try:
+        config = config_named(args.config)
+        protocol = Protocol(
+            repeats=args.repeats,
+            idle_s=args.idle_s,
+            warmup_steps=args.warmup_steps,
+            steps=args.steps,
+            period_s=args.period_s,
+            batch=args.batch,
+            seq=args.seq,
+            seed=args.seed,
+        )
+        protocol.check(backend)
+        device_name = str(backend.describe().get("device_name") or "")
+        device_id = args.device_id or slug(device_name)
+        if not device_id:
+            raise ProtocolError("cannot name the device from the backend: pass --device-id (e.g. intel-i7-1185g7)")
+        if not backend.is_measurement and not device_id.startswith("fake"):
+            device_id = f"fake-{device_id}"
+        torch_device = args.torch_device or _default_torch_device(backend.name)
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        series_id = args.series_id or f"capture_{device_id}_{slug(config.name)}_{stamp}"
+        if args.out:
+            out_dir = Path(args.out)
+        else:
+            from pipelines.paths import sources_dir
+
+            out_dir = sources_dir() / "power" / "own" / series_id
+        print(f"backend {backend.name} ({backend.kind} logs), device {device_id}, torch device {torch_device}, series {series_id}")
+        path = run_capture(
+            backend,
+            protocol,
+            config=config,
+            torch_device=torch_device,
+            out_dir=out_dir,
+            series_id=series_id,
+            device_id=device_id,
+            workload=args.workload,
+        )
+    except ProtocolError as exc:
+        print(f"edge-carbon-capture: {exc}", file=sys.stderr)
+        return 2
+    except (RuntimeError, OSError) as exc:
+        print(
+            f"edge-carbon-capture: the capture failed: {exc}\n"
+            "No run manifest was written, so the partial logs cannot be registered.",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        backend.close()
+    print(f"run manifest: {path}")
+    print(f"register the logs: python -m tools.capture register {path}")
+    if not backend.is_measurement:
+        print("NOTE: fake backend: these logs are NOT measurements")
+    return 0
+
+
+def register(args: argparse.Namespace) -> int:
+    """Register every measured log of a run manifest."""
+    try:
+        return register_all(Path(args.manifest), subtract_idle=args.subtract_idle, copy=args.copy, manifest_name=args.manifest_file, dry_run=args.dry_run)
+    except RegistrationError as exc:
+        print(f"edge-carbon-capture: {exc}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``edge-carbon-capture`` and ``python -m tools.capture``."""
+    parser = argparse.ArgumentParser(prog="edge-carbon-capture", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    cap = sub.add_parser("run", help="train under the protocol while recording power")
+    cap.add_argument("--backend", default="auto", choices=["auto", *BACKENDS], help="power backend (fake: tests only, not a measurement)")
+    cap.add_argument("--config", default="opt-125m", choices=list(CONFIGS), help="model shape")
+    cap.add_argument("--repeats", type=int, default=5, help="runs (one log each), at least 5")
+    cap.add_argument("--steps", type=int, default=100, help="measured training steps per run")
+    cap.add_argument("--warmup-steps", type=int, default=10, help="warm-up steps per run, excluded from the measured log")
+    cap.add_argument("--batch", type=int, default=8, help="sequences per step")
+    cap.add_argument("--seq", type=int, default=512, help="tokens per sequence")
+    cap.add_argument("--seed", type=int, default=0)
+    cap.add_argument("--idle-s", type=float, default=RECOMMENDED_IDLE_S, help="idle baseline before and after each run (s)")
+    cap.add_argument("--period-s", type=float, default=MAX_PERIOD_S, help=f"sampling period (s), at most {MAX_PERIOD_S}")
+    cap.add_argument("--torch-device", help="cpu, cuda:N or mps (default: the backend's device)")
+    cap.add_argument("--gpu-index", type=int, default=0, help="NVML index of the GPU that trains")
+    cap.add_argument("--timezone", help="IANA zone of nvidia-smi timestamps (default: this machine's)")
+    cap.add_argument("--device-id", help="device id in the warehouse (default: from the device name)")
+    cap.add_argument("--series-id", help="series of the repeats (default: capture_<device>_<config>_<UTC time>)")
+    cap.add_argument("--workload", help="workload text (default: describes model, batch, sequence and steps)")
+    cap.add_argument("--out", help="folder for logs and run manifest (default: <sources>/power/own/<series_id>)")
+    cap.add_argument("--fake-power-w", type=float, default=100.0, help="constant power of the fake backend (W)")
+    cap.set_defaults(func=run)
+    reg = sub.add_parser("register", help="register the measured logs of a run manifest (edge-carbon register)")
+    reg.add_argument("manifest", help="the <series_id>.capture.json written by run")
+    reg.add_argument("--subtract-idle", action="store_true", help="give each run its mean idle power as idle_baseline_w")
+    reg.add_argument("--copy", action="store_true", help="copy logs that are outside the sources folder into it first")
+    reg.add_argument("--manifest-file", default="local.toml", help="manifest file below sources/manifest/")
+    reg.add_argument("--dry-run", action="store_true", help="print the edge-carbon register commands only")
+    reg.set_defaults(func=register)
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
