@@ -1,14 +1,18 @@
 # edge-carbon front door. Needs only Python 3.11, make and git.
 #   make run    build the warehouse from the shipped data and print a summary
-#   make test   run the test suite (EXTRAS=dev,capture also installs the capture extra)
+#   make test   run the test suite, without the tests marked slow (full rebuilds at the default
+#               run config); MARKERS=all runs every test (CI), MARKERS=slow only the slow ones;
+#               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest
 #   make dev    start the Dagster UI on http://127.0.0.1:3000
-#   make bench  print the benchmark figures
+#   make bench  print the benchmark figures (BENCH_ARGS=--skip-tests leaves out the test suite's wall time)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 EXTRAS ?= dev
+# pytest -m for `make test`: empty keeps pyproject's default (-m 'not slow'); all = every test
+MARKERS ?=
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export DAGSTER_HOME
 
@@ -25,11 +29,11 @@ $(VENV)/.installed-$(EXTRAS): $(VENV)/.installed
 	$(PIP) install -q -c constraints.txt -e '.[$(EXTRAS)]'
 	@touch $@
 
-run: $(VENV)/.installed
+run: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
 	$(VENV)/bin/edge-carbon run
 
 test: $(VENV)/.installed-$(EXTRAS)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(if $(MARKERS),-m "$(if $(filter all,$(MARKERS)),slow or not slow,$(MARKERS))") $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-$(EXTRAS)
 	$(VENV)/bin/ruff check .
@@ -39,10 +43,10 @@ $(DAGSTER_HOME)/dagster.yaml: pipelines/dagster.yaml
 	cp pipelines/dagster.yaml $@
 
 dev: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
-	$(VENV)/bin/dagster dev -h 127.0.0.1 -p 3000
+	$(VENV)/bin/dg dev -h 127.0.0.1 -p 3000
 
 bench: $(VENV)/.installed-$(EXTRAS)
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf warehouse dashboards/site .dagster_home bench/out

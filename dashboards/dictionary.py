@@ -11,10 +11,16 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, bar_chart, query, tooltips
+
+#: The tables the page reads (its "Data:" line): DuckDB's catalog of every table of the warehouse.
+TABLES = ["main.duckdb_tables", "main.duckdb_columns"]
 
 #: Schemas shown, in page order: what analysts query first.
 SCHEMAS = ["marts", "core", "staging", "quarantine", "raw"]
+
+TOOLTIP = tooltips(("table_id:N", "table"), "columns:Q", ("undocumented:Q", "columns without a comment"),
+                   ("table_comment:N", "what it holds"))
 
 #: Column widths are fixed and long words break, so the tables never overflow the page width.
 STYLE = """<style>
@@ -67,25 +73,17 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from DuckDB's catalog (duckdb_tables(), duckdb_columns())."""
     frame = query(con, "dictionary", {"schemas": SCHEMAS})
     tables = tables_frame(frame)
-    chart = (
-        alt.Chart(values(tables), title="Columns per table, by schema (hover for what the table holds)")
-        .mark_bar()
-        .encode(
-            y=alt.Y("table_id:N", title=None, sort=None, axis=alt.Axis(labelLimit=300)),
-            x=alt.X("columns:Q", title="columns"),
-            color=alt.Color("schema_name:N", title="schema", sort=SCHEMAS),
-            tooltip=[alt.Tooltip("table_id:N", title="table"), alt.Tooltip("columns:Q"),
-                     alt.Tooltip("undocumented:Q", title="columns without a comment"),
-                     alt.Tooltip("table_comment:N", title="what it holds")],
-        )
-        .properties(width=600, height=alt.Step(16))
-    )
+    chart = bar_chart(
+        tables, "Columns per table, by schema (hover for what the table holds)", width=600, step=16,
+        y=alt.Y("table_id:N", title=None, sort=None, axis=alt.Axis(labelLimit=300)),
+        x=alt.X("columns:Q", title="columns"), color=alt.Color("schema_name:N", title="schema", sort=SCHEMAS),
+        tooltip=TOOLTIP)
     return Page(
         slug="dictionary",
         title="Data dictionary",
         summary=f"Every table ({tables.height}) and column ({frame.height}) of the warehouse with its type and "
                 "meaning: the comments written from the pandera models, read back from DuckDB's catalog.",
-        tables=["main.duckdb_tables", "main.duckdb_columns"],
+        tables=TABLES,
         charts={"tables": chart},
         notes=["In any DuckDB client: select table_name, column_name, comment from duckdb_columns() "
                "where schema_name = 'marts'."],

@@ -3,22 +3,19 @@
 import altair as alt
 import duckdb
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, query, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("device_id:N", title="device"),
-    alt.Tooltip("device_class:N", title="class"),
-    alt.Tooltip("workload:N"),
-    alt.Tooltip("n_runs:Q", title="runs"),
-    alt.Tooltip("energy_kj:Q", title="mean energy, kJ", format=".2f"),
-    alt.Tooltip("ci95_low_kj:Q", title="95% CI low, kJ", format=".2f"),
-    alt.Tooltip("ci95_high_kj:Q", title="95% CI high, kJ", format=".2f"),
-    alt.Tooltip("mean_power_w_mean:Q", title="mean power, W", format=".1f"),
-    alt.Tooltip("duration_s_mean:Q", title="mean duration, s", format=".0f"),
-    alt.Tooltip("energy_ratio_vs_cloud_gpu:Q", title="GPU energy / this", format=".2f"),
-    alt.Tooltip("reference_device_id:N", title="reference GPU"),
-    alt.Tooltip("is_synthetic:N", title="synthesised logs"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.training_energy"]
+
+TOOLTIP = tooltips(
+    ("device_id:N", "device"), ("device_class:N", "class"), "workload:N", ("n_runs:Q", "runs"),
+    ("energy_kj:Q", "mean energy, kJ", ".2f"), ("ci95_low_kj:Q", "95% CI low, kJ", ".2f"),
+    ("ci95_high_kj:Q", "95% CI high, kJ", ".2f"), ("mean_power_w_mean:Q", "mean power, W", ".1f"),
+    ("duration_s_mean:Q", "mean duration, s", ".0f"),
+    ("energy_ratio_vs_cloud_gpu:Q", "GPU energy / this", ".2f"), ("reference_device_id:N", "reference GPU"),
+    ("is_synthetic:N", "synthesised logs")
+)
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
@@ -44,13 +41,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     if synthetic:
         notes.append("Some series are synthesised from the paper's stated power and time, not measured "
                      "(is_synthetic in marts.training_energy): they agree with Table 1 by construction.")
-    return Page(
-        slug="energy",
-        title="Energy (Table 1)",
-        summary="Mean energy per training run for each device with its 95% confidence interval over repeated "
-                "runs, and the ratio to the reference GPU.",
-        tables=["marts.training_energy"],
-        charts={"energy": chart},
-        notes=notes,
-        headline=["energy"],
-    )
+    return Page.one_chart(
+        "energy", "Energy (Table 1)",
+        "Mean energy per training run for each device with its 95% confidence interval over repeated runs, and the "
+        "ratio to the reference GPU.",
+        TABLES, chart, notes=notes, headline=["energy"])

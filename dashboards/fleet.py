@@ -6,20 +6,18 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("basis_label:N", title="equivalence basis"),
-    alt.Tooltip("count_label:N", title="devices"),
-    alt.Tooltip("devices_memory_floor:Q", title="memory floor (devices, not a basis)", format=",.0f"),
-    alt.Tooltip("kgco2e:Q", title="edge kgCO2e over the horizon", format=",.1f"),
-    alt.Tooltip("comm_kgco2e:Q", title="communication kgCO2e", format=",.1f"),
-    alt.Tooltip("cloud_total_kgco2e:Q", title="one cloud GPU, kgCO2e", format=",.1f"),
-    alt.Tooltip("reduction_factor:Q", title="R = cloud / edge", format=".2f"),
-    alt.Tooltip("reduction_factor_with_comm:Q", title="R with communication", format=".2f"),
-    alt.Tooltip("comm_pattern:N", title="communication pattern"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.fleet_equivalence"]
+
+TOOLTIP = tooltips(
+    ("scenario_id:N", "scenario"), ("basis_label:N", "equivalence basis"), ("count_label:N", "devices"),
+    ("devices_memory_floor:Q", "memory floor (devices, not a basis)", ",.0f"),
+    ("kgco2e:Q", "edge kgCO2e over the horizon", ",.1f"), ("comm_kgco2e:Q", "communication kgCO2e", ",.1f"),
+    ("cloud_total_kgco2e:Q", "one cloud GPU, kgCO2e", ",.1f"), ("reduction_factor:Q", "R = cloud / edge", ".2f"),
+    ("reduction_factor_with_comm:Q", "R with communication", ".2f"), ("comm_pattern:N", "communication pattern")
+)
 DEVICES = ["laptop", "phone"]
 DEVICE_COLOURS = ["#f58518", "#e45756"]
 #: Plot width in pixels; the labels (device count and R) sit in a column to its right.
@@ -47,8 +45,7 @@ def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
     cloud = base.transform_aggregate(
         cloud_total_kgco2e="max(cloud_total_kgco2e)", groupby=["scenario_id"]
     ).transform_calculate(label="'one cloud GPU: ' + format(datum.cloud_total_kgco2e, ',.0f') + ' kgCO2e'")
-    cloud_tooltip = [alt.Tooltip("scenario_id:N", title="scenario"),
-                     alt.Tooltip("cloud_total_kgco2e:Q", title="one cloud GPU, kgCO2e", format=",.1f")]
+    cloud_tooltip = tooltips(("scenario_id:N", "scenario"), ("cloud_total_kgco2e:Q", "one cloud GPU, kgCO2e", ",.1f"))
     rule = cloud.mark_rule(color="#4c78a8", strokeWidth=2, strokeDash=[6, 3]).encode(
         x="cloud_total_kgco2e:Q", tooltip=cloud_tooltip)
     rule_label = cloud.mark_text(align="left", dx=4, y=-6, color="#4c78a8", fontWeight="bold").encode(
@@ -78,13 +75,13 @@ def floor_table(frame: pl.DataFrame) -> str:
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.fleet_equivalence."""
     frame = query(con, "fleet")
-    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenarios = scenario_ids(con)
     return Page(
         slug="fleet",
         title="Fleet (Fig. 5)",
         summary="The carbon of one cloud GPU over the horizon against the carbon its equivalent laptop and phone "
                 "fleets add, per scenario and equivalence basis, with the device counts.",
-        tables=["marts.fleet_equivalence"],
+        tables=TABLES,
         charts={"fleet": fleet_chart(frame, scenarios)},
         notes=["'stated' counts are the paper's own; 'formula' counts come from "
                "N = ceil(F_gpu x h_gpu / (F_dev x h_dev)). The headline basis is the one each scenario names "

@@ -5,6 +5,9 @@ import duckdb
 
 from dashboards.shell import Page, query, values, zone_scale
 
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["staging.grid_intensity"]
+
 #: Zones shown in the long-run annual chart (Ember lifecycle annual averages).
 ANNUAL_ZONES = ["WORLD", "US", "DE", "GB", "FR", "IN"]
 
@@ -66,7 +69,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         title="Grid",
         summary="Electricity carbon intensity over time per zone (daily means of the hourly series and annual "
                 "averages), and the mean daily profile by hour where hourly data exists.",
-        tables=["staging.grid_intensity"],
+        tables=TABLES,
         charts={"over_time": over_time, "profile": profile_chart, "annual": annual_chart},
         notes=[f"Zones with sub-daily actual data: {zones}. Lifecycle scope where a zone has it, else direct."],
     )

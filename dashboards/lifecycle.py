@@ -3,23 +3,21 @@
 import altair as alt
 import duckdb
 
-from dashboards.shell import Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("device_class:N", title="device"),
-    alt.Tooltip("part:N"),
-    alt.Tooltip("kgco2e:Q", title="kgCO2e", format=",.1f"),
-    alt.Tooltip("share:Q", title="share of total", format=".1%"),
-    alt.Tooltip("total_kgco2e:Q", title="total kgCO2e", format=",.1f"),
-    alt.Tooltip("embodied_rule:N", title="embodied rule"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.lifecycle_carbon"]
+
+TOOLTIP = tooltips(
+    ("scenario_id:N", "scenario"), ("device_class:N", "device"), "part:N", ("kgco2e:Q", "kgCO2e", ",.1f"), ("share:Q", "share of total", ".1%"),
+    ("total_kgco2e:Q", "total kgCO2e", ",.1f"), ("embodied_rule:N", "embodied rule")
+)
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.lifecycle_carbon."""
     frame = query(con, "lifecycle")
-    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenarios = scenario_ids(con)
     scenario = scenario_param(scenarios)
     base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
     bars = base.mark_bar().encode(
@@ -38,11 +36,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     )
     chart = alt.layer(bars, totals).properties(
         width=700, height=alt.Step(60), title="Lifecycle carbon per device over the horizon; label = total kgCO2e")
-    return Page(
-        slug="lifecycle",
-        title="Lifecycle (Fig. 4)",
-        summary="Embodied and operational kgCO2e of one cloud GPU, one laptop and one phone over the horizon, "
-                "stacked, with each device's total.",
-        tables=["marts.lifecycle_carbon"],
-        charts={"lifecycle": chart},
-    )
+    return Page.one_chart(
+        "lifecycle", "Lifecycle (Fig. 4)",
+        "Embodied and operational kgCO2e of one cloud GPU, one laptop and one phone over the horizon, stacked, with "
+        "each device's total.",
+        TABLES, chart)

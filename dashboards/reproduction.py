@@ -3,18 +3,16 @@
 import altair as alt
 import duckdb
 
-from dashboards.shell import STATUS_COLOURS, Page, query, values
+from dashboards.shell import STATUS_COLOURS, Page, query, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("claim_id:N", title="claim"),
-    alt.Tooltip("claim:N", title="what the paper says"),
-    alt.Tooltip("location:N", title="where"),
-    alt.Tooltip("paper_value_text:N", title="paper"),
-    alt.Tooltip("reproduced_value_text:N", title="ours"),
-    alt.Tooltip("status:N"),
-    alt.Tooltip("explanation:N"),
-    alt.Tooltip("scenario_id:N", title="scenario"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.paper_reproduction"]
+
+TOOLTIP = tooltips(
+    ("claim_id:N", "claim"), ("claim:N", "what the paper says"), ("location:N", "where"),
+    ("paper_value_text:N", "paper"), ("reproduced_value_text:N", "ours"), "status:N", "explanation:N",
+    ("scenario_id:N", "scenario"),
+)
 
 
 def status_colour() -> alt.Color:
@@ -69,7 +67,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         title="Reproduction",
         summary="Every number the paper publishes next to the value the warehouse recomputes from the staged "
                 f"inputs, coloured by verdict ({summary}).",
-        tables=["marts.paper_reproduction"],
+        tables=TABLES,
         charts={"claims": table, "ratio": ratio_chart},
         notes=["Claims stated as ranges or curves have no single number and appear only in the table."],
         headline=["claims"],

@@ -3,16 +3,15 @@
 import altair as alt
 import duckdb
 
-from dashboards.shell import Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("device_class:N", title="device"),
-    alt.Tooltip("model_id:N", title="model"),
-    alt.Tooltip("params_billion:Q", title="parameters, billions", format=".3f"),
-    alt.Tooltip("component:N"),
-    alt.Tooltip("kwh:Q", title="energy, kWh", format=".4g"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.scaling_energy"]
+
+TOOLTIP = tooltips(
+    ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("model_id:N", "model"), ("params_billion:Q", "parameters, billions", ".3f"),
+    "component:N", ("kwh:Q", "energy, kWh", ".4g")
+)
 
 
 COMPONENTS = ["total", "compute", "communication"]
@@ -23,7 +22,7 @@ DASHES = [[1, 0], [8, 4], [2, 3]]
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.scaling_energy."""
     frame = query(con, "scaling")
-    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenarios = scenario_ids(con)
     scenario = scenario_param(scenarios)
     chart = (
         alt.Chart(values(frame), title="Training energy vs model size (log-log); pick a scenario above")
@@ -44,13 +43,11 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         )
         .properties(width=700, height=420)
     )
-    return Page(
-        slug="scaling",
-        title="Scaling (Fig. 3)",
-        summary="Training energy of OPT models from 125M to 66B parameters per device class, with compute and "
-                "communication energy drawn as separate lines next to their total.",
-        tables=["marts.scaling_energy"],
-        charts={"scaling": chart},
+    return Page.one_chart(
+        "scaling", "Scaling (Fig. 3)",
+        "Training energy of OPT models from 125M to 66B parameters per device class, with compute and "
+        "communication energy drawn as separate lines next to their total.",
+        TABLES, chart,
         notes=["Compute scales the Table 1 OPT-125M energy with the parameter count; communication follows the "
                "paper's idealized model. The cloud GPU has no communication line (zero)."],
     )

@@ -8,7 +8,10 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
+
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.sensitivity", "marts.sensitivity_grid"]
 
 #: Device multipliers m and edge hours per day of marts.sensitivity_grid (the sliders step
 #: through exactly these). A copy of pipelines.model.sensitivity's MULTIPLIERS and HOURS, which
@@ -21,15 +24,11 @@ GRID_PATTERN = "none"
 TORNADO_PATTERNS = ["none", "radio_window", "pipeline"]
 TARGETS = (1.0, 4.0)
 
-GRID_TOOLTIP = [
-    alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("device_class:N", title="device"),
-    alt.Tooltip("hours_per_day:Q", title="edge hours per day"),
-    alt.Tooltip("device_multiplier:Q", title="device multiplier m"),
-    alt.Tooltip("devices:Q", title="devices per GPU", format=",.0f"),
-    alt.Tooltip("edge_added_kgco2e:Q", title="edge kgCO2e", format=",.1f"),
-    alt.Tooltip("reduction_factor:Q", title="R", format=".2f"),
-]
+GRID_TOOLTIP = tooltips(
+    ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("hours_per_day:Q", "edge hours per day"),
+    ("device_multiplier:Q", "device multiplier m"), ("devices:Q", "devices per GPU", ",.0f"),
+    ("edge_added_kgco2e:Q", "edge kgCO2e", ",.1f"), ("reduction_factor:Q", "R", ".2f")
+)
 
 
 def grid(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -85,7 +84,7 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
     panels = []
     for device in ("laptop", "phone"):
         base = alt.Chart(data).transform_filter(
-            (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
+            (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device),
         ).transform_calculate(h0="datum.hours_per_day - 0.5", h1="datum.hours_per_day + 0.5",
                               m0=f"datum.device_multiplier - {MULTIPLIER_STEP / 2}",
                               m1=f"datum.device_multiplier + {MULTIPLIER_STEP / 2}")
@@ -108,8 +107,10 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
             strokeDash=alt.StrokeDash("line:N", title="boundary", sort=["R = 1", "R = 4"],
                                       legend=alt.Legend(symbolStrokeColor="black")),
             detail="line:N",
-            tooltip=[alt.Tooltip("line:N", title="boundary"), alt.Tooltip("hours_per_day:Q", title="hours per day"),
-                     alt.Tooltip("boundary_multiplier:Q", title="R reached up to m")],
+            tooltip=tooltips(
+                ("line:N", "boundary"), ("hours_per_day:Q", "hours per day"),
+                ("boundary_multiplier:Q", "R reached up to m")
+            ),
         )
         panels.append(alt.layer(cells, line, cell).properties(width=420, height=300, title=f"{device}: R over m x hours"))
     highlight = (
@@ -131,15 +132,12 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixi
                          bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
     pattern = alt.param(name="tornado_pattern", value=TORNADO_PATTERNS[0],
                         bind=alt.binding_select(options=TORNADO_PATTERNS, name="Communication pattern "))
-    tooltip = [
-        alt.Tooltip("scenario_id:N", title="scenario"), alt.Tooltip("device_class:N", title="device"),
-        alt.Tooltip("pattern:N", title="communication"),
-        alt.Tooltip("parameter:N"), alt.Tooltip("value_low:Q", title="low", format=".4g"),
-        alt.Tooltip("value_high:Q", title="high", format=".4g"),
-        alt.Tooltip("reduction_factor_at_low:Q", title="R at low", format=".2f"),
-        alt.Tooltip("reduction_factor_at_high:Q", title="R at high", format=".2f"),
-        alt.Tooltip("baseline_reduction_factor:Q", title="R at the scenario's values", format=".2f"),
-    ]
+    tooltip = tooltips(
+        ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("pattern:N", "communication"), "parameter:N", ("value_low:Q", "low", ".4g"),
+        ("value_high:Q", "high", ".4g"), ("reduction_factor_at_low:Q", "R at low", ".2f"),
+        ("reduction_factor_at_high:Q", "R at high", ".2f"),
+        ("baseline_reduction_factor:Q", "R at the scenario's values", ".2f")
+    )
     numbers = ["value_low", "value_high", "reduction_factor_at_low", "reduction_factor_at_high", "reduction_factor_min",
                "reduction_factor_max", "baseline_reduction_factor", "swing"]
     shown = frame.filter(pl.col("swing") > 0).select(
@@ -165,7 +163,7 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixi
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.sensitivity and marts.sensitivity_grid."""
-    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenarios = scenario_ids(con)
     frame = grid(con)
     torn = tornado(con)
     return Page(
@@ -173,7 +171,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         title="Sensitivity",
         summary="How the reduction factor R moves: a tornado of one-at-a-time parameter ranges and a heatmap of R "
                 "over device multiplier x edge hours per day, with the R = 1 and R = 4 lines.",
-        tables=["marts.sensitivity", "marts.sensitivity_grid"],
+        tables=TABLES,
         charts={"heatmap": heatmap_chart(frame, boundaries(frame), scenarios), "tornado": tornado_chart(torn, scenarios)},
         notes=[
             "Fewer training hours a day need proportionally more devices for the GPU's work (N = F_gpu x h_gpu / "

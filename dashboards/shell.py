@@ -7,9 +7,11 @@ relative ``<script src>``, so the site opens from ``file://`` with no network re
 
 import contextlib
 import functools
+import hashlib
 import html
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +50,21 @@ def zone_scale(zones: list[str], all_zones: list[str] | None = None) -> alt.Scal
     return alt.Scale(domain=domain, range=[colours[z] for z in domain])
 
 
-def query(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-    """Run ``dashboards/sql/<name>.sql`` with bound parameters and return a polars frame."""
+#: A line ``-- include: <name>`` of a dashboard query stands for ``dashboards/sql/<name>.sql`` (a subquery).
+_INCLUDE = re.compile(r"^[ \t]*-- include: (\w+)[ \t]*$", re.MULTILINE)
+
+
+def query_text(name: str) -> str:
+    """The text of ``dashboards/sql/<name>.sql``, its ``-- include:`` lines replaced by the named queries."""
     path = SQL_DIR / f"{name}.sql"
     if not path.is_file():
         raise FileNotFoundError(f"dashboard query {path} does not exist")
-    return pl.from_arrow(con.sql(path.read_text(encoding="utf-8"), params=params).to_arrow_table())  # type: ignore[return-value]
+    return _INCLUDE.sub(lambda m: query_text(m.group(1)), path.read_text(encoding="utf-8"))
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    """Run ``dashboards/sql/<name>.sql`` (with its includes) with bound parameters and return a polars frame."""
+    return pl.from_arrow(con.sql(query_text(name), params=params).to_arrow_table())  # type: ignore[return-value]
 
 
 def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
@@ -66,6 +77,31 @@ def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
 def values(frame: pl.DataFrame) -> alt.Data:
     """Inline a frame as Vega-Lite values (explicit types are given in every encoding)."""
     return frame  # type: ignore[return-value]
+
+
+#: A tooltip entry: ``"field:type"``, or ``("field:type", title)`` or ``("field:type", title, format)``.
+TooltipSpec = str | tuple[str, str] | tuple[str, str, str]
+
+
+def tooltips(*specs: TooltipSpec) -> list[alt.Tooltip]:
+    """One ``alt.Tooltip`` per entry, in order (a title or format only where the entry gives one)."""
+    out = []
+    for spec in specs:
+        shorthand, *rest = (spec,) if isinstance(spec, str) else spec
+        out.append(alt.Tooltip(shorthand, **dict(zip(("title", "format"), rest, strict=False))))
+    return out
+
+
+def bar_chart(frame: pl.DataFrame, title: str, *, width: int, step: int, mark: dict[str, Any] | None = None,
+              **encoding: Any) -> alt.Chart:
+    """Bars of ``frame`` with ``encoding``, ``width`` pixels wide and ``step`` pixels per band."""
+    return (alt.Chart(values(frame), title=title).mark_bar(**(mark or {})).encode(**encoding)
+            .properties(width=width, height=alt.Step(step)))
+
+
+def scenario_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The scenario ids the selectors offer (``core.scenarios``, in the query's order)."""
+    return query(con, "scenario_ids").get_column("scenario_id").to_list()
 
 
 def scenario_param(scenarios: list[str], default: str = "paper_text") -> alt.Parameter:
@@ -89,6 +125,12 @@ class Page:
     notes: list[str] = field(default_factory=list)
     extra_html: str = ""
     headline: list[str] = field(default_factory=list)
+
+    @classmethod
+    def one_chart(cls, slug: str, title: str, summary: str, tables: list[str], chart: alt.TopLevelMixin,
+                  **rest: Any) -> "Page":
+        """A page with one chart, named after the page (``rest``: the other fields)."""
+        return cls(slug=slug, title=title, summary=summary, tables=tables, charts={slug: chart}, **rest)
 
 
 def bundle_cache_path() -> Path:
@@ -215,10 +257,12 @@ def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None) -> str
 """
 
 
-def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None) -> str:
+def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None,
+               *, static: str = "all") -> str:
     """The index: the answer first (``lead``: its charts and ``extra_html``), then one link per page.
 
-    ``lead_specs`` are the lead's Vega-Lite dicts (built from ``lead.charts`` when not given).
+    ``lead_specs`` are the lead's Vega-Lite dicts (built from ``lead.charts`` when not given);
+    ``static`` names the charts exported to ``static/`` (``all``, ``headline`` or ``none``).
     """
     lead_html = ""
     if lead is not None:
@@ -241,9 +285,22 @@ than cloud GPUs? The answer per scenario first; each page below answers part of 
 <ul>
 {items}
 </ul>
-<p class="note">Static PNG and SVG exports of every chart are in <a href="static/">static/</a>.</p>
+{STATIC_NOTES[static]}
 </body></html>
 """
+
+
+#: The index's note on ``static/``, per kind of static export.
+STATIC_NOTES = {
+    "all": '<p class="note">Static PNG and SVG exports of every chart are in <a href="static/">static/</a>.</p>',
+    "headline": '<p class="note">Static PNG and SVG exports of the headline charts are in <a href="static/">static/</a> '
+                '(of every chart: <code>static_exports: all</code> in the <code>dashboards/site</code> asset\'s config).</p>',
+    "none": "",
+}
+
+
+#: Pixels per SVG unit of the PNG exports.
+PNG_SCALE = 2
 
 
 def export_static(spec: dict, stem: Path) -> tuple[Path, Path]:
@@ -252,5 +309,11 @@ def export_static(spec: dict, stem: Path) -> tuple[Path, Path]:
     png = stem.with_suffix(".png")
     text = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION)
     svg.write_text(text, encoding="utf-8")
-    png.write_bytes(vlc.svg_to_png(text, scale=2))
+    png.write_bytes(vlc.svg_to_png(text, scale=PNG_SCALE))
     return png, svg
+
+
+def export_fingerprint(spec: dict) -> str:
+    """What :func:`export_static` draws from: the spec, the converter and Vega-Lite versions, the PNG scale."""
+    text = json.dumps([spec, vlc.__version__, VL_VERSION, PNG_SCALE], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

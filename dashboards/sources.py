@@ -6,7 +6,13 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, bar_chart, query, tooltips
+
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["staging.sources"]
+
+TOOLTIP = tooltips(("source_id:N", "source"), "title:N", ("license:N", "licence"), ("url:N", "link"),
+                   ("retrieved_on:N", "retrieved"), ("table_name:N", "feeds"))
 
 #: Column headings and their share of the table's width: the table fits the page (long cells wrap).
 COLUMNS = [("source", 15), ("title", 21), ("licence", 11), ("link", 22), ("retrieved", 9), ("feeds", 14), ("status", 8)]
@@ -33,26 +39,13 @@ def table_html(frame: pl.DataFrame) -> str:
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from staging.sources."""
     frame = query(con, "sources")
-    chart = (
-        alt.Chart(values(frame), title="Source files per table fed, coloured by licence (hover for each file)")
-        .mark_bar(stroke="white")
-        .encode(
-            y=alt.Y("table_name:N", title=None, sort="-x"),
-            x=alt.X("count():Q", title="source files"),
-            color=alt.Color("license:N", title="licence"),
-            tooltip=[alt.Tooltip("source_id:N", title="source"), alt.Tooltip("title:N"),
-                     alt.Tooltip("license:N", title="licence"), alt.Tooltip("url:N", title="link"),
-                     alt.Tooltip("retrieved_on:N", title="retrieved"), alt.Tooltip("table_name:N", title="feeds")],
-            detail="source_id:N",
-        )
-        .properties(width=700, height=alt.Step(24))
-    )
-    return Page(
-        slug="sources",
-        title="Sources",
-        summary=f"All {frame.height} source files the warehouse is built from, with licence, link, retrieval date "
-                "and the table each one feeds.",
-        tables=["staging.sources"],
-        charts={"sources": chart},
-        extra_html=table_html(frame),
-    )
+    chart = bar_chart(
+        frame, "Source files per table fed, coloured by licence (hover for each file)", width=700, step=24,
+        mark={"stroke": "white"}, y=alt.Y("table_name:N", title=None, sort="-x"),
+        x=alt.X("count():Q", title="source files"), color=alt.Color("license:N", title="licence"),
+        tooltip=TOOLTIP, detail="source_id:N")
+    return Page.one_chart(
+        "sources", "Sources",
+        f"All {frame.height} source files the warehouse is built from, with licence, link, retrieval date and the "
+        "table each one feeds.",
+        TABLES, chart, extra_html=table_html(frame))

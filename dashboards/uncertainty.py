@@ -4,20 +4,19 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, scenario_param, values
+from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
+
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy"]
 
 PATTERNS = ["none", "radio_window", "pipeline"]
 TOP = 10
 
-CI_TOOLTIP = [
-    alt.Tooltip("series_id:N", title="series"),
-    alt.Tooltip("device_label:N", title="device"),
-    alt.Tooltip("n_runs:Q", title="runs"),
-    alt.Tooltip("energy_kj:Q", title="mean, kJ", format=".2f"),
-    alt.Tooltip("ci95_low_kj:Q", title="95% CI low, kJ", format=".2f"),
-    alt.Tooltip("ci95_high_kj:Q", title="95% CI high, kJ", format=".2f"),
-    alt.Tooltip("ci95_half_width_rel:Q", title="CI half-width / mean", format=".1%"),
-]
+CI_TOOLTIP = tooltips(
+    ("series_id:N", "series"), ("device_label:N", "device"), ("n_runs:Q", "runs"),
+    ("energy_kj:Q", "mean, kJ", ".2f"), ("ci95_low_kj:Q", "95% CI low, kJ", ".2f"),
+    ("ci95_high_kj:Q", "95% CI high, kJ", ".2f"), ("ci95_half_width_rel:Q", "CI half-width / mean", ".1%")
+)
 
 
 def pattern_param() -> alt.Parameter:
@@ -36,16 +35,18 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
         y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format="%")),
         y2=alt.datum(0),
         color=alt.Color("device_class:N", title="device"),
-        tooltip=[alt.Tooltip("device_class:N", title="device"), alt.Tooltip("bin_low:Q", title="R from", format=".3g"),
-                 alt.Tooltip("bin_high:Q", title="R to", format=".3g"), alt.Tooltip("draws:Q", title="draws", format=","),
-                 alt.Tooltip("share:Q", title="share of draws", format=".2%")],
+        tooltip=tooltips(
+            ("device_class:N", "device"), ("bin_low:Q", "R from", ".3g"), ("bin_high:Q", "R to", ".3g"), ("draws:Q", "draws", ","),
+            ("share:Q", "share of draws", ".2%")
+        ),
     ).add_params(scenario, pattern)
     quantiles = query(con, "uncertainty_quantiles", {"patterns": PATTERNS})
     marks = alt.Chart(values(quantiles)).transform_filter(picked)
-    tooltip = [alt.Tooltip("device_class:N", title="device"), alt.Tooltip("quantile:N"),
-               alt.Tooltip("reduction_factor:Q", title="R", format=".3g"), alt.Tooltip("n_draws:Q", title="draws", format=","),
-               alt.Tooltip("share_r_below_1:Q", title="share of draws with R < 1", format=".1%"),
-               alt.Tooltip("share_r_below_4:Q", title="share of draws with R < 4", format=".1%")]
+    tooltip = tooltips(
+        ("device_class:N", "device"), "quantile:N", ("reduction_factor:Q", "R", ".3g"), ("n_draws:Q", "draws", ","),
+        ("share_r_below_1:Q", "share of draws with R < 1", ".1%"),
+        ("share_r_below_4:Q", "share of draws with R < 4", ".1%")
+    )
     rules = marks.mark_rule(strokeDash=[4, 3]).encode(x="reduction_factor:Q", color="device_class:N", tooltip=tooltip)
     labels = marks.mark_text(angle=270, align="left", dy=-4, fontSize=10).encode(
         x="reduction_factor:Q", y=alt.value(5), text="quantile:N", color="device_class:N", tooltip=tooltip)
@@ -61,12 +62,13 @@ def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.T
                          bind=alt.binding_select(options=scenarios, name="Variance scenario "))
     pattern = alt.param(name="drivers_pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Variance pattern "))
     frame = query(con, "uncertainty_drivers", {"patterns": PATTERNS, "top": TOP})
-    tooltip = [alt.Tooltip("device_class:N", title="device"), alt.Tooltip("parameter:N"),
-               alt.Tooltip("st_share_of_sum:Q", title="ST / sum of ST", format=".1%"),
-               alt.Tooltip("st:Q", title="total Sobol index ST", format=".3f"), alt.Tooltip("st_ci95:Q", title="ST 95% CI +/-", format=".3f"),
-               alt.Tooltip("s1:Q", title="first-order S1", format=".3f"), alt.Tooltip("rank:Q")]
+    tooltip = tooltips(
+        ("device_class:N", "device"), "parameter:N", ("st_share_of_sum:Q", "ST / sum of ST", ".1%"),
+        ("st:Q", "total Sobol index ST", ".3f"), ("st_ci95:Q", "ST 95% CI +/-", ".3f"),
+        ("s1:Q", "first-order S1", ".3f"), "rank:Q"
+    )
     return alt.Chart(values(frame)).transform_filter(
-        (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
+        (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern),
     ).mark_bar().encode(
         y=alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("st_share_of_sum", op="max", order="descending")),
         yOffset="device_class:N",
@@ -91,13 +93,13 @@ def ci_chart(con: duckdb.DuckDBPyConnection) -> alt.TopLevelMixin:
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.uncertainty, marts.uncertainty_distribution, marts.uncertainty_drivers."""
-    scenarios = query(con, "scenario_ids").get_column("scenario_id").to_list()
+    scenarios = scenario_ids(con)
     return Page(
         slug="uncertainty",
         title="Uncertainty",
         summary="The Monte Carlo distribution of the reduction factor R per device class, with p05, p50 and p95 "
                 "marked, and the parameters that drive its variance.",
-        tables=["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy"],
+        tables=TABLES,
         charts={"distribution": distribution_chart(con, scenarios), "drivers": drivers_chart(con, scenarios), "ci": ci_chart(con)},
         notes=["Every parameter with a range is drawn from its distribution (100,000 draws per scenario by default); "
                "the Table 1 powers carry the 95% CI of their repeated runs (last chart).",

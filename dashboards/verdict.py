@@ -6,23 +6,18 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, values
+from dashboards.shell import Page, query, tooltips, values
 
-TOOLTIP = [
-    alt.Tooltip("scenario_id:N", title="scenario"),
-    alt.Tooltip("accounting_frame:N", title="accounting frame"),
-    alt.Tooltip("basis:N", title="equivalence basis"),
-    alt.Tooltip("device_class:N", title="device"),
-    alt.Tooltip("devices_per_gpu:Q", title="devices per GPU", format=",.0f"),
-    alt.Tooltip("side:N", title="R"),
-    alt.Tooltip("comm_pattern:N", title="communication pattern"),
-    alt.Tooltip("r:Q", title="R (deterministic)", format=".2f"),
-    alt.Tooltip("p05:Q", title="p05", format=".2f"),
-    alt.Tooltip("p50:Q", title="p50", format=".2f"),
-    alt.Tooltip("p95:Q", title="p95", format=".2f"),
-    alt.Tooltip("link_time_share:Q", title="link use (> 1: cannot carry it)", format=".2f"),
-    alt.Tooltip("verdict:N"),
-]
+#: The tables the page reads (its "Data:" line); the site asset depends on them.
+TABLES = ["marts.verdict"]
+
+TOOLTIP = tooltips(
+    ("scenario_id:N", "scenario"), ("accounting_frame:N", "accounting frame"), ("basis:N", "equivalence basis"), ("device_class:N", "device"),
+    ("devices_per_gpu:Q", "devices per GPU", ",.0f"), ("side:N", "R"),
+    ("comm_pattern:N", "communication pattern"), ("r:Q", "R (deterministic)", ".2f"), ("p05:Q", "p05", ".2f"),
+    ("p50:Q", "p50", ".2f"), ("p95:Q", "p95", ".2f"),
+    ("link_time_share:Q", "link use (> 1: cannot carry it)", ".2f"), "verdict:N"
+)
 
 
 def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, label_limit: int = 320,
@@ -83,7 +78,7 @@ def lead(con: duckdb.DuckDBPyConnection) -> Page:
     chart = verdict_chart(frame, width=330, step=13, label_limit=260,
                           title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "
                                 "shaded = the paper's 4-8x, dashed = R = 1")
-    return Page(slug="index", title="Verdict", summary="", tables=["marts.verdict"], charts={"verdict": chart},
+    return Page(slug="index", title="Verdict", summary="", tables=TABLES, charts={"verdict": chart},
                 extra_html=verdict_sentence(frame))
 
 
@@ -99,7 +94,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         summary="Does training on idle phones and laptops emit 4-8x less carbon than a cloud GPU? R per scenario, "
                 "accounting frame, basis and device class, with the spread of the scenario's own Monte Carlo draws, "
                 "compute only and with the scenario's named communication pattern.",
-        tables=["marts.verdict"],
+        tables=TABLES,
         charts={"verdict": verdict_chart(frame)},
         notes=["The paper's scenarios (as_published) keep its inputs and arithmetic; the realistic pair differs only in "
                "the accounting frame. The reasoning is in docs/findings.md.", "; ".join(lines) + "."],

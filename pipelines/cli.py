@@ -10,44 +10,68 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
 
-from pipelines.paths import sql_text, warehouse_path
+from pipelines.paths import default_root, sql_text, warehouse_path
+
+#: The Dagster instance's folder (run history, event logs), as Dagster reads it.
+DAGSTER_HOME_ENV = "DAGSTER_HOME"
+#: The instance settings ``make dev`` and ``edge-carbon run`` put into a new DAGSTER_HOME.
+INSTANCE_CONFIG = Path(__file__).with_name("dagster.yaml")
+
+
+def dagster_home() -> Path:
+    """``$DAGSTER_HOME``, else the project's ``.dagster_home/`` (what ``make dev`` shows).
+
+    The folder is created if needed, with the project's ``dagster.yaml`` copied in when it has
+    none (as the Makefile does), and ``DAGSTER_HOME`` is set for the rest of the process.
+    """
+    chosen = os.environ.get(DAGSTER_HOME_ENV)
+    home = Path(chosen).expanduser().resolve() if chosen else default_root() / ".dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        shutil.copyfile(INSTANCE_CONFIG, home / "dagster.yaml")
+    os.environ[DAGSTER_HOME_ENV] = str(home)
+    return home
 
 
 def run(args: argparse.Namespace) -> int:
-    """Materialise the build_warehouse job in-process and print what it built."""
+    """Materialise the build_warehouse job in-process and print what it built.
+
+    The run is recorded in the Dagster instance at :func:`dagster_home`, the one ``make dev``
+    shows, so its logs and materialisations are in the UI's run history.
+    """
     import warnings
 
     import dagster as dg
 
     # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from pipelines.defs.assets.grid_feeds import LIVE_KEY
-    from pipelines.defs.definitions import defs
+    from pipelines.defs.definitions import BUILD_SELECTION, defs
     from pipelines.warehouse.database import open_readonly
 
     started = time.perf_counter()
     job = defs.resolve_job_def("build_warehouse")
     if args.skip_dashboards:
-        job = job.get_subset(asset_selection=set(dg.AssetSelection.all().resolve(defs.resolve_asset_graph()))
-                             - set(dg.AssetSelection.groups("dashboards").resolve(defs.resolve_asset_graph()))
-                             - set(dg.AssetSelection.assets(LIVE_KEY).resolve(defs.resolve_asset_graph())))
-    # An in-memory instance: `make run` keeps no run history (use `make dev` for that), and
-    # in-memory event storage costs far less per step than a temporary SQLite one.
-    instance = dg.DagsterInstance.ephemeral()
+        selection = BUILD_SELECTION - dg.AssetSelection.groups("dashboards")
+        job = job.get_subset(asset_selection=set(selection.resolve(defs.resolve_asset_graph())))
+    home = dagster_home()
     run_config: dict = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
     if args.sobol_base_samples:
         run_config["ops"] = {"monte_carlo": {"config": {"sobol_base_samples": args.sobol_base_samples}}}
-    result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=run_config)
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=run_config)
     elapsed = time.perf_counter() - started
     if not result.success:
         failures = [e for e in result.all_events if e.is_step_failure]
         for event in failures:
             print(f"FAILED {event.step_key}: {root_cause(event.step_failure_data.error)}", file=sys.stderr)
-        print(f"build failed after {elapsed:.1f}s; the previous warehouse (if any) is unchanged", file=sys.stderr)
+        print(f"build failed after {elapsed:.1f}s; the previous warehouse (if any) is unchanged "
+              f"(run {result.run_id} in the Dagster instance at {home})", file=sys.stderr)
         return 1
     path = warehouse_path()
     with open_readonly(path) as con:
@@ -65,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if index.exists() and not args.skip_dashboards:
         print(f"dashboards: {index}  (open in a browser; works offline)")
     print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
+    print(f"run {result.run_id} is in the Dagster instance at {home} (make dev shows it)")
     return 0
 
 
@@ -177,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--skip-dashboards", action="store_true", help="build and publish the warehouse without rendering the dashboards")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
                        help="Sobol base samples (a power of 2) for marts.uncertainty_drivers; the full study of "
-                            "docs/findings.md uses 8192 (default: the build's 512)")
+                            "docs/findings.md uses 8192 (default: the build's 256)")
     build.set_defaults(func=run)
     docs = sub.add_parser("docs", help="render the verdict from the published warehouse into README.md and docs/findings.md")
     docs.set_defaults(func=render_docs)

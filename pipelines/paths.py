@@ -1,34 +1,73 @@
-"""Every path the project uses, derived from one project-root constant (never the cwd)."""
+"""Every path the project uses, from a source checkout or from an installed wheel.
+
+In a source checkout (``pyproject.toml`` and ``sql/`` beside the packages) every default is
+below the repository root, whatever the current directory. An installed wheel carries the
+SQL as package data (``pipelines/sql/``) but not ``sources/``: it reads the sources from
+``$EDGE_CARBON_SOURCES`` (else ``./sources``), and publishes to ``./warehouse/`` unless
+``$EDGE_CARBON_WAREHOUSE`` says otherwise.
+"""
 
 from __future__ import annotations
 
 import os
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
-PROJECT_ROOT: Path = Path(__file__).resolve().parents[1]
-SOURCES_DIR: Path = PROJECT_ROOT / "sources"
-MANIFEST_DIR: Path = SOURCES_DIR / "manifest"
+PACKAGE_DIR: Path = Path(__file__).resolve().parent
+PROJECT_ROOT: Path = PACKAGE_DIR.parent
+#: True when running from a source checkout, False from an installed wheel.
+IN_CHECKOUT: bool = (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "sql").is_dir()
+
 #: Environment variable that points the pipeline at another sources folder (same layout).
 SOURCES_ENV = "EDGE_CARBON_SOURCES"
-SQL_DIR: Path = PROJECT_ROOT / "sql"
-
 #: Environment variable that overrides where the published warehouse lives.
 WAREHOUSE_ENV = "EDGE_CARBON_WAREHOUSE"
-DEFAULT_WAREHOUSE: Path = PROJECT_ROOT / "warehouse" / "edge_carbon.duckdb"
+
+
+def default_root() -> Path:
+    """Where the defaults live: the repository root in a checkout, else the current directory."""
+    return PROJECT_ROOT if IN_CHECKOUT else Path.cwd().resolve()
+
+
+SOURCES_DIR: Path = default_root() / "sources"
+MANIFEST_DIR: Path = SOURCES_DIR / "manifest"
+DEFAULT_WAREHOUSE: Path = default_root() / "warehouse" / "edge_carbon.duckdb"
+#: The pipeline's SQL: ``sql/`` in a checkout, the ``pipelines/sql/`` package data when installed.
+SQL_DIR: Path | Traversable = PROJECT_ROOT / "sql" if IN_CHECKOUT else resources.files("pipelines") / "sql"
 
 
 def warehouse_path() -> Path:
-    """The published warehouse: ``$EDGE_CARBON_WAREHOUSE`` or ``warehouse/edge_carbon.duckdb``."""
+    """The published warehouse: ``$EDGE_CARBON_WAREHOUSE``, else ``warehouse/edge_carbon.duckdb``.
+
+    ``warehouse/`` is the checkout's, or, for an installed package, the current directory's.
+    """
     override = os.environ.get(WAREHOUSE_ENV)
-    return Path(override).expanduser().resolve() if override else DEFAULT_WAREHOUSE
+    if override:
+        return Path(override).expanduser().resolve()
+    return DEFAULT_WAREHOUSE if IN_CHECKOUT else default_root() / "warehouse" / "edge_carbon.duckdb"
 
 
 def sources_dir() -> Path:
-    """The sources folder: ``$EDGE_CARBON_SOURCES`` or the shipped ``sources/``."""
+    """The sources folder: ``$EDGE_CARBON_SOURCES``, else the checkout's ``sources/``.
+
+    An installed package has no shipped sources: without the variable it uses ``./sources``
+    and, if there is none, raises an error that names the variable.
+    """
     override = os.environ.get(SOURCES_ENV)
-    return Path(override).expanduser().resolve() if override else SOURCES_DIR
+    if override:
+        return Path(override).expanduser().resolve()
+    if IN_CHECKOUT:
+        return SOURCES_DIR
+    here = default_root() / "sources"
+    if not here.is_dir():
+        raise FileNotFoundError(
+            f"no sources folder: {here} does not exist. An installed edge-carbon reads its inputs from "
+            f"${SOURCES_ENV}; set it to a checkout's sources/ folder (or run from the folder that holds sources/)."
+        )
+    return here
 
 
 def sql_text(relative: str) -> str:
     """Read a ``.sql`` file below ``sql/`` (for example ``"checks/orphan_source_ids.sql"``)."""
-    return (SQL_DIR / relative).read_text(encoding="utf-8")
+    return SQL_DIR.joinpath(*relative.split("/")).read_text(encoding="utf-8")

@@ -22,3 +22,15 @@ def floats_are_finite(data: pa.PolarsData) -> pl.LazyFrame:
     """Row check: every Float64 column of the row is null or finite (no NaN, no infinity)."""
     floats = [name for name, dtype in data.lazyframe.collect_schema().items() if dtype == pl.Float64]
     return data.lazyframe.select(pl.all_horizontal([pl.col(c).is_finite().fill_null(True) for c in floats]).alias("numbers_are_finite"))
+
+
+class FiniteProvenance(Provenance):
+    """Mixin for strict staging tables whose numbers are all finite (:func:`floats_are_finite`)."""
+
+    class Config:
+        strict = True
+
+    @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
+    @classmethod
+    def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return floats_are_finite(data)

@@ -7,7 +7,7 @@ import datetime as dt
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance, floats_are_finite
+from schemas.base import FiniteProvenance
 
 CATEGORIES = ["workplace", "home", "datacenter"]
 PRECISIONS = ["day", "month", "year"]
@@ -42,7 +42,7 @@ def shares_sum_ok_expr() -> pl.Expr:
     return total.is_null() | out_of_range | within
 
 
-class DevicePcf(Provenance):
+class DevicePcf(FiniteProvenance):
     """Grain: one product-footprint report (one product configuration) or one named embodied factor.
 
     Manufacturer reports give a whole-life-cycle total and its split into production, use,
@@ -85,14 +85,6 @@ class DevicePcf(Provenance):
     citation: str = pa.Field(nullable=True, description="Report or study the figure comes from.")
     citation_url: str = pa.Field(nullable=True, str_startswith="http", description="Link to the report or study.")
     notes: str = pa.Field(nullable=True, description="Arithmetic or reasoning behind a derived or assumed figure.")
-
-    class Config:
-        strict = True
-
-    @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
-    @classmethod
-    def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return floats_are_finite(data)
 
     @pa.dataframe_check(name="shares_sum_within_tolerance", description="shares add up to 1 within the rounding tolerance")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance, floats_are_finite
+from schemas.base import FiniteProvenance
 
 DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "smartphone", "desktop"]
 STATUSES = ["paper", "primary", "derived", "assumed"]
@@ -23,7 +23,7 @@ COMPUTE_COLUMNS = (
 OPTIONAL_SPEC_COLUMNS = ("mem_bandwidth_gb_per_s", "memory_gb", "tdp_w")
 
 
-class DeviceSpecs(Provenance):
+class DeviceSpecs(FiniteProvenance):
     """Grain: one device spec variant (device_id unique).
 
     Variants of one device (GPU core bins, disputed FLOPS figures) share ``base_device_id``,
@@ -54,14 +54,6 @@ class DeviceSpecs(Provenance):
     citation: str = pa.Field(description="Datasheet or spec page the figures come from.")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="Arithmetic behind derived figures, and why a figure is missing.")
-
-    class Config:
-        strict = True
-
-    @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
-    @classmethod
-    def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return floats_are_finite(data)
 
     @pa.dataframe_check(name="has_a_compute_figure", description="at least one peak FLOPS or TOPS figure is given")
     @classmethod

@@ -1,9 +1,15 @@
-"""Shared fixtures. The whole pipeline is built once per session into a temporary folder."""
+"""Shared fixtures.
+
+The whole pipeline is built once per session into a temporary folder (``built_warehouse``) with
+a small run config (:data:`TEST_DRAWS` Monte Carlo draws, :data:`TEST_SOBOL_BASE_SAMPLES` Sobol
+base samples, no static PNG/SVG exports), so every value a test reads from it holds at any
+run config. Tests of numbers only the default config gives (the README's verdict table) use
+``default_warehouse``, a second build at the defaults of ``edge-carbon run``, and are marked ``slow``.
+"""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -11,30 +17,84 @@ import pytest
 
 from pipelines.paths import WAREHOUSE_ENV
 
+#: Monte Carlo draws per scenario in test builds (the default, 100,000, is for ``edge-carbon run``).
+TEST_DRAWS = 4_000
+#: Sobol base samples in test builds (a power of 2; the default build uses more).
+TEST_SOBOL_BASE_SAMPLES = 64
+#: Environment variables a build reads; every test starts with them pointed into its session's temporary folder.
+SITE_ENV = "EDGE_CARBON_SITE"
+DAGSTER_HOME_ENV = "DAGSTER_HOME"
 
-def build(path: Path) -> dg.ExecuteInProcessResult:
-    """Run the build_warehouse job, publishing to ``path``."""
+
+def run_config_for(path: Path, *, default: bool = False, ops: frozenset[str] | None = None) -> dict:
+    """Run config of a test build publishing to ``path``: the site beside it, without static
+    exports; the small Monte Carlo unless ``default`` (then the defaults of ``edge-carbon run``).
+    ``ops``: the ops the job has (config for others is left out)."""
+    config: dict = {"dashboards__site": {"config": {"out_dir": str(path.parent / "site"), "static_exports": "none"}}}
+    if not default:
+        config["monte_carlo"] = {"config": {"n_draws": TEST_DRAWS, "sobol_base_samples": TEST_SOBOL_BASE_SAMPLES}}
+    return {"ops": {op: value for op, value in config.items() if ops is None or op in ops}}
+
+
+def with_run_config_for(run_config: dict, path: Path, job: dg.JobDefinition) -> dict:
+    """``run_config`` (a schedule's request, say) plus the test build's config of the ops ``job`` has."""
+    ops = run_config_for(path, ops=frozenset(job.graph.node_dict))["ops"]
+    return {**run_config, "ops": {**ops, **run_config.get("ops", {})}}
+
+
+def build(path: Path, *, default: bool = False, only: Sequence[str] = ()) -> dg.ExecuteInProcessResult:
+    """Run the build_warehouse job, publishing to ``path`` (see :func:`run_config_for`).
+
+    ``only``: asset keys (``"marts/training_energy"``); then just they and what they are built
+    from are materialised, into a working copy of ``path`` as any run.
+    """
     from pipelines.defs.definitions import defs
     from pipelines.defs.resources import Warehouse
 
-    # render the dashboards beside the warehouse, not into the repository's dashboards/site/
-    os.environ.setdefault("EDGE_CARBON_SITE", str(path.parent / "site"))
     job = defs.resolve_job_def("build_warehouse")
+    if only:
+        graph = defs.resolve_asset_graph()
+        keys = (dg.AssetKey.from_user_string(key) for key in only)
+        wanted = dg.AssetSelection.assets(*keys).upstream().required_multi_asset_neighbors().resolve(graph)
+        job = job.get_subset(asset_selection=wanted & set(job.asset_layer.selected_asset_keys))
     return job.execute_in_process(
         instance=dg.DagsterInstance.ephemeral(),
         resources={"warehouse": Warehouse(path=str(path))},
+        run_config=run_config_for(path, default=default, ops=frozenset(job.graph.node_dict)),
         raise_on_error=False,
     )
 
 
-@pytest.fixture(scope="session")
-def built_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A warehouse built once from the shipped sources; tests open it read-only."""
-    path = tmp_path_factory.mktemp("warehouse") / "edge_carbon.duckdb"
-    result = build(path)
+def _built(path: Path, *, default: bool = False) -> Path:
+    result = build(path, default=default)
     failures = [e.step_key for e in result.all_events if e.is_step_failure]
     assert result.success, f"pipeline failed in steps {failures}"
-    yield path
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test writes into the checkout: the site (``EDGE_CARBON_SITE``) and Dagster's instance
+    (``DAGSTER_HOME``, which the Makefile sets to the project's) go to a temporary folder, also
+    for the ``edge-carbon`` subprocesses tests start. Tests may override either with ``monkeypatch``."""
+    root = tmp_path_factory.mktemp("outputs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SITE_ENV, str(root / "site"))
+        patch.setenv(DAGSTER_HOME_ENV, str(root / "dagster_home"))
+        yield
+
+
+@pytest.fixture(scope="session")
+def built_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse built once from the shipped sources at the test run config; tests open it read-only."""
+    return _built(tmp_path_factory.mktemp("warehouse") / "edge_carbon.duckdb")
+
+
+@pytest.fixture(scope="session")
+def default_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A warehouse built at the defaults of ``edge-carbon run`` (100,000 draws per scenario);
+    only for tests of numbers the docs quote from ``make run``. Mark its tests ``slow``."""
+    return _built(tmp_path_factory.mktemp("default_warehouse") / "edge_carbon.duckdb", default=True)
 
 
 @pytest.fixture

@@ -249,3 +249,17 @@ def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
     with open_readonly(built_warehouse) as con:
         scenario = query_pl(con, "select * from core.scenarios where scenario_id = $s", {"s": result["scenario"]})
     assert scenario.height == 1 and scenario.item(0, "headline_basis") == 1
+
+
+def test_test_suite_figure_is_the_median_and_a_failure_is_fatal() -> None:
+    from bench.__main__ import TARGET_TESTS_S, Report, bench_tests
+
+    report = Report()
+    bench_tests(report, 3, (sys.executable, "-c", "print('3 passed in 0.01s')"))
+    [figure] = report.figures
+    assert figure.name == "default test suite `make test` (median of 3)" and figure.passed is True
+    assert figure.target == f"<= {TARGET_TESTS_S:g} s" and float(figure.value.removesuffix(" s")) < TARGET_TESTS_S
+    assert not report.fatal
+    failed = Report()
+    bench_tests(failed, 3, (sys.executable, "-c", "raise SystemExit(5)"))  # pytest's "no tests collected"
+    assert [f.passed for f in failed.figures] == [False] and "exit 5" in failed.fatal[0]

@@ -29,9 +29,10 @@ from tools.capture.registration import _type_options
 FAKE_W = 123.0
 IDLE_S = 0.15
 REPEATS = 5
+STEPS = 10  # measured steps per repeat: enough samples at 0.02 s, and a fast suite
 SERIES = "capture_test_series"
 CAPTURE_ARGS = [
-    "run", "--backend", "fake", "--config", "tiny", "--repeats", str(REPEATS), "--steps", "30", "--warmup-steps", "2",
+    "run", "--backend", "fake", "--config", "tiny", "--repeats", str(REPEATS), "--steps", str(STEPS), "--warmup-steps", "2",
     "--batch", "2", "--seq", "16", "--idle-s", str(IDLE_S), "--period-s", "0.02", "--fake-power-w", str(FAKE_W),
     "--series-id", SERIES, "--timezone", "Europe/London",
 ]  # fmt: skip
@@ -96,9 +97,9 @@ def test_fake_capture_runs_the_protocol(captured: tuple[Path, Path]) -> None:
     assert manifest["backend"]["backend"] == "fake" and manifest["backend"]["kind"] == "nvidia_smi"
     assert manifest["software"]["torch"] == torch.__version__ and manifest["software"]["python"]
     assert manifest["workload"]["parameters"] == parameter_count(CausalLM(CONFIGS["tiny"]))
-    assert manifest["workload"]["tokens_per_measured_run"] == 2 * 16 * 30
+    assert manifest["workload"]["tokens_per_measured_run"] == 2 * 16 * STEPS
     protocol = manifest["protocol"]
-    assert (protocol["repeats"], protocol["warmup_steps"], protocol["steps"], protocol["period_s"]) == (REPEATS, 2, 30, 0.02)
+    assert (protocol["repeats"], protocol["warmup_steps"], protocol["steps"], protocol["period_s"]) == (REPEATS, 2, STEPS, 0.02)
     assert protocol["phases"] == ["idle_before", "warmup", "measured", "idle_after"]
     assert any("idle baselines of 0.15 s" in d for d in protocol["deviations"])
     assert [r["run_id"] for r in manifest["repeats"]] == [f"{SERIES}_r{k}" for k in range(1, REPEATS + 1)]
@@ -265,7 +266,7 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
     assert (sources / "manifest" / "local.toml").read_text(encoding="utf-8") == local
 
     warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
-    result = build(warehouse)
+    result = build(warehouse, only=["marts/training_energy"])
     assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
     expected = {r["run_id"]: r["phases"]["measured"] for r in manifest["repeats"]}
     with duckdb.connect(str(warehouse), read_only=True) as con:

@@ -23,10 +23,11 @@ MAX_SITE_BYTES = 6_000_000
 
 
 @functools.cache
-def rendered_site(warehouse: Path) -> dict:
-    """Render the site once per test session (shared with the browser tests)."""
+def rendered_site(warehouse: Path, static: str = "none") -> dict:
+    """Render the site once per test session (shared with the browser tests), without static
+    exports unless ``static`` says otherwise (the asset's test checks the headline ones)."""
     out = Path(tempfile.mkdtemp(prefix="edge_carbon_site_"))
-    return render_all(warehouse, out)
+    return render_all(warehouse, out, static=static)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +100,9 @@ def test_index_leads_with_the_verdict(site: dict, con) -> None:
     assert f"of {scenarios} scenarios" in sentence
 
 
-def test_every_chart_has_png_and_svg(site: dict) -> None:
+@pytest.mark.slow  # every chart through the converter: a few seconds, and `edge-carbon run` exports the headline ones only
+def test_every_chart_has_png_and_svg(built_warehouse: Path) -> None:
+    site = rendered_site(built_warehouse, "all")
     expected = {f"{slug}-{chart}" for slug, page in site["pages"].items() for chart in page["charts"]}
     assert set(site["static"]) == expected
     for key, files in site["static"].items():
@@ -182,8 +185,11 @@ def test_render_all_needs_a_warehouse(tmp_path: Path) -> None:
 
 
 def test_asset_renders_into_configured_folder(built_warehouse: Path, tmp_path: Path) -> None:
-    from pipelines.defs.assets.dashboards import dashboards_site
+    from pipelines.defs.assets.dashboards import SITE_KEY
+    from pipelines.defs.definitions import defs
     from pipelines.defs.resources import Warehouse
+
+    dashboards_site = next(a for a in defs.assets if SITE_KEY in a.keys)  # as defined, no resources bound
 
     published = tmp_path / "wh" / "edge_carbon.duckdb"
     published.parent.mkdir()
@@ -200,6 +206,39 @@ def test_asset_renders_into_configured_folder(built_warehouse: Path, tmp_path: P
     assert metadata["pages"].value == len(PAGES)
     assert "data:image/png;base64," in metadata["headline_charts"].value
     assert metadata["index"].value == str(out / "index.html")
+    # by default only the headline charts the metadata shows are exported
+    headline = set(re.findall(r"\*\*([a-z_]+-[a-z_]+)\*\*", metadata["headline_charts"].value))
+    assert {"fleet-fleet", "reproduction-claims"} <= headline
+    assert {p.name for p in (out / "static").glob("*.*g")} == {f"{k}.{ext}" for k in headline for ext in ("png", "svg")}
+    for key in headline:
+        assert (out / "static" / f"{key}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", key
+        assert (out / "static" / f"{key}.svg").read_text(encoding="utf-8").lstrip().startswith("<svg"), key
+    assert "exports of the headline charts" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_static_exports_skip_unchanged_charts_and_drop_stale_ones(con, tmp_path: Path) -> None:
+    from dashboards import STATIC_INDEX, _export, static_mode
+    from dashboards.energy import build
+
+    page = build(con)
+    specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()}}
+    keys = {f"{page.slug}-{name}" for name in page.charts}
+    stale = tmp_path / "static" / "gone-chart.png"
+    stale.parent.mkdir()
+    stale.write_bytes(b"from an earlier render")
+    first = _export([page], specs, tmp_path, "all")["static"]
+    assert set(first) == keys and not stale.exists()
+    stamps = {key: files["png"].stat().st_mtime_ns for key, files in first.items()}
+    assert _export([page], specs, tmp_path, "all")["static"] == first  # nothing changed: nothing is drawn again
+    assert {key: files["png"].stat().st_mtime_ns for key, files in first.items()} == stamps
+    (tmp_path / "static" / STATIC_INDEX).write_text("{}", encoding="utf-8")  # unknown provenance: drawn again
+    _export([page], specs, tmp_path, "all")
+    assert all(first[key]["png"].stat().st_mtime_ns != stamps[key] for key in keys)
+    assert _export([page], specs, tmp_path, "none")["static"] == {}
+    assert not [p for p in (tmp_path / "static").iterdir() if p.suffix in (".png", ".svg")]
+    assert (static_mode(True), static_mode(False)) == ("all", "none")
+    with pytest.raises(ValueError, match="headline"):
+        static_mode("some")
 
 
 def unit_specs(spec: dict) -> list[dict]:

@@ -10,10 +10,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.device_pcf import PARSERS, TABLE, device_pcf, device_pcf_checks
-from pipelines.defs.assets.device_specs import device_specs, device_specs_checks
-from pipelines.defs.assets.network_energy import network_energy, network_energy_checks
 from pipelines.defs.assets.sources import sources, sources_checks
+from pipelines.defs.assets.staging_tables import DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY
 from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
 from pipelines.ingest.manifest import entries_for, load_manifest
@@ -30,6 +28,11 @@ from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from schemas.device_pcf import DevicePcf
 from tests.helpers import rejects_of, stage_text
+
+PARSERS, TABLE = DEVICE_PCF.parsers, DEVICE_PCF.table
+device_pcf, device_pcf_checks = DEVICE_PCF.asset, DEVICE_PCF.checks
+device_specs, device_specs_checks = DEVICE_SPECS.asset, DEVICE_SPECS.checks
+network_energy, network_energy_checks = NETWORK_ENERGY.asset, NETWORK_ENERGY.checks
 
 BOAVIZTA_FILE = SOURCES_DIR / "pcf" / "boavizta" / "boavizta-data-us.csv"
 BOAVIZTA_HEADER = BOAVIZTA_FILE.read_text(encoding="utf-8").splitlines()[0]

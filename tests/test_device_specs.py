@@ -8,12 +8,14 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.device_specs import PARSERS, TABLE
+from pipelines.defs.assets.staging_tables import DEVICE_SPECS
 from pipelines.errors import SourceParseError
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
-from schemas.device_specs import DeviceSpecs
+from schemas.device_specs import COMPUTE_COLUMNS, OPTIONAL_SPEC_COLUMNS, DeviceSpecs
 from tests.helpers import rejects_of, stage_text
+
+PARSERS, TABLE = DEVICE_SPECS.parsers, DEVICE_SPECS.table
 
 REQUIRED_BASE_IDS = {
     "nvidia-h100-sxm",
@@ -35,16 +37,8 @@ COLUMNS = [
     "vendor",
     "model",
     "accelerator",
-    "fp64_tflops",
-    "fp32_tflops",
-    "fp16_tflops",
-    "tf32_tensor_tflops",
-    "bf16_tensor_tflops",
-    "fp16_tensor_tflops",
-    "npu_tops",
-    "mem_bandwidth_gb_per_s",
-    "memory_gb",
-    "tdp_w",
+    *COMPUTE_COLUMNS,
+    *OPTIONAL_SPEC_COLUMNS,
     "year",
     "status",
     "citation",

@@ -101,7 +101,8 @@ class ReplayServer:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # a short poll interval: shutdown() waits up to one interval, at every test's teardown
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def url(self) -> str:
@@ -364,7 +365,8 @@ def test_schedule_refreshes_yesterday_and_today() -> None:
     assert grid_feeds_hourly.default_status == dg.DefaultScheduleStatus.RUNNING
     request = refresh_request(dt.datetime(2026, 3, 29, 0, 20, tzinfo=dt.UTC))
     assert request.tags[RANGE_START_TAG] == "2026-03-28" and request.tags[RANGE_END_TAG] == "2026-03-29"
-    context = dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 11, 29, 19, 20, tzinfo=dt.UTC))
+    context = dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 11, 29, 19, 20, tzinfo=dt.UTC),
+                                        resources=feed_resources("recorded"))
     evaluated = grid_feeds_hourly.evaluate_tick(context)
     assert [r.tags[RANGE_START_TAG] for r in evaluated.run_requests] == ["2026-11-28"]
 

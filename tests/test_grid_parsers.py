@@ -11,13 +11,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.grid_intensity import (
-    PARSERS,
-    TABLE,
-    grid_intensity,
-    grid_intensity_checks,
-)
 from pipelines.defs.assets.sources import sources
+from pipelines.defs.assets.staging_tables import GRID_INTENSITY
 from pipelines.defs.resources import Warehouse
 from pipelines.errors import ManifestError, SourceParseError
 from pipelines.ingest.manifest import SourceEntry, load_manifest
@@ -29,6 +24,9 @@ from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from pipelines.warehouse.database import open_readonly
 from schemas.grid_intensity import GridIntensity
 from tests.helpers import rejects_of, stage_text
+
+PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
+grid_intensity, grid_intensity_checks = GRID_INTENSITY.asset, GRID_INTENSITY.checks
 
 UTC = dt.UTC
 FETCHED = {"fetched_at": dt.date(2026, 1, 1)}

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pipelines.defs.assets.grid_intensity import PARSERS, TABLE
+from pipelines.defs.assets.staging_tables import GRID_INTENSITY
 from pipelines.errors import SourceParseError
 from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
@@ -27,6 +27,8 @@ from pipelines.paths import SOURCES_DIR
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform
 from tests.helpers import entry_for
+
+PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
 
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEWER = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,11 +7,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.network_energy import PARSERS, TABLE
+from pipelines.defs.assets.staging_tables import NETWORK_ENERGY
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.staging import parse_entry, validate_parsed
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import rejects_of, stage_text
+
+PARSERS, TABLE = NETWORK_ENERGY.parsers, NETWORK_ENERGY.table
 
 HEADER = "factor_id,factor_set,frame,quantity,scope,value,unit,low,high,year,region,status,citation,citation_url,notes\n"
 

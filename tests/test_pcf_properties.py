@@ -14,12 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.defs.assets.device_pcf import PARSERS as PCF_PARSERS
-from pipelines.defs.assets.device_pcf import TABLE as PCF_TABLE
-from pipelines.defs.assets.device_specs import PARSERS as SPEC_PARSERS
-from pipelines.defs.assets.device_specs import TABLE as SPEC_TABLE
-from pipelines.defs.assets.network_energy import PARSERS as NET_PARSERS
-from pipelines.defs.assets.network_energy import TABLE as NET_TABLE
+from pipelines.defs.assets.staging_tables import DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY
 from pipelines.errors import SourceParseError
 from pipelines.ingest.parsers.boavizta import BOAVIZTA_COLUMNS, assign_device_ids, parse_report_date
 from schemas.device_pcf import DevicePcf
@@ -27,6 +22,10 @@ from schemas.device_specs import DeviceSpecs
 from schemas.meta import columns
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import stage_text
+
+PCF_PARSERS, PCF_TABLE = DEVICE_PCF.parsers, DEVICE_PCF.table
+SPEC_PARSERS, SPEC_TABLE = DEVICE_SPECS.parsers, DEVICE_SPECS.table
+NET_PARSERS, NET_TABLE = NETWORK_ENERGY.parsers, NETWORK_ENERGY.table
 
 SETTINGS = settings(max_examples=100, deadline=None)
 

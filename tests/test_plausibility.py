@@ -12,9 +12,8 @@ import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
 from pipelines.cli import root_cause
-from pipelines.defs.assets.grid_intensity import PARSERS as GRID_PARSERS
-from pipelines.defs.assets.grid_intensity import TABLE as GRID_TABLE
 from pipelines.defs.assets.power_logs import SAMPLES_TABLE
+from pipelines.defs.assets.staging_tables import GRID_INTENSITY
 from pipelines.errors import SourceParseError
 from pipelines.ingest.energy.runs import runs_from_samples
 from pipelines.ingest.options import run_options
@@ -26,6 +25,8 @@ from pipelines.ingest.staging import Parser, Staged
 from schemas.grid_intensity import GridIntensity
 from schemas.power_samples import PowerSamples
 from tests.helpers import rejects_of, stage_text
+
+GRID_PARSERS, GRID_TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
 
 UTC = dt.UTC
 LONDON = {"timezone": "Europe/London", "run_id": "fallback", "device_id": "nvidia-rtx-a5000"}

@@ -248,6 +248,7 @@ def test_toml_strings_round_trip(text: str) -> None:
     assert tomllib.loads(f"v = {toml_value(text)}")["v"] == text
 
 
+@pytest.mark.slow  # builds its own warehouse from the registered sources, through the Monte Carlo to the verdict
 def test_registered_file_and_scenario_build(own_sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     from tests.conftest import build
@@ -259,9 +260,10 @@ def test_registered_file_and_scenario_build(own_sources: Path, tmp_path: Path, m
     assert code == 0, err
     monkeypatch.setenv("EDGE_CARBON_SITE", str(tmp_path / "site"))
     warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
-    result = build(warehouse)
+    result = build(warehouse, only=["marts/verdict"])  # the new scenario through the Monte Carlo into the verdict
     assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
     with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select count(*) from marts.verdict where scenario_id = 'fewer_hours'").fetchone()[0] > 0
         mine = dict(con.execute("select parameter, value from core.scenario_parameters where scenario_id = 'fewer_hours'").fetchall())
         parent = dict(con.execute("select parameter, value from core.scenario_parameters where scenario_id = 'paper_text'").fetchall())
         row = con.execute("select low, high, distribution, status, reasoning, source_id from core.scenario_parameters "

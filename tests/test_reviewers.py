@@ -17,6 +17,7 @@ from pipelines.model.uncertainty import draw_inputs, summarize, uncertainty_rows
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from schemas.vocabulary import PATTERNS
+from tests.conftest import TEST_DRAWS
 from tests.test_marts import (
     CI_G_PER_KWH,
     GPU_EMBODIED_KG,
@@ -176,10 +177,18 @@ def test_monte_carlo_with_collapsed_ranges_equals_the_deterministic_marts(built_
     assert p50[("laptop", "none")] == pytest.approx(CLOUD_TOTAL_KG / (15 * LAPTOP_KG), rel=2e-3)
 
 
+def test_monte_carlo_defaults_are_the_documented_study() -> None:
+    from pipelines.defs.assets.uncertainty import MonteCarloConfig
+
+    # the README's verdict and docs/findings.md quote a default build: 100,000 draws per scenario, this seed
+    config = MonteCarloConfig()
+    assert (config.n_draws, config.seed, config.scenarios) == (100_000, 20250701, [])
+
+
 def test_monte_carlo_in_the_warehouse(built_warehouse: Path) -> None:
     rows = query_pl_rows(built_warehouse, "select scenario_id, device_class, p05, p50, p95, n_draws, share_r_below_4 from marts.uncertainty "
                                           "where metric = 'reduction_factor' and pattern = 'none' and is_headline")
-    assert {r["n_draws"] for r in rows} == {100_000}
+    assert {r["n_draws"] for r in rows} == {TEST_DRAWS}  # the test build's run config (tests/conftest.py)
     for r in rows:
         assert r["p05"] < r["p50"] < r["p95"]
     # paper_text's phones: the point value 3.10 lies inside p05-p95 and most draws stay below the paper's 4

@@ -1,23 +1,7 @@
 -- Grid page, daily profile: mean intensity by hour of day (UTC) per zone, where hourly or
 -- half-hourly actual data exists. Same choice of emission scope as grid_daily.sql.
-with sub_daily as (
-    select zone, emission_scope, period_start, gco2e_per_kwh
-    from staging.grid_intensity
-    where signal = 'actual' and resolution in ('PT1H', 'PT30M')
-),
-
-scope as (
-    select zone, min(emission_scope) filter (where emission_scope = 'lifecycle') as lifecycle_scope,
-        min(emission_scope) as any_scope
-    from sub_daily
-    group by zone
-),
-
-chosen as (
-    select sub_daily.*
-    from sub_daily
-    inner join scope using (zone)
-    where sub_daily.emission_scope = coalesce(scope.lifecycle_scope, scope.any_scope)
+with chosen as (
+    -- include: grid_chosen
 )
 
 select

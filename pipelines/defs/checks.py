@@ -1,4 +1,7 @@
-"""Blocking asset checks for staging tables, driven by the same pandera models as ingest."""
+"""Blocking asset checks for staging tables, driven by the same pandera models as ingest.
+
+Checks only read: their SQL goes through ``Warehouse.read`` (queries only).
+"""
 
 
 import dagster as dg
@@ -7,7 +10,6 @@ import pandera.polars as pa
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import key_of
 from pipelines.paths import sql_text
-from pipelines.warehouse.queries import query_pl
 
 
 def staging_checks(table: str, model: type[pa.DataFrameModel], *, joins_sources: bool = True) -> list[dg.AssetChecksDefinition]:
@@ -22,7 +24,7 @@ def staging_checks(table: str, model: type[pa.DataFrameModel], *, joins_sources:
         description=f"Every row of {table} satisfies {model.__name__} (types, nulls, ranges).",
     )
     def _schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-        frame = query_pl(warehouse.connection(), "select * from query_table($t)", {"t": table})
+        frame = warehouse.read("select * from query_table($t)", {"t": table})
         try:
             model.validate(frame, lazy=True)
         except pa.errors.SchemaErrors as exc:
@@ -46,7 +48,7 @@ def staging_checks(table: str, model: type[pa.DataFrameModel], *, joins_sources:
             description=f"Every source_id in {table} joins staging.sources.",
         )
         def _joins(warehouse: Warehouse) -> dg.AssetCheckResult:
-            orphans = warehouse.connection().execute(sql_text("checks/orphan_source_ids.sql"), {"table": table}).fetchall()
+            orphans = warehouse.read(sql_text("checks/orphan_source_ids.sql"), {"table": table}).rows()
             return dg.AssetCheckResult(
                 passed=not orphans,
                 metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},

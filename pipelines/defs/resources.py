@@ -11,6 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 import duckdb
+import polars as pl
 from pydantic import PrivateAttr
 
 from pipelines.ingest.feeds.electricitymaps import (
@@ -25,6 +26,7 @@ from pipelines.ingest.feeds.uk_carbon_intensity import (
 )
 from pipelines.paths import WAREHOUSE_ENV, warehouse_path
 from pipelines.warehouse.database import working_copy
+from pipelines.warehouse.queries import read_pl, table_exists
 
 #: ``live`` (default) or ``recorded``: which clients the code location binds.
 FEEDS_ENV = "EDGE_CARBON_FEEDS"
@@ -50,6 +52,15 @@ class Warehouse(dg.ConfigurableResource):
                 yield self
             finally:
                 self._con = None
+
+    def read(self, sql: str, params: dict | list | None = None) -> pl.DataFrame:
+        """Run a query (SELECT only, :func:`pipelines.warehouse.queries.read_pl`) on the run's
+        connection: what asset checks use, so a check never changes the warehouse."""
+        return read_pl(self.connection(), sql, params)
+
+    def has_table(self, table: str) -> bool:
+        """Whether ``schema.table`` exists in the run's warehouse."""
+        return table_exists(self.connection(), table)
 
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The run's single read-write connection (to its working copy)."""

@@ -1,10 +1,11 @@
 """Staging inside Dagster: parse each manifest file with progress in the run log, then
 validate (pipelines/ingest/staging.py) and write (pipelines/warehouse/tables.py)."""
 
-from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
@@ -78,3 +79,62 @@ def stage_from_manifest(
         staged.frame = finish(staged.frame)
     write_staged(warehouse.connection(), [staged])
     return dg.MaterializeResult(metadata=result_metadata(staged))
+
+
+@dataclass(frozen=True)
+class StagingTable:
+    """One staging table staged from its manifest files: the asset and its blocking checks.
+
+    Made by :func:`staging_table`, which declares the table once: its pandera model (column
+    metadata and the checks), its parsers (one per manifest ``kind``), its group and its
+    description.
+    """
+
+    table: str
+    model: type[pa.DataFrameModel]
+    parsers: Mapping[str, Parser]
+    asset: dg.AssetsDefinition
+    checks: list[dg.AssetChecksDefinition]
+
+
+def staging_table(
+    table: str,
+    model: type[pa.DataFrameModel],
+    parsers: Mapping[str, Parser],
+    *,
+    group: str,
+    description: str,
+    finish: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    summarize: Callable[[pl.DataFrame], Mapping[str, Any]] | None = None,
+) -> StagingTable:
+    """A staging asset (deps: ``staging.sources``) that stages ``table`` with ``parsers``.
+
+    ``finish`` runs on the combined valid rows before writing (e.g. a stable sort);
+    ``summarize`` adds materialisation metadata from the written rows.
+    """
+    # imported here: pipelines.defs.checks imports key_of from this module
+    from pipelines.defs.checks import staging_checks
+    from pipelines.defs.metadata import column_metadata
+
+    @dg.asset(
+        key=key_of(table),
+        group_name=group,
+        kinds={"duckdb", "polars"},
+        deps=[SOURCES_KEY],
+        metadata=column_metadata(model),
+        description=inspect.cleandoc(description),
+    )
+    def _stage(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+        written: list[pl.DataFrame] = []
+
+        def keep(frame: pl.DataFrame) -> pl.DataFrame:
+            out = finish(frame) if finish is not None else frame
+            written.append(out)
+            return out
+
+        result = stage_from_manifest(context, warehouse, table, model, parsers, finish=keep)
+        if summarize is None:
+            return result
+        return dg.MaterializeResult(metadata={**(result.metadata or {}), **summarize(written[0])})
+
+    return StagingTable(table, model, parsers, _stage, staging_checks(table, model))

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ParamSpec
 
 import dagster as dg
 import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from pipelines.defs.metadata import column_metadata
 from pipelines.warehouse import tables
+from pipelines.warehouse.lineage import tables_read_by
 
 _OWN = ("table", "row_count", "preview", "sql_file")
+P = ParamSpec("P")
 
 
 def as_metadata(written: dict[str, Any]) -> dict[str, Any]:
@@ -26,26 +32,59 @@ def as_metadata(written: dict[str, Any]) -> dict[str, Any]:
     return metadata
 
 
-def build_table(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    sql_file: str,
-    params: dict[str, Any] | None = None,
-    model: type[pa.DataFrameModel] | None = None,
-    relations: dict[str, pl.DataFrame] | None = None,
-) -> dg.MaterializeResult:
-    """:func:`pipelines.warehouse.tables.build_table`, as the asset's materialisation."""
-    written = tables.build_table(con, table, sql_file, params, model, relations)
-    return dg.MaterializeResult(metadata=as_metadata(written))
+def _materialised(write: Callable[P, dict[str, Any]], *, keyed: bool) -> Callable[P, dg.MaterializeResult]:
+    """``write`` (a writer of :mod:`pipelines.warehouse.tables`), returning its asset's materialisation.
+
+    ``keyed``: the result names the written table's asset (for writers called from multi-assets).
+    """
+
+    @functools.wraps(write)
+    def materialise(*args: P.args, **kwargs: P.kwargs) -> dg.MaterializeResult:
+        written = write(*args, **kwargs)
+        key = dg.AssetKey(written["table"].split(".")) if keyed else None
+        return dg.MaterializeResult(asset_key=key, metadata=as_metadata(written))
+
+    return materialise
 
 
-def write_table(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    frame: pl.DataFrame,
-    model: type[pa.DataFrameModel] | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> dg.MaterializeResult:
-    """:func:`pipelines.warehouse.tables.write_table`, as the materialisation of ``table``'s asset."""
-    written = tables.write_table(con, table, frame, model, metadata)
-    return dg.MaterializeResult(asset_key=dg.AssetKey(table.split(".")), metadata=as_metadata(written))
+#: :func:`pipelines.warehouse.tables.build_table`, as the asset's materialisation.
+build_table = _materialised(tables.build_table, keyed=False)
+#: :func:`pipelines.warehouse.tables.write_table`, as the materialisation of ``table``'s asset.
+write_table = _materialised(tables.write_table, keyed=True)
+
+
+@dataclass(frozen=True)
+class SqlTable:
+    """A table built from one SQL file below ``sql/``: the one declaration its asset and its SQL share.
+
+    The asset's deps are the tables the SQL reads (:func:`pipelines.warehouse.lineage.tables_read`),
+    plus ``also_reads``: tables the asset's Python reads before the SQL runs (e.g. core.scenarios
+    through :func:`pipelines.model.formula.scenario_inputs`).
+    """
+
+    table: str
+    sql_file: str
+    model: type[pa.DataFrameModel] | None = None
+    also_reads: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> dg.AssetKey:
+        return dg.AssetKey(self.table.split("."))
+
+    def reads(self) -> list[str]:
+        """Every table the asset reads: from its SQL, and ``also_reads``."""
+        return sorted((set(tables_read_by(self.sql_file)) | set(self.also_reads)) - {self.table})
+
+    def asset(self, *, group: str, kinds: set[str] | None = None, **kwargs: Any) -> Callable[..., dg.AssetsDefinition]:
+        """``@dg.asset`` for this table: key, group, kinds, derived deps and the model's columns."""
+        metadata = column_metadata(self.model) if self.model is not None else {}
+        return dg.asset(
+            key=self.key, group_name=group, kinds=kinds or {"duckdb", "sql"},
+            deps=[dg.AssetKey(t.split(".")) for t in self.reads()], metadata=metadata, **kwargs,
+        )
+
+    def build(
+        self, con: duckdb.DuckDBPyConnection, params: dict[str, Any] | None = None, relations: dict[str, pl.DataFrame] | None = None
+    ) -> dg.MaterializeResult:
+        """Run the SQL into the table (validated by the model) as the asset's materialisation."""
+        return build_table(con, self.table, self.sql_file, params, self.model, relations)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import polars as pl
@@ -40,15 +40,16 @@ def require_cells(frame: pl.DataFrame, columns: Iterable[str]) -> tuple[pl.DataF
     return frame.filter(~empty_any), rejects
 
 
-def rejects_where(
-    frame: pl.DataFrame,
-    mask: pl.Expr,
-    *,
-    column: str | None,
-    check: str,
-    value: str | None,
-    reason: str | Callable[[dict[str, Any]], str],
-) -> list[Reject]:
+class RejectSpec(TypedDict):
+    """What a reject records (keyword arguments of :func:`rejects_where` and :func:`drop_where`)."""
+
+    column: str | None
+    check: str
+    value: str | None
+    reason: str | Callable[[dict[str, Any]], str]
+
+
+def rejects_where(frame: pl.DataFrame, mask: pl.Expr, **spec: Unpack[RejectSpec]) -> list[Reject]:
     """One Reject per row of ``frame`` where ``mask`` holds (a null mask does not hold).
 
     ``value`` names a column whose text becomes the reject's value; ``reason`` is a format
@@ -56,12 +57,13 @@ def rejects_where(
     or a function of the row.
     """
     hits = frame.filter(mask.fill_null(False))
+    reason, value = spec["reason"], spec["value"]
     reason_of = reason if callable(reason) else reason.format_map
     return [
         Reject(
             source_row=row["source_row"],
-            column_name=column,
-            check_name=check,
+            column_name=spec["column"],
+            check_name=spec["check"],
             value=None if value is None or row[value] is None else str(row[value]),
             reason=reason_of(row),
         )
@@ -69,17 +71,9 @@ def rejects_where(
     ]
 
 
-def drop_where(
-    frame: pl.DataFrame,
-    mask: pl.Expr,
-    *,
-    column: str | None,
-    check: str,
-    value: str | None,
-    reason: str | Callable[[dict[str, Any]], str],
-) -> tuple[pl.DataFrame, list[Reject]]:
+def drop_where(frame: pl.DataFrame, mask: pl.Expr, **spec: Unpack[RejectSpec]) -> tuple[pl.DataFrame, list[Reject]]:
     """:func:`rejects_where`, and ``frame`` without the rejected rows."""
-    rejects = rejects_where(frame, mask, column=column, check=check, value=value, reason=reason)
+    rejects = rejects_where(frame, mask, **spec)
     return (frame.filter(~mask) if rejects else frame), rejects
 
 

@@ -20,18 +20,21 @@ with s as (
     select * from core.scenarios
 ),
 
+-- OPT-1.3B, and the parameter count of OPT-125M (Table 1's model) that its energy is scaled from
 model as (
-    select params, hidden_size, n_layers from staging.model_configs where model_id = 'OPT-1.3B'
-),
-
-base as (
-    select params as base_params from staging.model_configs where model_id = 'OPT-125M'
+    select model.params, model.hidden_size, model.n_layers, base.params as base_params
+    from staging.model_configs as model
+    inner join staging.model_configs as base on base.model_id = 'OPT-125M'
+    where model.model_id = 'OPT-1.3B'
 ),
 
 edge as (
-    select scenario_id, 'laptop' as device_class, laptop_table1_energy_j as table1_energy_j, laptop_memory_gb as memory_gb from s
-    union all
-    select scenario_id, 'phone', phone_table1_energy_j, phone_memory_gb from s
+    select s.scenario_id, edge.device_class, edge.table1_energy_j, edge.memory_gb
+    from s
+    cross join lateral (values
+        ('laptop', s.laptop_table1_energy_j, s.laptop_memory_gb),
+        ('phone', s.phone_table1_energy_j, s.phone_memory_gb)
+    ) as edge (device_class, table1_energy_j, memory_gb)
 ),
 
 patterns as (
@@ -40,8 +43,8 @@ patterns as (
         edge.device_class,
         pattern.name as pattern,
         s.table2_devices as devices,
-        energy_scaled_kwh(edge.table1_energy_j, base.base_params, model.params) as compute_kwh,
-        energy_scaled_kwh(s.cloud_table1_energy_j, base.base_params, model.params) as cloud_kwh,
+        energy_scaled_kwh(edge.table1_energy_j, model.base_params, model.params) as compute_kwh,
+        energy_scaled_kwh(s.cloud_table1_energy_j, model.base_params, model.params) as cloud_kwh,
         comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param,
                    s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
                    s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression,
@@ -56,7 +59,6 @@ patterns as (
     from edge
     inner join s using (scenario_id)
     cross join model
-    cross join base
     cross join (values ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as pattern (name)
 ),
 

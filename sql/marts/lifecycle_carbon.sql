@@ -26,23 +26,17 @@ devices as (
     union all
     select
         scenario_id,
-        'laptop',
-        device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years),
+        edge.device_class,
+        device_embodied_kgco2e(edge.embodied_kgco2e, edge.nonuse_share, horizon_years, edge.lifetime_years),
         edge_operational_kgco2e(1, device_online_fraction,
-                                laptop_train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
+                                edge.train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
                                 edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
-    union all
-    select
-        scenario_id,
-        'phone',
-        device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years),
-        edge_operational_kgco2e(1, device_online_fraction,
-                                phone_train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
-                                edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
-        'report total x non-use share x min(T / lifetime, 1)'
-    from s
+    cross join lateral (values
+        ('laptop', s.laptop_embodied_kgco2e, s.laptop_nonuse_share, s.laptop_lifetime_years, s.laptop_train_power_w),
+        ('phone', s.phone_embodied_kgco2e, s.phone_nonuse_share, s.phone_lifetime_years, s.phone_train_power_w)
+    ) as edge (device_class, embodied_kgco2e, nonuse_share, lifetime_years, train_power_w)
 ),
 
 final as (

@@ -39,6 +39,21 @@ fleet as (
     select * from marts.fleet_equivalence where scenario_id = $scenario and basis = 'peak_flops'
 ),
 
+-- the phone and laptop fleets side by side: one row
+fleet_pair as (
+    select
+        max(reduction_factor) filter (where device_class = 'phone') as r_phone,
+        max(reduction_factor) filter (where device_class = 'laptop') as r_laptop,
+        max(devices_per_gpu) filter (where device_class = 'phone')::bigint as n_phone,
+        max(devices_per_gpu) filter (where device_class = 'laptop')::bigint as n_laptop,
+        max(train_power_w_for_r4) filter (where device_class = 'phone') as phone_power_w_for_r4,
+        max(reduction_factor_with_comm) filter (where device_class = 'phone') as r_comm_phone,
+        max(reduction_factor_with_comm) filter (where device_class = 'laptop') as r_comm_laptop,
+        max(comm_kgco2e / edge_added_kgco2e) filter (where device_class = 'phone') as comm_share_phone,
+        max(comm_kgco2e / edge_added_kgco2e) filter (where device_class = 'laptop') as comm_share_laptop
+    from fleet
+),
+
 cloud as (
     select * from marts.lifecycle_carbon where scenario_id = $scenario and device_class = 'cloud_gpu'
 ),
@@ -147,30 +162,21 @@ recomputed as (
     select
         'F5_reduction',
         null,
-        printf('%.2fx (phones, N=%d), %.2fx (laptops, N=%d)',
-            max(reduction_factor) filter (where device_class = 'phone'), max(devices_per_gpu) filter (where device_class = 'phone')::bigint,
-            max(reduction_factor) filter (where device_class = 'laptop'), max(devices_per_gpu) filter (where device_class = 'laptop')::bigint),
+        printf('%.2fx (phones, N=%d), %.2fx (laptops, N=%d)', r_phone, n_phone, r_laptop, n_laptop),
         printf('Computed with the Table 1 training powers and the same grid intensity on both sides. The laptop end exceeds 8x; the phone end reaches 4x only if a phone draws %.2f W or less while training (Table 1 says 10 W).',
-            max(train_power_w_for_r4) filter (where device_class = 'phone')),
-        greatest(
-            abs(max(reduction_factor) filter (where device_class = 'phone') / 4 - 1),
-            abs(max(reduction_factor) filter (where device_class = 'laptop') / 8 - 1))
-    from fleet
+            phone_power_w_for_r4),
+        greatest(abs(r_phone / 4 - 1), abs(r_laptop / 8 - 1))
+    from fleet_pair
 
     union all
     select
         'F5_reduction_comm',
         null,
-        printf('%.2fx (phones), %.2fx (laptops)',
-            max(reduction_factor_with_comm) filter (where device_class = 'phone'),
-            max(reduction_factor_with_comm) filter (where device_class = 'laptop')),
+        printf('%.2fx (phones), %.2fx (laptops)', r_comm_phone, r_comm_laptop),
         printf('Communication adds the WiFi radio (%.1f%% of the phones'' and %.1f%% of the laptops'' training carbon) and, per GB moved, the network factor of the scenario; the radio alone cannot turn 8x into 6x, so the paper''s communication term must count data volume it does not spell out.',
-            100 * max(comm_kgco2e / edge_added_kgco2e) filter (where device_class = 'phone'),
-            100 * max(comm_kgco2e / edge_added_kgco2e) filter (where device_class = 'laptop')),
-        greatest(
-            abs(max(reduction_factor_with_comm) filter (where device_class = 'phone') / 3.5 - 1),
-            abs(max(reduction_factor_with_comm) filter (where device_class = 'laptop') / 6 - 1))
-    from fleet
+            100 * comm_share_phone, 100 * comm_share_laptop),
+        greatest(abs(r_comm_phone / 3.5 - 1), abs(r_comm_laptop / 6 - 1))
+    from fleet_pair
 
     union all
     select

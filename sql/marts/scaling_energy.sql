@@ -19,11 +19,13 @@ base as (
 ),
 
 classes as (
-    select scenario_id, 'cloud_gpu' as device_class, cloud_table1_energy_j as table1_energy_j, false as communicates from s
-    union all
-    select scenario_id, 'laptop', laptop_table1_energy_j, true from s
-    union all
-    select scenario_id, 'phone', phone_table1_energy_j, true from s
+    select s.scenario_id, per_class.device_class, per_class.table1_energy_j, per_class.communicates
+    from s
+    cross join lateral (values
+        ('cloud_gpu', s.cloud_table1_energy_j, false),
+        ('laptop', s.laptop_table1_energy_j, true),
+        ('phone', s.phone_table1_energy_j, true)
+    ) as per_class (device_class, table1_energy_j, communicates)
 ),
 
 sized as (

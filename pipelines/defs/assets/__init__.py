@@ -1,1 +1,1 @@
-"""Asset modules, one per domain. ``pipelines.defs.definitions`` loads every module here."""
+"""Asset modules, one per domain. ``pipelines.defs.definitions`` lists them in ``MODULES``."""

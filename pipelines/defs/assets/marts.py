@@ -3,23 +3,27 @@
 import dagster as dg
 
 from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import build_table
+from pipelines.defs.tables import SqlTable
 from pipelines.model.formula import evaluate, scenario_inputs
 from pipelines.paths import sql_text
+from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
-from schemas.marts import (
-    DistributedTrainingEnergy,
-    FleetEquivalence,
-    LifecycleCarbon,
-    PaperReproduction,
-    ScalingEnergy,
-    TrainingEnergy,
-)
 
-KINDS = {"duckdb", "sql"}
 
+def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
+    """``table`` built from ``sql/<schema>/<name>.sql``, validated by its model in the dictionary's registry."""
+    return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads)
+
+
+SCENARIOS = sql_table("core.scenarios")
+TRAINING_ENERGY = sql_table("marts.training_energy")
+LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon")
+# the model's one formula reads core.scenarios (scenario_inputs) before the SQL runs
+FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios",))
+SCALING_ENERGY = sql_table("marts.scaling_energy")
+DISTRIBUTED_TRAINING_ENERGY = sql_table("marts.distributed_training_energy")
+PAPER_REPRODUCTION = sql_table("marts.paper_reproduction")
 
 class TrainingEnergyConfig(dg.Config):
     """Which device's series is the reference for the energy ratios."""
@@ -34,27 +38,24 @@ class ReproductionConfig(dg.Config):
     table1_workload: str = "OPT-125M training, paper Table 1"
 
 
-@dg.asset(key=["core", "scenarios"], group_name="scenarios", kinds=KINDS, deps=[["core", "scenario_parameters"]])
+@SCENARIOS.asset(group="scenarios")
 def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per scenario with one column per model parameter (pivot of core.scenario_parameters).
 
     Grain: scenario. A parameter the scenario does not set is null. Every mart joins this
     table, so one formula serves every scenario at once.
     """
-    return build_table(warehouse.connection(), "core.scenarios", "core/scenarios.sql")
+    return SCENARIOS.build(warehouse.connection())
 
 
 @dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's codes are in range and its terms follow its accounting frame (sql/checks/frame_consistency.sql).")
 def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
-    broken = query_pl(warehouse.connection(), sql_text("checks/frame_consistency.sql"))
+    broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
     lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
     return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
-@dg.asset(
-    key=["marts", "training_energy"], group_name="marts", kinds=KINDS,
-    deps=[["staging", "benchmark_series"], ["staging", "device_specs"]], metadata=column_metadata(TrainingEnergy),
-)
+@TRAINING_ENERGY.asset(group="marts")
 def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """Energy per training run with its 95% CI, per device and workload (paper Table 1).
 
@@ -62,11 +63,10 @@ def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.Ma
     Student-t 95% CI over repeated runs, mean duration and power, and the energy ratio and
     slowdown against the reference cloud GPU's series of the same workload.
     """
-    return build_table(warehouse.connection(), "marts.training_energy", "marts/training_energy.sql",
-                       {"reference_device": config.reference_device}, TrainingEnergy)
+    return TRAINING_ENERGY.build(warehouse.connection(), {"reference_device": config.reference_device})
 
 
-@dg.asset(key=["marts", "lifecycle_carbon"], group_name="marts", kinds=KINDS, deps=[scenarios], metadata=column_metadata(LifecycleCarbon))
+@LIFECYCLE_CARBON.asset(group="marts")
 def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
     """Embodied, operational and total kgCO2e per device over the horizon (paper Fig. 4).
 
@@ -76,10 +76,10 @@ def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
     carry their manufacturer report's non-use-phase carbon re-amortised to the horizon as
     total x non-use share (production, transport, end of life) x min(T / report lifetime, 1), plus their training electricity.
     """
-    return build_table(warehouse.connection(), "marts.lifecycle_carbon", "marts/lifecycle_carbon.sql", model=LifecycleCarbon)
+    return LIFECYCLE_CARBON.build(warehouse.connection())
 
 
-@dg.asset(key=["marts", "fleet_equivalence"], group_name="marts", kinds=KINDS, deps=[scenarios, lifecycle_carbon], metadata=column_metadata(FleetEquivalence))
+@FLEET_EQUIVALENCE.asset(group="marts")
 def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
     """How many edge devices match one cloud GPU, and the carbon of each side (paper Fig. 5).
 
@@ -94,11 +94,10 @@ def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     evaluated = evaluate(con, scenario_inputs(con), all_bases=True)
-    return build_table(con, "marts.fleet_equivalence", "marts/fleet_equivalence.sql", model=FleetEquivalence,
-                       relations={"evaluated": evaluated})
+    return FLEET_EQUIVALENCE.build(con, relations={"evaluated": evaluated})
 
 
-@dg.asset(key=["marts", "scaling_energy"], group_name="marts", kinds=KINDS, deps=[scenarios, ["staging", "model_configs"]], metadata=column_metadata(ScalingEnergy))
+@SCALING_ENERGY.asset(group="marts")
 def scaling_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     """Training energy across OPT sizes 125M-66B per device class (paper Fig. 3).
 
@@ -108,11 +107,10 @@ def scaling_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     paper's idealized model: each parameter sent once per step at the scenario's bandwidth
     (10 MB/s) and radio power (0.5 W), plus network kWh/GB; the cloud GPU has none.
     """
-    return build_table(warehouse.connection(), "marts.scaling_energy", "marts/scaling_energy.sql", model=ScalingEnergy)
+    return SCALING_ENERGY.build(warehouse.connection())
 
 
-@dg.asset(key=["marts", "distributed_training_energy"], group_name="marts", kinds=KINDS, deps=[scenarios, ["staging", "model_configs"]],
-          metadata=column_metadata(DistributedTrainingEnergy))
+@DISTRIBUTED_TRAINING_ENERGY.asset(group="marts")
 def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     """OPT-1.3B trained on a fleet of edge devices: compute and communication energy (paper Table 2).
 
@@ -122,14 +120,10 @@ def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     compression factor). The paper does not publish its cells, so this is our estimate
     against its 1.5-5x claim.
     """
-    return build_table(warehouse.connection(), "marts.distributed_training_energy", "marts/distributed_training_energy.sql", model=DistributedTrainingEnergy)
+    return DISTRIBUTED_TRAINING_ENERGY.build(warehouse.connection())
 
 
-@dg.asset(
-    key=["marts", "paper_reproduction"], group_name="marts", kinds=KINDS,
-    deps=[training_energy, lifecycle_carbon, fleet_equivalence, scaling_energy, distributed_training_energy, ["staging", "paper_claims"]],
-    metadata=column_metadata(PaperReproduction),
-)
+@PAPER_REPRODUCTION.asset(group="marts")
 def paper_reproduction(config: ReproductionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every number the paper publishes, recomputed from the staged inputs, with a verdict.
 
@@ -138,8 +132,7 @@ def paper_reproduction(config: ReproductionConfig, warehouse: Warehouse) -> dg.M
     device-count rows search every published H100 and device FLOPS figure and name the
     inputs that give the paper's counts.
     """
-    result = build_table(warehouse.connection(), "marts.paper_reproduction", "marts/paper_reproduction.sql",
-                         {"scenario": config.scenario, "table1_workload": config.table1_workload}, PaperReproduction)
+    result = PAPER_REPRODUCTION.build(warehouse.connection(), {"scenario": config.scenario, "table1_workload": config.table1_workload})
     frame = query_pl(warehouse.connection(), "select claim_id, status, reproduced_value_text from marts.paper_reproduction")
     lines = ["| claim | status | ours |", "|---|---|---|"] + [f"| {c} | {s} | {v} |" for c, s, v in frame.iter_rows()]
     return dg.MaterializeResult(metadata={**result.metadata, "verdicts": dg.MetadataValue.md("\n".join(lines))})
@@ -148,15 +141,12 @@ def paper_reproduction(config: ReproductionConfig, warehouse: Warehouse) -> dg.M
 @dg.asset_check(asset=paper_reproduction, blocking=True, additional_deps=[["staging", "paper_claims"]],
                 description="Every claim id in staging.paper_claims has a row.")
 def every_claim_present(warehouse: Warehouse) -> dg.AssetCheckResult:
-    missing = query_pl(warehouse.connection(), "select claim_id from staging.paper_claims anti join marts.paper_reproduction using (claim_id)")
+    missing = warehouse.read("select claim_id from staging.paper_claims anti join marts.paper_reproduction using (claim_id)")
     return dg.AssetCheckResult(passed=missing.height == 0, metadata={"missing": ", ".join(missing.get_column("claim_id").to_list()) or "none"})
 
 
 mart_checks = [
-    *staging_checks("marts.training_energy", TrainingEnergy, joins_sources=False),
-    *staging_checks("marts.lifecycle_carbon", LifecycleCarbon, joins_sources=False),
-    *staging_checks("marts.fleet_equivalence", FleetEquivalence, joins_sources=False),
-    *staging_checks("marts.scaling_energy", ScalingEnergy, joins_sources=False),
-    *staging_checks("marts.distributed_training_energy", DistributedTrainingEnergy, joins_sources=False),
-    *staging_checks("marts.paper_reproduction", PaperReproduction),
+    *(check for mart in (TRAINING_ENERGY, LIFECYCLE_CARBON, FLEET_EQUIVALENCE, SCALING_ENERGY, DISTRIBUTED_TRAINING_ENERGY)
+      for check in staging_checks(mart.table, mart.model, joins_sources=False)),
+    *staging_checks(PAPER_REPRODUCTION.table, PAPER_REPRODUCTION.model),
 ]

@@ -18,6 +18,7 @@ from typing import Any
 
 import dagster as dg
 import duckdb
+import pandera.polars as pa
 import polars as pl
 
 from pipelines.defs.checks import staging_checks
@@ -207,42 +208,27 @@ def series_markdown(series: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _spec(table: str, model: type[pa.DataFrameModel], description: str, *upstream: str) -> dg.AssetSpec:
+    """The spec of one table the asset writes; it depends on staging.sources and the ``upstream`` tables."""
+    return dg.AssetSpec(key=key_of(table), description=description, group_name=GROUP, kinds={"duckdb", "polars"},
+                        deps=[SOURCES_KEY, *(key_of(t) for t in upstream)], metadata=column_metadata(model))
+
+
 SPECS = [
-    dg.AssetSpec(
-        key=key_of(SAMPLES_TABLE),
-        description=(
-            "Power readings of every benchmark run's log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL). "
-            "Grain: one reading of one channel of one run at one instant (UTC); counts_to_total marks the channels "
-            "whose sum is the run's power."
-        ),
-        group_name=GROUP,
-        kinds={"duckdb", "polars"},
-        deps=[SOURCES_KEY],
-        metadata=column_metadata(PowerSamples),
-    ),
-    dg.AssetSpec(
-        key=key_of(RUNS_TABLE),
-        description=(
-            "One row per training run: device, model, workload, duration, energy (J) and mean power. Sampled logs are "
-            "integrated (trapezoid over the counted channels; RAPL counters summed), minus an optional idle baseline; "
-            "CodeCarbon rows carry their reported energy and Zeus rows mean power x epoch time. Grain: one run."
-        ),
-        group_name=GROUP,
-        kinds={"duckdb", "polars"},
-        deps=[SOURCES_KEY, key_of(SAMPLES_TABLE)],
-        metadata=column_metadata(BenchmarkRuns),
-    ),
-    dg.AssetSpec(
-        key=key_of(SERIES_TABLE),
-        description=(
-            "Repeated runs of one device and workload (series_id): number of runs, mean energy with its Student-t "
-            "95% confidence interval, mean duration and power. Grain: one series. source_id is the first run's."
-        ),
-        group_name=GROUP,
-        kinds={"duckdb", "polars"},
-        deps=[SOURCES_KEY, key_of(RUNS_TABLE)],
-        metadata=column_metadata(BenchmarkSeries),
-    ),
+    _spec(SAMPLES_TABLE, PowerSamples, (
+        "Power readings of every benchmark run's log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL). "
+        "Grain: one reading of one channel of one run at one instant (UTC); counts_to_total marks the channels "
+        "whose sum is the run's power."
+    )),
+    _spec(RUNS_TABLE, BenchmarkRuns, (
+        "One row per training run: device, model, workload, duration, energy (J) and mean power. Sampled logs are "
+        "integrated (trapezoid over the counted channels; RAPL counters summed), minus an optional idle baseline; "
+        "CodeCarbon rows carry their reported energy and Zeus rows mean power x epoch time. Grain: one run."
+    ), SAMPLES_TABLE),
+    _spec(SERIES_TABLE, BenchmarkSeries, (
+        "Repeated runs of one device and workload (series_id): number of runs, mean energy with its Student-t "
+        "95% confidence interval, mean duration and power. Grain: one series. source_id is the first run's."
+    ), RUNS_TABLE),
 ]
 
 

@@ -3,21 +3,16 @@
 import dagster as dg
 
 from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import build_table
+from pipelines.defs.tables import SqlTable
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.marts import Verdict
 
-KINDS = {"duckdb", "sql"}
+VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
 
 
-@dg.asset(
-    key=["marts", "verdict"], group_name="marts", kinds=KINDS,
-    deps=[["core", "scenarios"], ["marts", "fleet_equivalence"], ["marts", "uncertainty"]],
-    metadata=column_metadata(Verdict),
-)
+@VERDICT.asset(group="marts")
 def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     """The answer to the claim: R per scenario x accounting frame x basis x edge device class.
 
@@ -29,7 +24,7 @@ def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     docs/findings.md are rendered from this table.
     """
     con = warehouse.connection()
-    result = build_table(con, "marts.verdict", "marts/verdict.sql", model=Verdict)
+    result = VERDICT.build(con)
     headline = query_pl(con, "select scenario_id, accounting_frame, device_class, round(reduction_factor, 2) as r, "
                              "round(p05_with_comm, 2) as p05_comm, round(p95_with_comm, 2) as p95_comm, verdict "
                              "from marts.verdict where is_headline order by scenario_id, device_class")

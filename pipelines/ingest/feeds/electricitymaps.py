@@ -12,10 +12,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import requests
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel
 
-from pipelines.ingest.feeds.http import FeedError, Payload, get_text, make_session
+from pipelines.ingest.feeds.http import (
+    FeedError,
+    HttpClient,
+    Payload,
+    get_text,
+    probe,
+)
 from pipelines.paths import sources_dir
 
 SOURCE = "electricitymaps"
@@ -36,25 +41,23 @@ class ElectricityMapsFeed(BaseModel):
         """The last 24 hours of every configured zone, one response per zone."""
         raise NotImplementedError
 
+    def probe(self) -> str | None:
+        """None when the feed can be asked now; otherwise why not (naming the feed and URL)."""
+        return None
 
-class ElectricityMapsApi(ElectricityMapsFeed):
+
+class ElectricityMapsApi(ElectricityMapsFeed, HttpClient):
     """Live client for ``/v3/carbon-intensity/latest`` and ``/history``."""
 
     base_url: str = "https://api.electricitymap.org"
     token_env: str = TOKEN_ENV
-    connect_timeout_s: float = 5.0
-    read_timeout_s: float = 30.0
-    retries: int = 4
-    backoff_factor: float = 2.0
-    backoff_max_s: float = 60.0
 
-    _session: requests.Session | None = PrivateAttr(default=None)
-
-    def session(self) -> requests.Session:
-        """The client's one session (created on first use)."""
-        if self._session is None:
-            self._session = make_session(self.retries, self.backoff_factor, self.backoff_max_s)
-        return self._session
+    def probe(self) -> str | None:
+        """No token, or no TCP connection to the API host (no request sent): why; else None."""
+        url = f"{self.base_url.rstrip('/')}/v3/carbon-intensity/history"
+        if not os.environ.get(self.token_env, "").strip():
+            return f"grid feed {SOURCE}: {url}: no API token: set the environment variable {self.token_env}"
+        return probe(SOURCE, url, self.probe_timeout_s)
 
     def _headers(self, url: str) -> dict[str, str]:
         token = os.environ.get(self.token_env, "").strip()

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import socket
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
+from pydantic import BaseModel, PrivateAttr
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
@@ -93,6 +96,26 @@ def make_session(retries: int, backoff_factor: float, backoff_max_s: float = 60.
     return session
 
 
+class HttpClient(BaseModel):
+    """Timeouts, retries and the one session of a live feed client."""
+
+    connect_timeout_s: float = 5.0
+    read_timeout_s: float = 30.0
+    retries: int = 4
+    backoff_factor: float = 2.0
+    backoff_max_s: float = 60.0
+    #: the reachability probe's one TCP connect (no retries)
+    probe_timeout_s: float = 3.0
+
+    _session: requests.Session | None = PrivateAttr(default=None)
+
+    def session(self) -> requests.Session:
+        """The client's one session (created on first use)."""
+        if self._session is None:
+            self._session = make_session(self.retries, self.backoff_factor, self.backoff_max_s)
+        return self._session
+
+
 def get_text(
     session: requests.Session,
     feed: str,
@@ -133,3 +156,29 @@ def _cause(exc: BaseException) -> str:
         reason = inner
     text = str(reason).splitlines()[0] if str(reason) else type(reason).__name__
     return f"{type(reason).__name__}: {text}"
+
+
+def probe(feed: str, url: str, timeout_s: float) -> str | None:
+    """Whether ``url``'s host accepts a TCP connection within ``timeout_s`` (one attempt, no
+    retries, nothing sent): None when it does, otherwise why not, naming the feed and URL.
+
+    A cheap look before a scheduled run, so an offline machine skips the run instead of
+    failing it after every retry.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname
+    if not host:
+        return f"grid feed {feed}: {url}: not an http(s) URL"
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        return f"grid feed {feed}: {url}: bad port: {exc}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except TimeoutError:
+        return f"grid feed {feed}: {url}: unreachable (no TCP connection to {host}:{port} within {timeout_s} s)"
+    except OSError as exc:  # DNS failure, connection refused, no route to host
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        hint = "; no network or no DNS?" if isinstance(exc, socket.gaierror) else ""
+        return f"grid feed {feed}: {url}: unreachable ({type(exc).__name__} connecting to {host}:{port}: {reason}{hint})"

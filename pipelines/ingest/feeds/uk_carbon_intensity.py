@@ -11,10 +11,15 @@ import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
-import requests
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel
 
-from pipelines.ingest.feeds.http import FeedError, Payload, get_text, make_session
+from pipelines.ingest.feeds.http import (
+    FeedError,
+    HttpClient,
+    Payload,
+    get_text,
+    probe,
+)
 from pipelines.paths import sources_dir
 
 SOURCE = "uk_carbon_intensity"
@@ -55,27 +60,22 @@ class UkCarbonIntensityFeed(BaseModel):
         """Every response for the days ``start`` .. ``end`` (exclusive), as received."""
         raise NotImplementedError
 
+    def probe(self) -> str | None:
+        """None when the feed can be asked now; otherwise why not (naming the feed and URL)."""
+        return None
 
-class UkCarbonIntensityApi(UkCarbonIntensityFeed):
+
+class UkCarbonIntensityApi(UkCarbonIntensityFeed, HttpClient):
     """Live client. ``base_url`` is configurable so tests point it at a local server."""
 
     base_url: str = "https://api.carbonintensity.org.uk"
     national: bool = True
     regions: list[int] = []
-    connect_timeout_s: float = 5.0
-    read_timeout_s: float = 30.0
-    retries: int = 4
-    backoff_factor: float = 2.0
-    backoff_max_s: float = 60.0
     max_days_per_request: int = MAX_DAYS_PER_REQUEST
 
-    _session: requests.Session | None = PrivateAttr(default=None)
-
-    def session(self) -> requests.Session:
-        """The client's one session (created on first use)."""
-        if self._session is None:
-            self._session = make_session(self.retries, self.backoff_factor, self.backoff_max_s)
-        return self._session
+    def probe(self) -> str | None:
+        """A TCP connect to the API host (no request sent): None when it answers."""
+        return probe(SOURCE, self.base_url, self.probe_timeout_s)
 
     def requests_for(self, start: dt.date, end: dt.date) -> list[tuple[str, str, dt.datetime, dt.datetime]]:
         """(zone, url, from, to) of every request the range needs, national first."""

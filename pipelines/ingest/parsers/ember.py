@@ -9,6 +9,9 @@ is not in that table is rejected with the reason, never dropped.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -186,19 +189,52 @@ def _zone_columns(frame: pl.DataFrame, zones: Zones) -> tuple[pl.DataFrame, list
     has_code = pl.col("__code") != ""
     unknown_code = has_code & pl.col("__czone").is_null()
     unknown_name = ~has_code & pl.col("__azone").is_null()
-    rejects = rejects_where(
-        joined, unknown_code, column="country_code", check="unknown_zone", value="__code",
-        reason=lambda row: f"country_code: ISO3 code {row['__code']!r} ({row['__name']}) is not in {zones.label}; add the country there",
-    ) + rejects_where(
-        joined, unknown_name, column="country_or_region", check="unknown_zone", value="__name",
-        reason=lambda row: f"country_or_region: {row['__name']!r} has no country_code and is not an aggregate listed in {zones.label}",
+    known, rejects = _drop_unknown_zones(
+        joined,
+        (unknown_code, "country_code", "__code",
+         lambda row: f"country_code: ISO3 code {row['__code']!r} ({row['__name']}) is not in {zones.label}; add the country there"),
+        (unknown_name, "country_or_region", "__name",
+         lambda row: f"country_or_region: {row['__name']!r} has no country_code and is not an aggregate listed in {zones.label}"),
     )
-    out = joined.filter(~(unknown_code | unknown_name)).with_columns(
+    out = known.with_columns(
         pl.when(has_code).then(pl.col("__czone")).otherwise(pl.col("__azone")).alias("zone"),
         pl.when(has_code).then(pl.col("__cname")).otherwise(pl.col("__name")).alias("zone_name"),
         pl.when(has_code).then(pl.col("__code")).otherwise(None).alias("country_iso3"),
     )
     return out, rejects
+
+
+#: An unknown-zone test: the mask, the column it blames, the column whose text is the value, the reason.
+ZoneCheck = tuple[pl.Expr, str, str, Callable[[dict[str, Any]], str]]
+
+
+def _drop_unknown_zones(frame: pl.DataFrame, *checks: ZoneCheck) -> tuple[pl.DataFrame, list[Reject]]:
+    """The rows that pass every check, and an ``unknown_zone`` reject per row and check that fails."""
+    rejects = [r for mask, column, value, reason in checks
+               for r in rejects_where(frame, mask, column=column, check="unknown_zone", value=value, reason=reason)]
+    return frame.filter(~functools.reduce(operator.or_, [mask for mask, *_ in checks])), rejects
+
+
+def _read_periods(path: Path, options: Mapping[str, Any], columns: list[str], column: str, period: str,
+                  label: Callable[[dict[str, Any]], str]) -> tuple[dt.datetime, pl.DataFrame, list[Reject]]:
+    """Read an Ember CSV: its ``fetched_at``, the rows with an intensity and a period (``column``, cast by
+    ``period``, "year" or "month", with the period's start added) and the rejects so far.
+
+    ``columns`` are the file's other required columns; ``label`` names a row in the blank-intensity rejects.
+    """
+    fetched_at = instant_option(path, options, "fetched_at")
+    frame = read_grid_csv(path)
+    require_columns(path, frame, [*columns, column, INTENSITY])
+    rejects = _blank_intensity(frame, label)
+    rejects += rejects_where(
+        frame, is_blank(column), column=column, check="missing_value", value=None,
+        reason=lambda row: f"{column} is blank: the row has no period",
+    )
+    frame = frame.filter(~(is_blank(INTENSITY) | is_blank(column)))
+    cast = _year_cast if period == "year" else _month_cast
+    typed, cast_rejects = checked_casts(frame, {INTENSITY: pl.Float64, column: cast})
+    typed, period_rejects = _period_start(typed, period)
+    return fetched_at, typed, rejects + cast_rejects + period_rejects
 
 
 def ember_parser(period: str, zones: ZonesLoader) -> Parser:
@@ -209,26 +245,15 @@ def ember_parser(period: str, zones: ZonesLoader) -> Parser:
     resolution, signal = ("P1Y", "annual_average") if period == "year" else ("P1M", "monthly_average")
 
     def parse(path: Path, options: Mapping[str, Any]) -> Parsed:
-        fetched_at = instant_option(path, options, "fetched_at")
-        frame = read_grid_csv(path)
-        require_columns(path, frame, ["country_or_region", "country_code", column, INTENSITY])
-        table = zones(options)
-        rejects = _blank_intensity(frame, lambda row: f"{row['country_or_region']} {row[column]}")
-        rejects += rejects_where(
-            frame, is_blank(column), column=column, check="missing_value", value=None,
-            reason=lambda row: f"{column} is blank: the row has no period",
-        )
-        frame = frame.filter(~(is_blank(INTENSITY) | is_blank(column)))
-        cast = _year_cast if period == "year" else _month_cast
-        typed, cast_rejects = checked_casts(frame, {INTENSITY: pl.Float64, column: cast})
-        typed, period_rejects = _period_start(typed, period)
-        typed, zone_rejects = _zone_columns(typed, table)
+        fetched_at, typed, rejects = _read_periods(
+            path, options, ["country_or_region", "country_code"], column, period,
+            label=lambda row: f"{row['country_or_region']} {row[column]}")
+        typed, zone_rejects = _zone_columns(typed, zones(options))
         rows = grid_rows(
             typed.rename({INTENSITY: "gco2e_per_kwh"}),
             resolution=resolution, signal=signal, emission_scope="lifecycle", fetched_at=fetched_at,
         )
-        all_rejects = rejects + cast_rejects + period_rejects + zone_rejects
-        return Parsed(frame=rows if rows.height else empty_rows(), rejects=all_rejects)
+        return Parsed(frame=rows if rows.height else empty_rows(), rejects=rejects + zone_rejects)
 
     parse.__doc__ = f"Ember country overview, one row per country or region and {period}."
     return parse
@@ -241,17 +266,8 @@ def parse_ember_us_states(path: Path, options: Mapping[str, Any]) -> Parsed:
     series uses (it divides ``emissions_ktco2`` by state demand), so the scope is
     ``unspecified``.
     """
-    fetched_at = instant_option(path, options, "fetched_at")
-    frame = read_grid_csv(path)
-    require_columns(path, frame, ["country", "state", "year", INTENSITY])
-    rejects = _blank_intensity(frame, lambda row: f"{row['state']} {row['year']}")
-    rejects += rejects_where(
-        frame, is_blank("year"), column="year", check="missing_value", value=None,
-        reason=lambda row: "year is blank: the row has no period",
-    )
-    frame = frame.filter(~(is_blank(INTENSITY) | is_blank("year")))
-    typed, cast_rejects = checked_casts(frame, {INTENSITY: pl.Float64, "year": _year_cast})
-    typed, period_rejects = _period_start(typed, "year")
+    fetched_at, typed, rejects = _read_periods(
+        path, options, ["country", "state"], "year", "year", label=lambda row: f"{row['state']} {row['year']}")
     state = pl.col("state").str.strip_chars().fill_null("")
     codes = {**{name: f"US-{code}" for name, code in US_STATES.items()}, US_TOTAL: "US"}
     typed = typed.with_columns(
@@ -261,14 +277,14 @@ def parse_ember_us_states(path: Path, options: Mapping[str, Any]) -> Parsed:
     )
     bad_country = ~pl.col("__us")
     unknown_state = pl.col("__us") & pl.col("zone").is_null()
-    zone_rejects = rejects_where(
-        typed, bad_country, column="country", check="unknown_zone", value="country",
-        reason=lambda row: f"country: {row['country']!r} is not 'United States'; this file holds US states only",
-    ) + rejects_where(
-        typed, unknown_state, column="state", check="unknown_zone", value="__state",
-        reason=lambda row: f"state: {row['__state']!r} is not a US state, DC, Puerto Rico or '{US_TOTAL}'",
+    typed, zone_rejects = _drop_unknown_zones(
+        typed,
+        (bad_country, "country", "country",
+         lambda row: f"country: {row['country']!r} is not 'United States'; this file holds US states only"),
+        (unknown_state, "state", "__state",
+         lambda row: f"state: {row['__state']!r} is not a US state, DC, Puerto Rico or '{US_TOTAL}'"),
     )
-    typed = typed.filter(~(bad_country | unknown_state)).with_columns(
+    typed = typed.with_columns(
         pl.when(pl.col("__state") == US_TOTAL)
         .then(pl.lit("United States (total of Ember's state series)"))
         .otherwise(pl.col("__state"))
@@ -278,4 +294,4 @@ def parse_ember_us_states(path: Path, options: Mapping[str, Any]) -> Parsed:
         typed.rename({INTENSITY: "gco2e_per_kwh"}),
         country_iso3="USA", resolution="P1Y", signal="annual_average", emission_scope="unspecified", fetched_at=fetched_at,
     )
-    return Parsed(frame=rows, rejects=rejects + cast_rejects + period_rejects + zone_rejects)
+    return Parsed(frame=rows, rejects=rejects + zone_rejects)

@@ -1,0 +1,123 @@
+"""The staging tables staged straight from their manifest files, one declaration each.
+
+Each :func:`~pipelines.defs.staging.staging_table` call names the table, its pandera model
+(the Columns tab and the blocking checks), the parsers of its manifest ``kind``s, its group and
+what the table holds. Tables with more to them have their own modules (``sources``,
+``power_logs``, ``scenarios``, ``grid_feeds``).
+"""
+
+import dagster as dg
+import polars as pl
+
+from pipelines.defs.staging import staging_table
+from pipelines.ingest.parsers import registry
+from schemas.device_pcf import DevicePcf
+from schemas.device_specs import DeviceSpecs
+from schemas.grid_intensity import GridIntensity
+from schemas.network_energy import NetworkEnergy
+from schemas.paper_claims import ModelConfigs, PaperClaims
+
+
+def rows_by_zone_md(frame: pl.DataFrame) -> str:
+    """Markdown table: rows, first and last period and mean intensity per zone and signal."""
+    summary = (
+        frame.group_by("zone", "signal", "emission_scope", "resolution")
+        .agg(
+            pl.len().alias("rows"),
+            pl.col("period_start").min().alias("first"),
+            pl.col("period_start").max().alias("last"),
+            pl.col("gco2e_per_kwh").mean().round(2).alias("mean_gco2e_per_kwh"),
+        )
+        .sort("zone", "signal", "emission_scope", "resolution")
+    )
+    lines = ["| zone | signal | scope | resolution | rows | first | last | mean gCO2e/kWh |", "|---|---|---|---|---|---|---|---|"]
+    for row in summary.iter_rows(named=True):
+        lines.append(
+            f"| {row['zone']} | {row['signal']} | {row['emission_scope']} | {row['resolution']} | {row['rows']} "
+            f"| {row['first']:%Y-%m-%d %H:%M} | {row['last']:%Y-%m-%d %H:%M} | {row['mean_gco2e_per_kwh']} |"
+        )
+    return "\n".join(lines)
+
+
+def _grid_summary(frame: pl.DataFrame) -> dict:
+    return {"rows_by_zone": dg.MetadataValue.md(rows_by_zone_md(frame)), "zones": frame.get_column("zone").n_unique()}
+
+
+DEVICE_PCF = staging_table(
+    "staging.device_pcf", DevicePcf, registry.DEVICE_PCF_PARSERS, group="manufacturer_reports",
+    finish=lambda f: f.sort("device_id", "factor_set", nulls_last=True),
+    description="""Product carbon footprints from manufacturers' reports, and named embodied-carbon factors.
+
+    Grain: one product-footprint report (one product configuration: total kgCO2e over the life
+    cycle, its production / use / transport / end-of-life shares, assumed lifetime and use
+    region, report date with its precision) or one named embodied factor (``factor_set``, e.g.
+    the five published H100 embodied figures a scenario can choose between). Rows come from
+    Boavizta's compilation of manufacturer PCF sheets and from a curated file of the reports
+    the paper uses; rows whose shares do not add up are quarantined with the reason.
+    """,
+)
+
+DEVICE_SPECS = staging_table(
+    "staging.device_specs", DeviceSpecs, registry.DEVICE_SPECS_PARSERS, group="device_specs",
+    finish=lambda f: f.sort("base_device_id", "device_id"),
+    description="""Peak compute, memory bandwidth and capacity, and TDP of the devices the audit compares.
+
+    Grain: one device spec variant (``device_id`` unique). Variants of one device share
+    ``base_device_id``, the id other tables use: the M2 Pro's 19- and 16-core GPU bins, and the
+    two published Adreno 660 FP32 figures (1.38 and 1.72 TFLOPS) of the Snapdragon 888. FLOPS
+    are dense peaks per precision; every row cites its datasheet, and ``status``/``notes`` say
+    which figures are derived or assumed and why a figure is missing.
+    """,
+)
+
+NETWORK_ENERGY = staging_table(
+    "staging.network_energy", NetworkEnergy, registry.NETWORK_ENERGY_PARSERS, group="network",
+    finish=lambda f: f.sort("quantity", "scope", "year"),
+    description="""Literature values for the energy of moving training data over WiFi and networks.
+
+    Grain: one value from one study: per-device radio power (the paper's 0.5 W, and a real
+    phone's WiFi idle/receive/transmit power from its Android power profile), network energy
+    intensity in kWh/GB across studies and years (Aslan et al. 2015 and its 2020 trend, EU
+    fixed and mobile 2020), and home-router embodied carbon and average power from Google's
+    product reports. Each row has its citation, year and status (derived rows show their
+    arithmetic in ``notes``); the ``factor_id`` is what scenarios select.
+    """,
+)
+
+PAPER_CLAIMS = staging_table(
+    "staging.paper_claims", PaperClaims, registry.PAPER_CLAIMS_PARSERS, group="paper",
+    description="""Every number the paper publishes that this project recomputes, as the paper states it.
+
+    Grain: one claim (claim_id). The value, its unit, where it appears (table/figure) and the
+    relative tolerance within which a recomputation counts as reproduced.
+    """,
+)
+
+MODEL_CONFIGS = staging_table(
+    "staging.model_configs", ModelConfigs, registry.MODEL_CONFIGS_PARSERS, group="paper",
+    description="""OPT model sizes 125M to 66B with layers and hidden size, for the scaling figure.
+
+    Grain: one model configuration (model_id).
+    """,
+)
+
+GRID_INTENSITY = staging_table(
+    "staging.grid_intensity", GridIntensity, registry.GRID_PARSERS, group="grid",
+    finish=lambda f: f.sort("zone", "period_start", "signal", "emission_scope", "source_id"),
+    summarize=_grid_summary,
+    description="""Carbon intensity of electricity (gCO2e/kWh) per zone and period, from every grid source.
+
+    Grain: one zone x period x signal x emission scope x source. Ember yearly and monthly
+    averages per country and region (and US states), NESO's half-hourly GB forecast and
+    actual (2023 file and recorded API responses), Electricity Maps hourly direct and
+    life-cycle values (DE, FR, US-CAL-CISO, IN-WE 2023; a recorded US-MIDW-MISO response) and
+    EIA-930 California ISO production-based hourly values (2022). Zones use Electricity Maps
+    ids (ISO alpha-2 for countries); all times are UTC. Scenarios choose annual vs hourly,
+    average vs forecast, direct vs life-cycle by filtering ``signal``, ``resolution`` and
+    ``emission_scope``.
+    """,
+)
+
+TABLES = [DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY, PAPER_CLAIMS, MODEL_CONFIGS, GRID_INTENSITY]
+assets = [t.asset for t in TABLES]
+checks = [check for t in TABLES for check in t.checks]
