@@ -59,5 +59,10 @@ def rejects_of(staged: Staged) -> list[tuple[Any, ...]]:
     )
 
 
+def assert_reasons(reasons: dict[Any, str], expected: dict[Any, str]) -> None:
+    """Each key of ``expected`` is in ``reasons`` with that reason (other keys may be there too)."""
+    assert {key: reasons.get(key) for key in expected} == expected
+
+
 def as_rows(frame: pl.DataFrame, *cols: str) -> list[tuple[Any, ...]]:
     return list(frame.select(cols).iter_rows())

@@ -37,22 +37,22 @@ def con(built_warehouse: Path):
     connection.close()
 
 
+def _undocumented(con, catalog: str, names: str) -> list[tuple]:
+    """``names`` of the rows of ``catalog`` (duckdb_tables/duckdb_columns) with no comment."""
+    return con.execute(
+        f"select {names} from {catalog}() where list_contains($schemas, schema_name) and (comment is null or comment = '')",  # noqa: S608 - test literals
+        DESCRIBED,
+    ).fetchall()
+
+
 def test_every_table_has_a_comment(con) -> None:
     tables = con.execute("select schema_name, table_name from duckdb_tables() where list_contains($schemas, schema_name)", DESCRIBED).fetchall()
     assert len(tables) >= 30
-    missing = con.execute(
-        "select schema_name, table_name from duckdb_tables() "
-        "where list_contains($schemas, schema_name) and (comment is null or comment = '')", DESCRIBED,
-    ).fetchall()
-    assert missing == []
+    assert _undocumented(con, "duckdb_tables", "schema_name, table_name") == []
 
 
 def test_every_column_has_a_comment(con) -> None:
-    missing = con.execute(
-        "select schema_name, table_name, column_name from duckdb_columns() "
-        "where list_contains($schemas, schema_name) and (comment is null or comment = '')", DESCRIBED,
-    ).fetchall()
-    assert missing == []
+    assert _undocumented(con, "duckdb_columns", "schema_name, table_name, column_name") == []
 
 
 def test_comments_come_from_the_pandera_models(con) -> None:

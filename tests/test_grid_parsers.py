@@ -23,7 +23,7 @@ from pipelines.ingest.quarantine import split_valid
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from pipelines.warehouse.database import open_readonly
 from schemas.grid_intensity import GridIntensity
-from tests.helpers import rejects_of, stage_text
+from tests.helpers import assert_reasons, rejects_of, stage_text
 
 PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
 grid_intensity, grid_intensity_checks = GRID_INTENSITY.asset, GRID_INTENSITY.checks
@@ -102,13 +102,14 @@ def test_ember_yearly_quarantine(tmp_path: Path) -> None:
         (12, "emissions_intensity_gco2_per_kwh", "parse", "nan"),
         (13, "gco2e_per_kwh", "less_than_or_equal_to(2000)", "2500.0"),
     ]
-    why = reasons(staged)
-    assert why[(4, "unknown_zone")] == "country_code: ISO3 code 'ATL' (Atlantis) is not in curated/zones.csv; add the country there"
-    assert why[(5, "missing_value")] == "emissions_intensity_gco2_per_kwh is blank: Ember gives no carbon intensity for Germany 2024"
-    assert why[(9, "unique_key")] == (
-        "duplicates an earlier row of the same file (same zone, period_start, resolution, signal and emission_scope); the first is kept"
-    )
-    assert why[(10, "unknown_zone")] == "country_or_region: 'Narnia' has no country_code and is not an aggregate listed in curated/zones.csv"
+    assert_reasons(reasons(staged), {
+        (4, "unknown_zone"): "country_code: ISO3 code 'ATL' (Atlantis) is not in curated/zones.csv; add the country there",
+        (5, "missing_value"): "emissions_intensity_gco2_per_kwh is blank: Ember gives no carbon intensity for Germany 2024",
+        (9, "unique_key"): (
+            "duplicates an earlier row of the same file (same zone, period_start, resolution, signal and emission_scope); the first is kept"
+        ),
+        (10, "unknown_zone"): "country_or_region: 'Narnia' has no country_code and is not an aggregate listed in curated/zones.csv",
+    })
 
 
 def test_ember_monthly_quarantine(tmp_path: Path) -> None:

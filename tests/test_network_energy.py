@@ -9,7 +9,7 @@ import pytest
 
 from pipelines.defs.assets.staging_tables import NETWORK_ENERGY
 from pipelines.ingest.manifest import entries_for
-from pipelines.ingest.staging import parse_entry, validate_parsed
+from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from schemas.network_energy import NetworkEnergy
 from tests.helpers import rejects_of, stage_text
 
@@ -18,17 +18,21 @@ PARSERS, TABLE = NETWORK_ENERGY.parsers, NETWORK_ENERGY.table
 HEADER = "factor_id,factor_set,frame,quantity,scope,value,unit,low,high,year,region,status,citation,citation_url,notes\n"
 
 
-def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
-    content = HEADER + (
-        "ok,study,any,radio_power,wifi_tx,1.74,W,,,2023,,primary,Study,https://example.org,\n"
-        "neg,study,any,radio_power,wifi_rx,-1,W,,,2023,,primary,Study,https://example.org,\n"
-        "txt,study,any,network_intensity,fixed,abc,kWh/GB,,,2020,,primary,Study,https://example.org,\n"
-        "unit,study,any,network_intensity,fixed,0.03,W,,,2020,,primary,Study,https://example.org,\n"
-    )
+def _stage(tmp_path: Path, rows: str) -> Staged:
+    """Stage ``rows`` (CSV lines after the header) through the curated parser and the model;
+    each test's first row, ``ok``, is the one row kept."""
     staged = stage_text(
-        tmp_path, "net.csv", content, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
+        tmp_path, "net.csv", HEADER + rows, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
     )
     assert staged.frame.get_column("factor_id").to_list() == ["ok"]
+    return staged
+
+
+def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
+    staged = _stage(tmp_path, "ok,study,any,radio_power,wifi_tx,1.74,W,,,2023,,primary,Study,https://example.org,\n"
+        "neg,study,any,radio_power,wifi_rx,-1,W,,,2023,,primary,Study,https://example.org,\n"
+        "txt,study,any,network_intensity,fixed,abc,kWh/GB,,,2020,,primary,Study,https://example.org,\n"
+        "unit,study,any,network_intensity,fixed,0.03,W,,,2020,,primary,Study,https://example.org,\n")
     assert rejects_of(staged)[:2] == [
         (3, "value", "greater_than(0)", "-1.0"),
         (4, "value", "parse", "abc"),
@@ -39,16 +43,10 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
 
 
 def test_range_and_explanation_checks(tmp_path: Path) -> None:
-    content = HEADER + (
-        "ok,study,any,network_intensity,mobile,0.14,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
+    staged = _stage(tmp_path, "ok,study,any,network_intensity,mobile,0.14,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
         "range,study,any,network_intensity,mobile,0.3,kWh/GB,0.12,0.2,2020,EU,primary,Study,https://example.org,\n"
         "why,study,any,radio_power,wifi_tx,1.7,W,,,2022,,derived,Study,https://example.org,\n"
-        "inf,study,any,radio_power,wifi_rx,inf,W,,,2022,,primary,Study,https://example.org,\n"
-    )
-    staged = stage_text(
-        tmp_path, "net.csv", content, parser=PARSERS["curated_network_energy"], kind="curated_network_energy", table=TABLE, model=NetworkEnergy
-    )
-    assert staged.frame.get_column("factor_id").to_list() == ["ok"]
+        "inf,study,any,radio_power,wifi_rx,inf,W,,,2022,,primary,Study,https://example.org,\n")
     assert [r[:3] for r in rejects_of(staged)] == [
         (3, None, "range_contains_value"),
         (4, None, "derived_or_assumed_rows_explain"),

@@ -36,7 +36,7 @@ from pipelines.ingest.staging import Parser, Staged
 from pipelines.warehouse.database import open_readonly
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
-from tests.helpers import entry_for, rejects_of, stage_text
+from tests.helpers import assert_reasons, entry_for, rejects_of, stage_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "power"
 UTC = dt.UTC
@@ -326,15 +326,16 @@ timestamp_ns,domain,energy_uj,max_energy_range_uj
 
 def test_rapl_counter_wrap_and_bad_rows(tmp_path: Path) -> None:
     staged = stage_samples(tmp_path, "r.csv", RAPL, parse_rapl, "rapl", {"run_id": "server"})
+    assert_reasons(reasons(staged), {
+        (8, "energy_uj"): "energy_uj: cannot read 'abc' as an integer",
+        (11, "timestamp_ns"): "timestamp_ns: 1700000003000000000 repeats the reading of domain dram on line 10",
+        (12, "domain"): "domain: uncore has only this reading, so no interval to measure power over",
+    })
     assert rejects_of(staged) == [
         (8, "energy_uj", "parse", "abc"),
         (11, "timestamp_ns", "duplicate_reading", "1700000003000000000"),
         (12, "domain", "single_reading", "uncore"),
     ]
-    why = reasons(staged)
-    assert why[(8, "energy_uj")] == "energy_uj: cannot read 'abc' as an integer"
-    assert why[(11, "timestamp_ns")] == "timestamp_ns: 1700000003000000000 repeats the reading of domain dram on line 10"
-    assert why[(12, "domain")] == "domain: uncore has only this reading, so no interval to measure power over"
     # package-0 wraps between lines 2 and 5: 9671150 - 262143000000 + 262143328850 = 10e6 uJ.
     assert staged.frame.select("source_row", "channel", "power_w", "interval_s", "counts_to_total").rows() == [
         (5, "package-0", pytest.approx(10.0), 1.0, True),

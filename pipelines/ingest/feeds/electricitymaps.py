@@ -12,15 +12,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from pipelines.ingest.feeds.http import (
-    FeedError,
-    HttpClient,
-    Payload,
-    get_text,
-    probe,
-)
+from pipelines.ingest.feeds.http import Feed, FeedError, HttpClient, Payload, get_text, probe
 from pipelines.paths import sources_dir
 
 SOURCE = "electricitymaps"
@@ -31,7 +23,7 @@ RECORDED_FILES = ("carbon-intensity-history_US-MIDW-MISO_2024-11-30.json",)
 RECORDED_FETCHED_AT = dt.datetime(2024, 12, 1, 5, 44, 26, 608000, tzinfo=dt.UTC)
 
 
-class ElectricityMapsFeed(BaseModel):
+class ElectricityMapsFeed(Feed):
     """Interface of an Electricity Maps client."""
 
     zones: list[str] = []
@@ -40,10 +32,6 @@ class ElectricityMapsFeed(BaseModel):
     def history_payloads(self) -> Iterator[Payload]:
         """The last 24 hours of every configured zone, one response per zone."""
         raise NotImplementedError
-
-    def probe(self) -> str | None:
-        """None when the feed can be asked now; otherwise why not (naming the feed and URL)."""
-        return None
 
 
 class ElectricityMapsApi(ElectricityMapsFeed, HttpClient):

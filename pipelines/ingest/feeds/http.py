@@ -96,6 +96,14 @@ def make_session(retries: int, backoff_factor: float, backoff_max_s: float = 60.
     return session
 
 
+class Feed(BaseModel):
+    """Base of every feed client interface."""
+
+    def probe(self) -> str | None:
+        """None when the feed can be asked now; otherwise why not (naming the feed and URL)."""
+        return None
+
+
 class HttpClient(BaseModel):
     """Timeouts, retries and the one session of a live feed client."""
 

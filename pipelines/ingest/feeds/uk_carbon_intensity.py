@@ -11,15 +11,7 @@ import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from pipelines.ingest.feeds.http import (
-    FeedError,
-    HttpClient,
-    Payload,
-    get_text,
-    probe,
-)
+from pipelines.ingest.feeds.http import Feed, FeedError, HttpClient, Payload, get_text, probe
 from pipelines.paths import sources_dir
 
 SOURCE = "uk_carbon_intensity"
@@ -53,16 +45,12 @@ def zone_of_region(region_id: int) -> str:
     return f"GB-R{region_id}"
 
 
-class UkCarbonIntensityFeed(BaseModel):
+class UkCarbonIntensityFeed(Feed):
     """Interface of a UK Carbon Intensity client: payloads for a UTC day range."""
 
     def payloads(self, start: dt.date, end: dt.date) -> Iterator[Payload]:
         """Every response for the days ``start`` .. ``end`` (exclusive), as received."""
         raise NotImplementedError
-
-    def probe(self) -> str | None:
-        """None when the feed can be asked now; otherwise why not (naming the feed and URL)."""
-        return None
 
 
 class UkCarbonIntensityApi(UkCarbonIntensityFeed, HttpClient):
