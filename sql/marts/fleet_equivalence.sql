@@ -8,10 +8,7 @@ with s as (
     select
         scenario_id,
         -- the scenario's 'with communication' pattern (codes: sources/scenarios/paper_base.csv)
-        case cast(comm_pattern as integer)
-            when 1 then 'radio_window' when 2 then 'idealized' when 3 then 'parameter_server'
-            when 4 then 'ring_allreduce' when 5 then 'pipeline'
-        end as comm_pattern,
+        comm_pattern_name(comm_pattern) as comm_pattern,
         edge_hours_per_day,
         horizon_years,
         edge_grid_gco2e_per_kwh,

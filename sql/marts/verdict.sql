@@ -7,9 +7,7 @@
 with frames as (
     select
         scenario_id,
-        case cast(accounting_frame as integer)
-            when 0 then 'as_published' when 1 then 'attributional' when 2 then 'consequential'
-        end as accounting_frame
+        accounting_frame_name(accounting_frame) as accounting_frame
     from core.scenarios
 ),
 

@@ -39,6 +39,15 @@ create or replace temp macro memory_floor_devices(params, training_bytes_per_par
 create or replace temp macro cloud_operational_kgco2e(power_w, utilisation, hours_per_day, horizon_years, pue, comm_share, grid_gco2e_per_kwh) as
     power_w * utilisation * hours_per_day * 365 * horizon_years * pue * (1 + comm_share) * grid_gco2e_per_kwh / 1e6;
 
+-- Names of the scenario codes (schemas/vocabulary.py holds the same lists; a test keeps them equal).
+-- accounting_frame: 0 as_published, 1 attributional, 2 consequential.
+create or replace temp macro accounting_frame_name(code) as
+    ['as_published', 'attributional', 'consequential'][cast(code as integer) + 1];
+
+-- comm_pattern, the pattern of 'with communication' figures: 1 radio_window ... 5 pipeline.
+create or replace temp macro comm_pattern_name(code) as
+    ['radio_window', 'idealized', 'parameter_server', 'ring_allreduce', 'pipeline'][cast(code as integer)];
+
 -- Accounting frames (scenario parameter accounting_frame): 0 as_published (the paper's own mixed
 -- frame, kept so its arithmetic stays exact), 1 attributional (average factors; every shared
 -- asset allocated), 2 consequential (only what training adds).
