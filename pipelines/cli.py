@@ -244,7 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--dry-run", action="store_true", help="validate and print the file and entry; write nothing")
     new.set_defaults(func=scenario)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader stopped early (e.g. `edge-carbon sql ... | head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
