@@ -15,6 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import altair as alt
 import duckdb
 
 from dashboards import (
@@ -28,6 +29,7 @@ from dashboards import (
     sensitivity,
     sources,
     uncertainty,
+    validation,
     verdict,
 )
 from dashboards.shell import (
@@ -52,11 +54,11 @@ DEFAULT_SITE: Path = _PACKAGE / "site" if _IN_CHECKOUT else Path.cwd().resolve()
 
 #: Page builders in the order of the navigation.
 BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
-    verdict.build, reproduction.build, energy.build, scaling.build, lifecycle.build, fleet.build,
+    verdict.build, reproduction.build, validation.build, energy.build, scaling.build, lifecycle.build, fleet.build,
     sensitivity.build, uncertainty.build, grid.build, sources.build, dictionary.build,
 ]
 #: The page modules, in the order of BUILDERS; each declares the tables its page reads (``TABLES``).
-PAGES = [verdict, reproduction, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, sources, dictionary]
+PAGES = [verdict, reproduction, validation, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, sources, dictionary]
 #: What every page's scenario selector reads (``sql/scenario_ids.sql``).
 SELECTOR_TABLES = ["core.scenarios"]
 #: Tables of DuckDB's catalog: a page reading them (the Data dictionary) shows every table.
@@ -111,7 +113,9 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
             pool.submit(warm_up_converter)  # the converter's first call starts its runtime (~1 s)
         pages = [build(con) for build in BUILDERS]
         lead = verdict.lead(con)
-        specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()} for page in pages}
+        # every page inlines its data (the site works offline); its rows grow with the scenarios
+        with alt.data_transformers.disable_max_rows():
+            specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()} for page in pages}
         result = _export(pages, specs, out, mode)
         bundle.result()
     result["vendor"] = write_vendor(out)

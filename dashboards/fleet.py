@@ -6,6 +6,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
+from dashboards.classes import device_classes
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
@@ -18,8 +19,10 @@ TOOLTIP = tooltips(
     ("cloud_total_kgco2e:Q", "one cloud GPU, kgCO2e", ",.1f"), ("reduction_factor:Q", "R = cloud / edge", ".2f"),
     ("reduction_factor_with_comm:Q", "R with communication", ".2f"), ("comm_pattern:N", "communication pattern")
 )
-DEVICES = ["laptop", "phone"]
-DEVICE_COLOURS = ["#f58518", "#e45756"]
+#: Colours of the edge device classes, in the order the data lists them (the paper's laptop and
+#: phone first; a scenario may add any class, and a mixed fleet its 'fleet' row).
+DEVICE_COLOURS = ["#f58518", "#e45756", "#54a24b", "#b279a2", "#9d755d", "#72b7b2", "#eeca3b", "#ff9da6"]
+
 #: Plot width in pixels; the labels (device count and R) sit in a column to its right.
 WIDTH = 520
 
@@ -27,14 +30,15 @@ WIDTH = 520
 def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
     """Per basis (headline first, bold), the laptop and phone fleets' kgCO2e; the cloud GPU's total as a rule."""
     scenario = scenario_param(scenarios)
+    devices = device_classes(frame)
     base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
     x = alt.X("kgco2e:Q", title="kgCO2e over the horizon (bars: the edge fleet's added devices; rule: one cloud GPU)")
     y = alt.Y("basis_label:N", title="equivalence basis", sort=None, axis=alt.Axis(
         labelFontWeight=alt.ExprRef("indexof(datum.label, '(headline)') >= 0 ? 'bold' : 'normal'"), labelLimit=220))
-    y_offset = alt.YOffset("device_class:N", sort=DEVICES)
+    y_offset = alt.YOffset("device_class:N", sort=devices)
     bars = base.mark_bar().encode(
         y=y, yOffset=y_offset, x=x,
-        color=alt.Color("device_class:N", title="fleet", scale=alt.Scale(domain=DEVICES, range=DEVICE_COLOURS),
+        color=alt.Color("device_class:N", title="fleet", scale=alt.Scale(domain=devices, range=DEVICE_COLOURS[:len(devices)]),
                         legend=alt.Legend(orient="top", direction="horizontal")),
         tooltip=TOOLTIP,
     ).add_params(scenario)
@@ -60,7 +64,7 @@ def floor_table(frame: pl.DataFrame) -> str:
     """The memory floor per scenario and device class as a small HTML table (it is not an equivalence basis)."""
     floors = frame.select("scenario_id", "device_class", "devices_memory_floor").unique().pivot(
         on="device_class", index="scenario_id", values="devices_memory_floor").sort("scenario_id")
-    devices = [d for d in DEVICES if d in floors.columns]
+    devices = [d for d in device_classes(frame) if d in floors.columns]
     head = "".join(f"<th>{html.escape(d)}s</th>" for d in devices)
     rows = "".join(
         f"<tr><td><code>{html.escape(r['scenario_id'])}</code></td>"

@@ -3,6 +3,7 @@
 import altair as alt
 import duckdb
 
+from dashboards.classes import device_classes
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
@@ -19,9 +20,10 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     frame = query(con, "lifecycle")
     scenarios = scenario_ids(con)
     scenario = scenario_param(scenarios)
+    order = ["cloud_gpu", *[c for c in device_classes(frame) if c != "cloud_gpu"]]
     base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
     bars = base.mark_bar().encode(
-        y=alt.Y("device_class:N", title=None, sort=["cloud_gpu", "laptop", "phone"]),
+        y=alt.Y("device_class:N", title=None, sort=order),
         x=alt.X("kgco2e:Q", title="kgCO2e over the horizon", stack="zero",
                 scale=alt.Scale(domain=[0, 1.15 * float(frame.get_column("total_kgco2e").max())])),
         color=alt.Color("part:N", title="part", scale=alt.Scale(domain=["embodied", "operational"],
@@ -29,7 +31,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         tooltip=TOOLTIP,
     ).add_params(scenario)
     totals = base.transform_filter(alt.datum.part == "operational").mark_text(align="left", dx=6).encode(
-        y=alt.Y("device_class:N", sort=["cloud_gpu", "laptop", "phone"]),
+        y=alt.Y("device_class:N", sort=order),
         x="total_kgco2e:Q",
         text=alt.Text("total_kgco2e:Q", format=",.1f"),
         tooltip=TOOLTIP,

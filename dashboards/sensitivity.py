@@ -8,6 +8,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
+from dashboards.classes import device_classes
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
@@ -82,7 +83,7 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         alt.datum.device_multiplier == multiplier)
     data, line_data = values(grid_for_chart(frame)), values(lines)
     panels = []
-    for device in ("laptop", "phone"):
+    for device in device_classes(frame):
         base = alt.Chart(data).transform_filter(
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device),
         ).transform_calculate(h0="datum.hours_per_day - 0.5", h1="datum.hours_per_day + 0.5",

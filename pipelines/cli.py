@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render_docs(args: argparse.Namespace) -> int:
-    """Write the verdict tables of README.md and docs/findings.md from the published warehouse."""
+    """Write the rendered tables of README.md, docs/findings.md and docs/validation.md from the published warehouse."""
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.docs import write_docs
 
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="Sobol base samples (a power of 2) for marts.uncertainty_drivers; the full study of "
                             "docs/findings.md uses 8192 (default: the build's 256)")
     build.set_defaults(func=run)
-    docs = sub.add_parser("docs", help="render the verdict from the published warehouse into README.md and docs/findings.md")
+    docs = sub.add_parser("docs", help="render the verdict from the published warehouse into README.md, docs/findings.md and docs/validation.md")
     docs.set_defaults(func=render_docs)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")

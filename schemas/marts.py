@@ -9,7 +9,7 @@ from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
     COMM_PATTERNS,
-    DEVICE_CLASSES,
+    DEVICE_CLASS_PATTERN,
     EDGE_DEVICE_CLASSES,
 )
 
@@ -59,7 +59,7 @@ class LifecycleCarbon(pa.DataFrameModel):
     """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=list(DEVICE_CLASSES), description="cloud_gpu | laptop | phone.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="cloud_gpu, or an edge device class of the scenario (laptop, phone, ...).")
     horizon_years: float = pa.Field(gt=0, description="Accounting horizon T, years.")
     embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to the horizon, kgCO2e.")
     operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over the horizon, kgCO2e.")
@@ -79,21 +79,26 @@ class LifecycleCarbon(pa.DataFrameModel):
 
 
 class FleetEquivalence(pa.DataFrameModel):
-    """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis."""
+    """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a
+    mixed fleet adds one row for the fleet as a whole (device_class 'fleet', its classes summed)."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class: any class the scenario declares by its <class>_train_power_w row; 'fleet' for a mixed fleet as a whole.")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: " + ", ".join(BASES) + ".")
     is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else its headline_basis (binding or measured_throughput).")
     cloud_gpu_capacity: float = pa.Field(gt=0, description="Cloud GPU capacity on this basis, in capacity_unit.")
-    device_capacity: float = pa.Field(gt=0, description="Edge device capacity on this basis, in capacity_unit.")
+    device_capacity: float = pa.Field(nullable=True, gt=0, description="(Null on the fleet row.) Edge device capacity on this basis, in capacity_unit.")
     capacity_unit: str = pa.Field(isin=["TFLOPS", "GB/s", "jobs/h"], description="TFLOPS (peak, roofline-attainable; the GPU's x cloud utilisation), GB/s (bandwidth) or jobs/h (measured throughput of the same job).")
     online_fraction: float = pa.Field(gt=0, le=1, description="Share of the training window a device is online (1 except on availability and binding).")
-    devices_exact: float = pa.Field(gt=0, description="(X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (at least the memory floor on binding and measured_throughput).")
-    devices_formula: float = pa.Field(description="ceil(devices_exact).")
-    devices_per_gpu: float = pa.Field(gt=0, description="Devices used: the stated count (peak_flops) or the formula, times the device multiplier.")
-    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds).")
-    devices_memory_floor: float = pa.Field(ge=1, description="Memory floor: devices holding the fleet model's training state per GPU holding it. A capacity floor under every basis, not an equivalence (no R of its own).")
+    devices_exact: float = pa.Field(nullable=True, gt=0, description="(Null on the fleet row.) (X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (at least the memory floor on binding and measured_throughput).")
+    devices_formula: float = pa.Field(nullable=True, description="ceil(devices_exact). (Null on the fleet row.)")
+    devices_per_gpu: float = pa.Field(gt=0, description="devices / cloud_gpu_count.")
+    devices: float = pa.Field(gt=0, description="Devices used for the whole cloud job: the stated count (peak_flops) or the formula, times the device multiplier, times cloud_gpu_count, times the class's fleet share (rounded up).")
+    cloud_gpu_count: float = pa.Field(ge=1, description="Cloud accelerators the job runs on (1 in the paper).")
+    fleet_share: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="The class's share of a mixed fleet's work (summed on the fleet row); null when the class stands alone against the whole job.")
+    job_years: float = pa.Field(gt=0, description="Calendar years of the job (the horizon, or the workload's accelerator-hours over cloud_gpu_count x cloud hours a day).")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "fleet"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds) | fleet (a mixed fleet's sum).")
+    devices_memory_floor: float = pa.Field(nullable=True, ge=1, description="(Null on the fleet row.) Memory floor: devices holding the fleet model's training state per GPU holding it. A capacity floor under every basis, not an equivalence (no R of its own).")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
     edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
     edge_embodied_kgco2e: float = pa.Field(ge=0, description="Allocated embodied part (0 under the paper's policy), kgCO2e.")
@@ -101,7 +106,7 @@ class FleetEquivalence(pa.DataFrameModel):
     comm_gb: float = pa.Field(ge=0, description="Data the pattern needs the fleet to move over the horizon, GB (network energy is charged on these bytes).")
     comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon under comm_pattern (radio + network), kgCO2e.")
     link_time_share: float = pa.Field(ge=0, description="Radio time one online device needs for comm_pattern / its training window; > 1: the links cannot carry it in time.")
-    cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total over the horizon, kgCO2e.")
+    cloud_total_kgco2e: float = pa.Field(gt=0, description="The cloud job's lifecycle total (the class's share of it in a mixed fleet): cloud_gpu_count GPUs over job_years, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
     reduction_factor_with_comm: float = pa.Field(description="R with comm_pattern's communication added to the edge side.")
     train_power_w_for_r4: float = pa.Field(nullable=True, ge=0, description="Edge training power at which R = 4 with the embodied part held fixed, W; null where no power reaches R = 4 (marts.break_even solves every parameter exactly).")
@@ -125,7 +130,7 @@ class ScalingEnergy(pa.DataFrameModel):
     """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=list(DEVICE_CLASSES), description="Device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Device class.")
     model_id: str = pa.Field(description="OPT size.")
     params: float = pa.Field(gt=0, description="Parameters.")
     compute_kwh: float = pa.Field(gt=0, description="Compute energy, kWh.")
@@ -195,7 +200,7 @@ class Verdict(pa.DataFrameModel):
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published (the paper's mixed frame) | attributional | consequential.")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: the scenario's headline and measured_throughput.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
-    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis.")
     reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only (marts.fleet_equivalence).")
     p05: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R, compute only.")

@@ -8,9 +8,8 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.marts import finite_positive
-from schemas.vocabulary import PATTERNS, POLICIES
+from schemas.vocabulary import DEVICE_CLASS_PATTERN, PATTERNS, POLICIES
 
-DEVICE_CLASSES = ["laptop", "phone"]
 PATTERN_LIST = list(PATTERNS)
 
 
@@ -18,17 +17,17 @@ class FleetSizing(pa.DataFrameModel):
     """marts.fleet_sizing: devices per cloud GPU on every basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     model_id: str = pa.Field(description="Model the fleet trains (staging.model_configs).")
     params: float = pa.Field(gt=0, description="Parameters.")
     devices_peak_flops: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS (formula, not a stated count).")
-    devices_peak_fp16: float = pa.Field(ge=1, description="Devices per GPU on FP16/BF16 peak (GPU tensor cores).")
-    devices_memory_bandwidth: float = pa.Field(ge=1, description="Devices per GPU on memory bandwidth.")
-    devices_roofline: float = pa.Field(ge=1, description="Devices per GPU on roofline-attainable throughput at the scenario's intensity.")
-    devices_memory_capacity: float = pa.Field(ge=1, description="Memory floor: devices holding the model's training state per GPU holding it (a floor under every basis, not an equivalence).")
-    devices_availability: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS with the online fraction and slowdown.")
+    devices_peak_fp16: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on FP16/BF16 peak (GPU tensor cores). Null where the class lacks the figures.")
+    devices_memory_bandwidth: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on memory bandwidth. Null where the class lacks the figures.")
+    devices_roofline: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on roofline-attainable throughput at the scenario's intensity. Null where the class lacks the figures.")
+    devices_memory_capacity: float = pa.Field(nullable=True, ge=1, description="Memory floor: devices holding the model's training state per GPU holding it (a floor under every basis, not an equivalence). Null where the class lacks the figures.")
+    devices_availability: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on peak FLOPS with the online fraction and slowdown. Null where the class lacks the figures.")
     devices_binding: float = pa.Field(ge=1, description="max(roofline with availability, memory capacity): devices needed at the least.")
-    devices_measured_throughput: float = pa.Field(ge=1, description="Devices per GPU from the measured time of the same job, with availability, at least the memory floor.")
+    devices_measured_throughput: float = pa.Field(nullable=True, ge=1, description="Devices per GPU from the measured time of the same job, with availability, at least the memory floor. Null where the class lacks the figures.")
     binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which of the two binds.")
 
     class Config:
@@ -40,12 +39,12 @@ class Communication(pa.DataFrameModel):
     """marts.communication: traffic, energy, link and memory feasibility and R per communication pattern. Grain: scenario x edge device class x model size x communication pattern."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     model_id: str = pa.Field(description="Model the fleet trains.")
     params: float = pa.Field(gt=0, description="Parameters.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern: " + ", ".join(PATTERNS) + ".")
     devices: float = pa.Field(gt=0, description="Devices per GPU on the scenario's headline basis for this model.")
-    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity"], description="Where the count comes from.")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "fleet"], description="Where the count comes from (fleet: a mixed fleet's classes summed).")
     comm_gb: float = pa.Field(ge=0, description="Data the fleet moves over the horizon, GB.")
     comm_kwh: float = pa.Field(ge=0, description="Radio (power x time at the link bandwidth) + network (kWh/GB) energy, kWh.")
     comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon at the edge grid intensity, kgCO2e.")
@@ -71,7 +70,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
     """marts.embodied_allocation: edge embodied carbon charged to training, and R, under each allocation policy. Grain: scenario x edge device class x allocation policy."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     policy: str = pa.Field(isin=list(POLICIES.values()), description="none (the paper) | battery_wear | per_use_hour.")
     is_scenario_policy: bool = pa.Field(description="The policy the scenario itself uses.")
     devices: float = pa.Field(gt=0, description="Devices per GPU (headline basis).")
@@ -94,7 +93,7 @@ class Sensitivity(pa.DataFrameModel):
     """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x ranged parameter."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     parameter: str = pa.Field(description="Parameter varied (core.scenario_parameters).")
     unit: str = pa.Field(description="Unit of the values.")
@@ -117,7 +116,7 @@ class SensitivityGrid(pa.DataFrameModel):
     """marts.sensitivity_grid: R over the device multiplier and the edge's training hours per day. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     device_multiplier: float = pa.Field(gt=0, description="Multiplier on the basis's device count.")
     hours_per_day: float = pa.Field(gt=0, le=24, description="Edge training hours per day.")
@@ -136,7 +135,7 @@ class BreakEven(pa.DataFrameModel):
     """marts.break_even: the value of each parameter at which R reaches 1 and 4, all others fixed. Grain: scenario x edge device class x pattern x parameter that moves R."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="none (compute only) | radio_window (the paper's radio model).")
     parameter: str = pa.Field(description="Parameter solved for, all others at the scenario value.")
     unit: str = pa.Field(description="Unit.")
@@ -162,7 +161,7 @@ class Uncertainty(pa.DataFrameModel):
     """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x metric."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(description="Equivalence basis: the scenario's headline, and measured_throughput beside it.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
@@ -192,7 +191,7 @@ class UncertaintyDistribution(pa.DataFrameModel):
     """marts.uncertainty_distribution: histogram of R. Grain: scenario x edge device class x pattern x bin."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     bin_low: float = pa.Field(gt=0, description="Lower edge of the bin of R (log-spaced, 20 per decade).")
     bin_high: float = pa.Field(gt=0, description="Upper edge of the bin.")
@@ -208,7 +207,7 @@ class UncertaintyDrivers(pa.DataFrameModel):
     """marts.uncertainty_drivers (Sobol indices). Grain: scenario x edge device class x pattern x ranged parameter."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     parameter: str = pa.Field(description="Parameter drawn.")
     s1: float = pa.Field(description="First-order Sobol index of log R (SALib), headline basis.")

@@ -45,3 +45,37 @@ class ScenarioParameters(Provenance):
             (pl.col("low").is_null() | (pl.col("low") <= pl.col("value")))
             & (pl.col("high").is_null() | (pl.col("value") <= pl.col("high")))
         )
+
+
+class ScenarioDevices(pa.DataFrameModel):
+    """core.scenario_devices: the edge devices as rows. Grain: scenario x edge device class.
+
+    A class is any ``<class>`` a scenario gives a ``<class>_train_power_w`` row; its other
+    ``<class>_<field>`` rows fill the columns below (schemas.vocabulary.DEVICE_FIELDS), null
+    where the class leaves one unset. The model (sql/model/evaluate.sql) reads the same rows.
+    """
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    device_class: str = pa.Field(str_matches=r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$", description="Edge device class, e.g. laptop, phone.")
+    device_ids: str = pa.Field(nullable=True, description="Devices the class's rows were read from (their factor_ref keys in staging.device_specs, device_pcf or benchmark_series), comma-separated.")
+    device_tflops: float = pa.Field(nullable=True, ge=0, description="<class>_tflops: FP32 peak, TFLOPS.")
+    device_fp16_tflops: float = pa.Field(nullable=True, ge=0, description="<class>_fp16_tflops: FP16/BF16 peak, TFLOPS.")
+    device_bandwidth_gb_per_s: float = pa.Field(nullable=True, ge=0, description="<class>_mem_bandwidth_gb_per_s: memory bandwidth, GB/s.")
+    device_memory_gb: float = pa.Field(nullable=True, ge=0, description="<class>_memory_gb: memory, GB.")
+    train_power_w: float = pa.Field(gt=0, description="<class>_train_power_w: power while training, W.")
+    stated_devices: float = pa.Field(nullable=True, ge=0, description="<class>_devices_per_gpu: a count the source states (peak_flops basis).")
+    device_embodied_total_kgco2e: float = pa.Field(nullable=True, ge=0, description="<class>_embodied_kgco2e: the manufacturer report's lifecycle total, kgCO2e.")
+    device_nonuse_share: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="<class>_nonuse_share: share of that total outside the use phase.")
+    lifetime_years: float = pa.Field(nullable=True, gt=0, description="<class>_lifetime_years: the report's assumed lifetime, years.")
+    battery_wh: float = pa.Field(nullable=True, ge=0, description="<class>_battery_wh: battery capacity, Wh.")
+    battery_rated_cycles: float = pa.Field(nullable=True, ge=0, description="<class>_battery_rated_cycles: rated full cycles.")
+    battery_embodied_share: float = pa.Field(nullable=True, ge=0, le=1, description="<class>_battery_embodied_share: battery's share of embodied carbon.")
+    owner_hours_per_day: float = pa.Field(nullable=True, ge=0, description="<class>_owner_hours_per_day: the owner's own use, h/day.")
+    owner_cycles_per_year: float = pa.Field(nullable=True, ge=0, description="<class>_owner_cycles_per_year: the owner's battery cycles a year.")
+    job_time_s: float = pa.Field(nullable=True, gt=0, description="<class>_job_time_s: measured time of the reference job, s.")
+    class_hours_per_day: float = pa.Field(nullable=True, gt=0, le=24, description="<class>_hours_per_day: the class's training hours a day (else edge_hours_per_day).")
+    fleet_share: float = pa.Field(nullable=True, ge=0, le=1, description="<class>_fleet_share: the class's share of a mixed fleet's work (null: the class alone against the whole job).")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class"]

@@ -59,6 +59,16 @@ def rejects_of(staged: Staged) -> list[tuple[Any, ...]]:
     )
 
 
+def reject_table(text: str) -> list[tuple[Any, ...]]:
+    """Expected rejects written as a table, one per line: ``row | column | check | value``, with
+    ``-`` for a missing column or value (the form :func:`rejects_of` returns)."""
+    rows = []
+    for line in text.strip().splitlines():
+        row, column, check, value = (cell.strip() for cell in line.split(" | "))
+        rows.append((int(row), None if column == "-" else column, check, None if value == "-" else value))
+    return rows
+
+
 def assert_reasons(reasons: dict[Any, str], expected: dict[Any, str]) -> None:
     """Each key of ``expected`` is in ``reasons`` with that reason (other keys may be there too)."""
     assert {key: reasons.get(key) for key in expected} == expected

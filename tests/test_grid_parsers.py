@@ -23,7 +23,7 @@ from pipelines.ingest.quarantine import split_valid
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from pipelines.warehouse.database import open_readonly
 from schemas.grid_intensity import GridIntensity
-from tests.helpers import assert_reasons, rejects_of, stage_text
+from tests.helpers import assert_reasons, reject_table, rejects_of, stage_text
 
 PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
 grid_intensity, grid_intensity_checks = GRID_INTENSITY.asset, GRID_INTENSITY.checks
@@ -90,18 +90,18 @@ def test_ember_yearly_quarantine(tmp_path: Path) -> None:
         utc(2024, 1, 1), utc(2025, 1, 1), "P1Y", "annual_average", "lifecycle",
     )
     assert row["fetched_at"] == utc(2026, 1, 1) and row["is_estimated"] is None
-    assert verdicts(staged) == [
-        (4, "country_code", "unknown_zone", "ATL"),
-        (5, "emissions_intensity_gco2_per_kwh", "missing_value", None),
-        (6, "year", "parse", "twenty"),
-        (7, "emissions_intensity_gco2_per_kwh", "parse", "abc"),
-        (8, "gco2e_per_kwh", "greater_than_or_equal_to(0)", "-5.0"),
-        (9, None, "unique_key", "annual_average/lifecycle"),
-        (10, "country_or_region", "unknown_zone", "Narnia"),
-        (11, "year", "out_of_range", "1850"),
-        (12, "emissions_intensity_gco2_per_kwh", "parse", "nan"),
-        (13, "gco2e_per_kwh", "less_than_or_equal_to(2000)", "2500.0"),
-    ]
+    assert verdicts(staged) == reject_table("""
+        4 | country_code | unknown_zone | ATL
+        5 | emissions_intensity_gco2_per_kwh | missing_value | -
+        6 | year | parse | twenty
+        7 | emissions_intensity_gco2_per_kwh | parse | abc
+        8 | gco2e_per_kwh | greater_than_or_equal_to(0) | -5.0
+        9 | - | unique_key | annual_average/lifecycle
+        10 | country_or_region | unknown_zone | Narnia
+        11 | year | out_of_range | 1850
+        12 | emissions_intensity_gco2_per_kwh | parse | nan
+        13 | gco2e_per_kwh | less_than_or_equal_to(2000) | 2500.0
+    """)
     assert_reasons(reasons(staged), {
         (4, "unknown_zone"): "country_code: ISO3 code 'ATL' (Atlantis) is not in curated/zones.csv; add the country there",
         (5, "missing_value"): "emissions_intensity_gco2_per_kwh is blank: Ember gives no carbon intensity for Germany 2024",
@@ -130,12 +130,12 @@ def test_ember_monthly_quarantine(tmp_path: Path) -> None:
     ]
     assert set(staged.frame.get_column("signal")) == {"monthly_average"}
     assert set(staged.frame.get_column("resolution")) == {"P1M"}
-    assert verdicts(staged) == [
-        (4, "date", "not_month_start", "2024-02-15"),
-        (5, "date", "missing_value", None),
-        (6, "date", "parse", "2024-13-01"),
-        (7, "emissions_intensity_gco2_per_kwh", "missing_value", None),
-    ]
+    assert verdicts(staged) == reject_table("""
+        4 | date | not_month_start | 2024-02-15
+        5 | date | missing_value | -
+        6 | date | parse | 2024-13-01
+        7 | emissions_intensity_gco2_per_kwh | missing_value | -
+    """)
 
 
 def test_ember_us_states_quarantine(tmp_path: Path) -> None:
@@ -161,11 +161,11 @@ def test_ember_us_states_quarantine(tmp_path: Path) -> None:
     ]
     assert set(staged.frame.get_column("emission_scope")) == {"unspecified"}
     assert set(staged.frame.get_column("country_iso3")) == {"USA"}
-    assert verdicts(staged) == [
-        (6, "state", "unknown_zone", "Atlantis"),
-        (7, "country", "unknown_zone", "Canada"),
-        (8, "emissions_intensity_gco2_per_kwh", "missing_value", None),
-    ]
+    assert verdicts(staged) == reject_table("""
+        6 | state | unknown_zone | Atlantis
+        7 | country | unknown_zone | Canada
+        8 | emissions_intensity_gco2_per_kwh | missing_value | -
+    """)
 
 
 def test_zone_table_is_strict(tmp_path: Path) -> None:
@@ -211,19 +211,19 @@ def test_neso_csv_quarantine(tmp_path: Path) -> None:
         (9, "actual", 95.0),
     ]
     assert set(staged.frame.get_column("zone")) == {"GB"} and set(staged.frame.get_column("emission_scope")) == {"direct"}
-    assert verdicts(staged) == [
-        (3, "actual", "missing_value", None),
-        (4, "actual", "zero_actual", "0.0"),
-        (5, "forecast", "parse", "x9"),
-        (6, None, "unique_key", "actual/direct"),
-        (6, None, "unique_key", "forecast/direct"),
-        (7, None, "period_end_after_start", "actual/direct"),
-        (7, None, "period_end_after_start", "forecast/direct"),
-        (7, None, "period_matches_resolution", "actual/direct"),
-        (7, None, "period_matches_resolution", "forecast/direct"),
-        (8, "gco2e_per_kwh", "greater_than_or_equal_to(0)", "-3.0"),
-        (9, "forecast", "missing_value", None),
-    ]
+    assert verdicts(staged) == reject_table("""
+        3 | actual | missing_value | -
+        4 | actual | zero_actual | 0.0
+        5 | forecast | parse | x9
+        6 | - | unique_key | actual/direct
+        6 | - | unique_key | forecast/direct
+        7 | - | period_end_after_start | actual/direct
+        7 | - | period_end_after_start | forecast/direct
+        7 | - | period_matches_resolution | actual/direct
+        7 | - | period_matches_resolution | forecast/direct
+        8 | gco2e_per_kwh | greater_than_or_equal_to(0) | -3.0
+        9 | forecast | missing_value | -
+    """)
     why = reasons(staged)
     assert why[(4, "zero_actual")] == (
         "0 gCO2/kWh actual is an API glitch (forecast is 89, index 'very low'); treated as missing, the forecast row is kept"
@@ -272,16 +272,16 @@ def test_uk_ci_json_quarantine(tmp_path: Path) -> None:
         (9, "actual", utc(2023, 3, 14, 15, 30), 80.0),
     ]
     assert set(staged.frame.get_column("fetched_at")) == {utc(2023, 3, 15, 12, 1)}
-    assert verdicts(staged) == [
-        (3, "intensity.actual", "zero_actual", "0"),
-        (4, "intensity.forecast", "missing_value", None),
-        (5, None, "parse", "not a record"),
-        (6, "from", "parse", "yesterday"),
-        (7, "from", "parse", "2023-03-14T14:30"),
-        (8, "intensity.forecast", "parse", "90"),
-        (9, "gco2e_per_kwh", "greater_than_or_equal_to(0)", "-4.0"),
-        (10, "intensity", "parse", None),
-    ]
+    assert verdicts(staged) == reject_table("""
+        3 | intensity.actual | zero_actual | 0
+        4 | intensity.forecast | missing_value | -
+        5 | - | parse | not a record
+        6 | from | parse | yesterday
+        7 | from | parse | 2023-03-14T14:30
+        8 | intensity.forecast | parse | 90
+        9 | gco2e_per_kwh | greater_than_or_equal_to(0) | -4.0
+        10 | intensity | parse | -
+    """)
     why = reasons(staged)
     assert why[(3, "zero_actual")].startswith("0 gCO2/kWh actual is an API glitch (forecast is 95, index 'very low')")
     assert why[(7, "parse")] == "from: '2023-03-14T14:30' has no UTC offset, so the instant is ambiguous"
@@ -349,15 +349,15 @@ def test_electricitymaps_json_quarantine(tmp_path: Path) -> None:
     assert (row["period_start"], row["period_end"], row["resolution"], row["signal"], row["zone_name"], row["country_iso3"]) == (
         utc(2024, 11, 30, 6), utc(2024, 11, 30, 7), "PT1H", "actual", "MISO", "USA",
     )
-    assert verdicts(staged) == [
-        (2, "carbonIntensity", "missing_value", None),
-        (3, "emissionFactorType", "parse", "marginal"),
-        (4, "isEstimated", "parse", "yes"),
-        (5, "datetime", "parse", "30/11/2024 10:00"),
-        (6, None, "unique_key", "actual/lifecycle"),
-        (8, None, "parse", "[1, 2]"),
-        (9, "gco2e_per_kwh", "less_than_or_equal_to(2000)", "3000.0"),
-    ]
+    assert verdicts(staged) == reject_table("""
+        2 | carbonIntensity | missing_value | -
+        3 | emissionFactorType | parse | marginal
+        4 | isEstimated | parse | yes
+        5 | datetime | parse | 30/11/2024 10:00
+        6 | - | unique_key | actual/lifecycle
+        8 | - | parse | [1, 2]
+        9 | gco2e_per_kwh | less_than_or_equal_to(2000) | 3000.0
+    """)
 
 
 def test_electricitymaps_payload_core_and_bad_shapes() -> None:
@@ -395,15 +395,15 @@ def test_electricitymaps_csv_quarantine(tmp_path: Path) -> None:
         (6, "direct", True, 149.0),
     ]
     assert set(staged.frame.select("zone", "zone_name", "country_iso3", "resolution", "signal").rows()) == {("DE", "Germany", "DEU", "PT1H", "actual")}
-    assert verdicts(staged) == [
-        (3, "Carbon Intensity gCO\u2082eq/kWh (direct)", "missing_value", None),
-        (4, "Data Estimated", "parse", "maybe"),
-        (5, "Datetime (UTC)", "parse", "2023-01-01 03:00"),
-        (6, "gco2e_per_kwh", "less_than_or_equal_to(2000)", "2100.0"),
-        (7, None, "unique_key", "actual/direct"),
-        (7, None, "unique_key", "actual/lifecycle"),
-        (8, "Zone Id", "missing_value", None),
-    ]
+    assert verdicts(staged) == reject_table("""
+        3 | Carbon Intensity gCO₂eq/kWh (direct) | missing_value | -
+        4 | Data Estimated | parse | maybe
+        5 | Datetime (UTC) | parse | 2023-01-01 03:00
+        6 | gco2e_per_kwh | less_than_or_equal_to(2000) | 2100.0
+        7 | - | unique_key | actual/direct
+        7 | - | unique_key | actual/lifecycle
+        8 | Zone Id | missing_value | -
+    """)
     assert reasons(staged)[(3, "missing_value")] == "Carbon Intensity gCO\u2082eq/kWh (direct) is blank: the hour's other row is kept"
 
 
@@ -441,13 +441,13 @@ def test_eia930_csv_quarantine(tmp_path: Path) -> None:
         (8, utc(2022, 1, 5, 13), utc(2022, 1, 5, 14), 250.5),
     ]
     assert set(staged.frame.select("zone", "emission_scope", "signal", "resolution").rows()) == {("US-CAL-CISO-PROD", "lifecycle", "actual", "PT1H")}
-    assert verdicts(staged) == [
-        (3, "avg_CI", "missing_value", None),
-        (4, "avg_CI", "missing_value", None),
-        (5, "timestamp", "parse", "2022-01-05 12:00"),
-        (6, "avg_CI", "parse", "n/a"),
-        (7, None, "unique_key", "actual/lifecycle"),
-    ]
+    assert verdicts(staged) == reject_table("""
+        3 | avg_CI | missing_value | -
+        4 | avg_CI | missing_value | -
+        5 | timestamp | parse | 2022-01-05 12:00
+        6 | avg_CI | parse | n/a
+        7 | - | unique_key | actual/lifecycle
+    """)
     why = reasons(staged)
     assert why[(3, "missing_value")] == "every value of the hour 2022-01-05 10:00:00+00:00 is blank: the file has no data for it"
     assert why[(4, "missing_value")] == "avg_CI is blank for the hour 2022-01-05 11:00:00+00:00 although the generation mix is given"

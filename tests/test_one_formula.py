@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.paths import SOURCES_DIR, sql_text
+
 MARTS = sorted((Path(__file__).resolve().parents[1] / "sql" / "marts").glob("*.sql"))
 #: Bare model constants a mart must not restate: J per kWh, days a year, rounding a device count.
 BARE = {"3.6e6 (J per kWh: kwh_of_joules)": r"3\.6e6", "365 (days a year: the carbon macros)": r"\b365\b",
@@ -46,3 +48,15 @@ def test_sql_code_names_are_the_vocabulary() -> None:
     frames = [con.execute("select accounting_frame_name($c)", {"c": code}).fetchall()[0][0] for code in range(3)]
     patterns = [con.execute("select comm_pattern_name($c)", {"c": code}).fetchall()[0][0] for code in range(1, 6)]
     assert tuple(frames) == ACCOUNTING_FRAMES and tuple(patterns) == COMM_PATTERNS
+
+
+def test_the_model_names_no_device_class() -> None:
+    """Devices are rows: evaluate.sql reads one row per edge device class (model_devices), so
+    no class (laptop, phone, ...) appears in it, and a class's fields never shadow a parameter."""
+    from schemas.vocabulary import DEVICE_FIELDS, EDGE_DEVICE_CLASSES
+
+    code = code_of(sql_text("model/evaluate.sql"))
+    for device_class in EDGE_DEVICE_CLASSES:
+        assert not re.search(rf"\b{device_class}\w*", code), device_class
+    parameters = {line.split(",", 1)[0] for line in (SOURCES_DIR / "scenarios" / "paper_base.csv").read_text("utf-8").splitlines()}
+    assert not set(DEVICE_FIELDS.values()) & parameters

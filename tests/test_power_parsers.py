@@ -36,7 +36,7 @@ from pipelines.ingest.staging import Parser, Staged
 from pipelines.warehouse.database import open_readonly
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
-from tests.helpers import assert_reasons, entry_for, rejects_of, stage_text
+from tests.helpers import assert_reasons, entry_for, reject_table, rejects_of, stage_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "power"
 UTC = dt.UTC
@@ -84,14 +84,14 @@ LONDON = {"timezone": "Europe/London", "run_id": "gpu_run"}
 
 def test_nvidia_smi_bad_rows_are_quarantined(tmp_path: Path) -> None:
     staged = stage_samples(tmp_path, "gpu.csv", NVIDIA, parse_nvidia_smi, "nvidia_smi", LONDON)
-    assert rejects_of(staged) == [
-        (4, "timestamp", "nonexistent_local_time", "2023/03/26 01:30:00.000"),
-        (5, "power.draw [W]", "parse", "[N/A]"),
-        (6, "power.draw [W]", "parse", "abc W"),
-        (7, "index", "parse", "x"),
-        (8, "timestamp", "parse", "not a time"),
-        (9, "power.draw [W]", "not_nullable", None),
-    ]
+    assert rejects_of(staged) == reject_table("""
+        4 | timestamp | nonexistent_local_time | 2023/03/26 01:30:00.000
+        5 | power.draw [W] | parse | [N/A]
+        6 | power.draw [W] | parse | abc W
+        7 | index | parse | x
+        8 | timestamp | parse | not a time
+        9 | power.draw [W] | not_nullable | -
+    """)
     why = reasons(staged)
     assert "N/A" in why[(5, "power.draw [W]")]
     assert "does not exist in Europe/London" in why[(4, "timestamp")]

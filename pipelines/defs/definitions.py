@@ -19,6 +19,7 @@ from pipelines.defs.assets import (
     sources,
     staging_tables,
     uncertainty,
+    validation,
     verdict,
 )
 from pipelines.defs.assets.dashboards import site_asset
@@ -26,7 +27,7 @@ from pipelines.defs.resources import Warehouse, feed_resources
 from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job
 
 #: Every module that defines tables of the warehouse (assets and their checks).
-MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, marts, equivalence, sensitivity, uncertainty, verdict]
+MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, marts, equivalence, sensitivity, uncertainty, verdict, validation]
 
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {
@@ -40,6 +41,7 @@ OWNERS_BY_GROUP = {
     "scenarios": "team:model",
     "marts": "team:model",
     "reviewers": "team:model",
+    "validation": "team:model",
     "dashboards": "team:dashboards",
 }
 #: The ``layer`` tag: the first part of the key (the warehouse schema, or ``dashboards``).

@@ -154,6 +154,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "curated_network_energy": {},
         "curated_paper_claims": {},
         "curated_model_configs": {},
+        "curated_validation_cases": {},
         "zones": {},
         # scenarios (pipelines/ingest/scenarios.py)
         "scenario": {

@@ -15,7 +15,14 @@ import pyarrow as pa
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import install_macros
-from schemas.vocabulary import BASES, BASIS_FILTERS, HEADLINE_BASES, PATTERNS
+from schemas.vocabulary import (
+    BASES,
+    BASIS_FILTERS,
+    DEVICE_FIELDS,
+    DEVICE_MARKER,
+    HEADLINE_BASES,
+    PATTERNS,
+)
 
 KEYS = ("scenario_id", "variant_id")
 
@@ -23,12 +30,111 @@ KEYS = ("scenario_id", "variant_id")
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """core.scenarios as model inputs: one row per scenario, variant 'base'."""
     frame = query_pl(con, "select * from core.scenarios order by scenario_id")
-    return frame.with_columns(pl.lit("base").alias("variant_id")).select("scenario_id", "variant_id", pl.exclude(KEYS))
+    return frame.with_columns(pl.lit("base").alias("variant_id")).select(
+        "scenario_id", "variant_id", pl.exclude(KEYS)
+    )
 
 
 def parameter_columns(inputs: pl.DataFrame) -> list[str]:
     """The model parameters among a frame's columns (everything but the keys)."""
     return [c for c in inputs.columns if c not in KEYS]
+
+
+def device_classes(columns: Sequence[str]) -> list[str]:
+    """The edge device classes among parameter columns: every ``<class>_train_power_w``."""
+    suffix = "_" + DEVICE_MARKER
+    return sorted(c[: -len(suffix)] for c in columns if c.endswith(suffix))
+
+
+def device_rows(
+    frame: pl.DataFrame,
+    keys: Sequence[str],
+    classes: Sequence[str],
+    fields: Sequence[str] = tuple(DEVICE_FIELDS),
+    fill_from: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per row of ``frame`` and device class: the class's ``<class>_<field>`` columns
+    under the model's names (:data:`DEVICE_FIELDS`), null where the class leaves one unset.
+
+    ``fill_from`` (one row per scenario) supplies a field a class keeps constant while another
+    class's is drawn, so a field is wholly in the drawn rows or wholly in the constant ones.
+    """
+    parts = []
+    for device_class in classes:
+        part = frame.select(*keys)
+        for field in fields:
+            column, name = f"{device_class}_{field}", DEVICE_FIELDS[field]
+            if column in frame.columns:
+                part = part.with_columns(frame.get_column(column).cast(pl.Float64).alias(name))
+            elif fill_from is not None and column in fill_from.columns:
+                constant = fill_from.select(
+                    "scenario_id", pl.col(column).cast(pl.Float64).alias(name)
+                )
+                part = part.join(constant, on="scenario_id", how="left", maintain_order="left")
+            else:
+                part = part.with_columns(pl.lit(None, pl.Float64).alias(name))
+        parts.append(part.with_columns(pl.lit(device_class).alias("device_class")))
+    if not parts:
+        return pl.DataFrame(
+            schema={
+                **{k: frame.schema[k] for k in keys},
+                **{DEVICE_FIELDS[f]: pl.Float64 for f in fields},
+                "device_class": pl.String,
+            }
+        )
+    return pl.concat(parts)
+
+
+def scenario_devices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """core.scenario_devices: one row per scenario and edge device class, with the devices its
+    rows were read from (the keys of their factor_refs)."""
+    inputs = scenario_inputs(con)
+    rows = device_rows(inputs, ("scenario_id",), device_classes(inputs.columns)).filter(
+        pl.col(DEVICE_FIELDS[DEVICE_MARKER]).is_not_null()
+    )
+    refs = query_pl(
+        con,
+        sql_text("model/device_refs.sql"),
+        {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]},
+    )
+    joined = rows.join(refs, on=["scenario_id", "device_class"], how="left")
+    return joined.select("scenario_id", "device_class", "device_ids", *DEVICE_FIELDS.values()).sort(
+        "scenario_id", "device_class"
+    )
+
+
+def _has_fleets(inputs: pa.Table, constants: pl.DataFrame | None) -> bool:
+    """Whether any parameter set has a mixed fleet (a non-null ``<class>_fleet_share``)."""
+    suffix = "_fleet_share"
+    columns = [pl.from_arrow(inputs.select([c])).to_series() for c in inputs.column_names if c.endswith(suffix)]
+    if constants is not None:
+        columns += [constants.get_column(c) for c in constants.columns if c.endswith(suffix)]
+    return any(column.null_count() < len(column) for column in columns)
+
+
+def _register_devices(
+    con: duckdb.DuckDBPyConnection, inputs: pa.Table, constants: pl.DataFrame | None
+) -> None:
+    """The view ``model_devices``: one row per parameter set and edge device class."""
+    if constants is None:
+        frame = pl.from_arrow(inputs)
+        con.register(
+            "model_devices", device_rows(frame, KEYS, device_classes(frame.columns)).to_arrow()
+        )
+        return
+    drawn = pl.from_arrow(inputs)
+    classes = device_classes([*drawn.columns, *constants.columns])
+    in_draws = [f for f in DEVICE_FIELDS if any(f"{c}_{f}" in drawn.columns for c in classes)]
+    constant = [f for f in DEVICE_FIELDS if f not in in_draws]
+    con.register(
+        "model_device_draws",
+        device_rows(drawn, KEYS, classes, in_draws, fill_from=constants).to_arrow(),
+    )
+    con.register(
+        "model_device_constants",
+        device_rows(constants, ("scenario_id",), classes, constant).to_arrow(),
+    )
+    con.execute("create or replace temp view model_devices as " + sql_text("model/devices.sql"))
 
 
 @contextmanager
@@ -58,30 +164,48 @@ def model_view(
         con.register("model_draws", table)
         con.register("model_constants", constants.to_arrow())
         con.execute("create or replace temp view model_inputs as " + sql_text("model/inputs.sql"))
+    _register_devices(con, table, constants)
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
     basis_filter = basis_filter or ("all" if all_bases else "headline")
     if basis_filter not in BASIS_FILTERS:
         raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
-    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
+    con.execute(
+        "set variable model_bases = $bases::varchar[]",
+        {"bases": list(BASES if all_bases else HEADLINE_BASES)},
+    )
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
-    con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
+    con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
+    fleets = "model/fleet.sql" if _has_fleets(table, constants) else "model/class_rows.sql"
+    con.execute("create or replace temp view model_evaluation as " + sql_text(fleets))
     try:
         yield "model_evaluation"
     finally:
         con.execute("drop view if exists model_evaluation")
+        con.execute("drop view if exists model_class_rows")
         if constants is None:
             con.unregister("model_inputs")
+            con.unregister("model_devices")
         else:
             con.execute("drop view if exists model_inputs")
-            con.unregister("model_draws")
-            con.unregister("model_constants")
+            con.execute("drop view if exists model_devices")
+            for name in (
+                "model_draws",
+                "model_constants",
+                "model_device_draws",
+                "model_device_constants",
+            ):
+                con.unregister(name)
 
 
 def evaluate(
-    con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, *, all_bases: bool = False, patterns: Sequence[str] = PATTERNS
+    con: duckdb.DuckDBPyConnection,
+    inputs: pl.DataFrame,
+    *,
+    all_bases: bool = False,
+    patterns: Sequence[str] = PATTERNS,
 ) -> pl.DataFrame:
     """R and its parts per input row x device class x basis x pattern (sql/model/evaluate.sql)."""
     with model_view(con, inputs, all_bases=all_bases, patterns=patterns):
@@ -99,11 +223,20 @@ def substitute(base: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
     unknown = set(overrides.get_column("parameter").unique().to_list()) - set(params)
     if unknown:
         raise ValueError(f"not model parameters: {sorted(unknown)}")
-    wide = overrides.pivot(on="parameter", index=["scenario_id", "variant_id"], values="value", aggregate_function="first")
+    wide = overrides.pivot(
+        on="parameter",
+        index=["scenario_id", "variant_id"],
+        values="value",
+        aggregate_function="first",
+    )
     changed = [c for c in wide.columns if c not in KEYS]
     wide = wide.rename({c: f"__new_{c}" for c in changed})
     joined = wide.join(base.drop("variant_id"), on="scenario_id", how="inner")
     return joined.select(
-        "scenario_id", "variant_id",
-        *[pl.coalesce(pl.col(f"__new_{c}"), pl.col(c)).alias(c) if c in changed else pl.col(c) for c in params],
+        "scenario_id",
+        "variant_id",
+        *[
+            pl.coalesce(pl.col(f"__new_{c}"), pl.col(c)).alias(c) if c in changed else pl.col(c)
+            for c in params
+        ],
     )

@@ -25,7 +25,11 @@ TARGETS = (1.0, 4.0)
 SPAN = 1e3
 PHYSICAL_MAX = {"h/day": 24.0, "fraction": 1.0}
 GRID_POINTS = 65
-BISECTIONS = 24
+#: Each refinement splits every bracket into SECTIONS equal parts on a log scale (SECTIONS - 1
+#: new points, all brackets in one query) and keeps the first part the crossing lies in;
+#: SECTIONS ** REFINEMENTS = 2 ** 24, the precision of 24 bisections in a third of the queries.
+SECTIONS = 8
+REFINEMENTS = 8
 #: Patterns the break-even search covers: compute only, and the paper's radio communication.
 SEARCH_PATTERNS = ("none", "radio_window")
 #: Device multipliers of the grid: 0.25 to 3 in steps of 0.25 (the dashboard's slider steps).
@@ -123,12 +127,39 @@ def _points(frame: pl.DataFrame, column: str = "x") -> pl.DataFrame:
     return frame.select("scenario_id", pl.col("point_id").alias("variant_id"), "parameter", pl.col(column).alias("value"))
 
 
+def _refine(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, found: pl.DataFrame) -> pl.DataFrame:
+    """One refinement of every bracket (lo, hi, r_lo: R at lo, on the far side of the target from R at hi).
+
+    The points x_j = lo x (hi / lo) ** (j / SECTIONS), j = 1 .. SECTIONS - 1, are evaluated at
+    once; the new bracket is [x_(j-1), x_j] for the first j whose R lies across the target from
+    R at lo (x_0 = lo, x_SECTIONS = hi, where the crossing lies when no point crosses).
+    """
+    keys = ["scenario_id", "device_class", "pattern", "parameter", "target"]
+    points = found.with_row_index("bracket").join(pl.DataFrame({"j": list(range(1, SECTIONS))}), how="cross").with_columns(
+        (pl.col("lo") * (pl.col("hi") / pl.col("lo")) ** (pl.col("j") / SECTIONS)).alias("x"),
+        (pl.col("bracket").cast(pl.String) + "#" + pl.col("j").cast(pl.String)).alias("point_id"),
+    )
+    r = _headline(con, substitute(base, _points(points)), SEARCH_PATTERNS).select(
+        "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
+    points = points.join(r, on=["scenario_id", "point_id", "device_class", "pattern"])
+    # the far end: x_SECTIONS = hi, taken when no point crosses (R there is not needed)
+    ends = found.with_row_index("bracket").with_columns(pl.lit(SECTIONS, pl.Int64).alias("j"), pl.col("hi").alias("x"),
+                                                        pl.lit(None, pl.Float64).alias("r"))
+    ladder = pl.concat([points.select(ends.columns), ends]).sort("bracket", "j").with_columns(
+        pl.col("x").shift(1).over("bracket").fill_null(pl.col("lo")).alias("x_prev"),
+        pl.col("r").shift(1).over("bracket").fill_null(pl.col("r_lo")).alias("r_prev"),
+    )
+    crossed = (pl.col("j") == SECTIONS) | ((pl.col("r_lo") - pl.col("target")) * (pl.col("r") - pl.col("target")) <= 0)
+    first = ladder.filter(crossed).group_by("bracket").agg(pl.all().sort_by("j").first()).sort("bracket")
+    return first.select(*keys, pl.col("x_prev").alias("lo"), pl.col("x").alias("hi"), pl.col("r_prev").alias("r_lo"))
+
+
 def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
     """marts.break_even: per scenario, class, pattern and parameter, the value where R = 1 and R = 4.
 
     A log-spaced scan over [value / 1000, value x 1000] (at most 24 h/day or a fraction of 1)
     brackets the crossing nearest the
-    scenario's value; bisection then narrows every bracket at once. The root is substituted
+    scenario's value; refinements (:func:`_refine`) then narrow every bracket at once. The root is substituted
     back and R there is stored, so a jump (a device count rounding up) is visible.
     """
     space = searchable(base, parameters)
@@ -159,21 +190,10 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
                                        pl.col("x").alias("lo"), pl.col("x_next").alias("hi"),
                                        pl.col("reduction_factor").alias("r_lo")))
     found = pl.concat(brackets)
-    for _ in range(BISECTIONS):
+    for _ in range(REFINEMENTS):
         if found.height == 0:
             break
-        mid = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
-                                 pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
-        r_mid = _headline(con, substitute(base, _points(mid)), SEARCH_PATTERNS).select(
-            "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_mid"))
-        mid = mid.join(r_mid, on=["scenario_id", "point_id", "device_class", "pattern"])
-        same_side = (pl.col("r_lo") - pl.col("target")) * (pl.col("r_mid") - pl.col("target")) > 0
-        found = mid.select(
-            "scenario_id", "device_class", "pattern", "parameter", "target",
-            pl.when(same_side).then(pl.col("x")).otherwise(pl.col("lo")).alias("lo"),
-            pl.when(same_side).then(pl.col("hi")).otherwise(pl.col("x")).alias("hi"),
-            pl.when(same_side).then(pl.col("r_mid")).otherwise(pl.col("r_lo")).alias("r_lo"),
-        )
+        found = _refine(con, base, found)
     roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
                                pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
     r_root = _headline(con, substitute(base, _points(roots)), SEARCH_PATTERNS).select(

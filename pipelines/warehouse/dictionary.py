@@ -55,8 +55,9 @@ from schemas.reviewers import (
     UncertaintyDistribution,
     UncertaintyDrivers,
 )
-from schemas.scenario_parameters import ScenarioParameters
+from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
 from schemas.sources import Sources
+from schemas.validation import Validation, ValidationCases
 
 #: Schemas whose tables are described.
 SCHEMAS = ("raw", "staging", "quarantine", "core", "marts")
@@ -75,14 +76,17 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "staging.network_energy": NetworkEnergy,
     "staging.paper_claims": PaperClaims,
     "staging.model_configs": ModelConfigs,
+    "staging.validation_cases": ValidationCases,
     "quarantine.rejected_rows": RejectedRows,
     "core.scenario_parameters": ScenarioParameters,
+    "core.scenario_devices": ScenarioDevices,
     "marts.training_energy": TrainingEnergy,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,
     "marts.scaling_energy": ScalingEnergy,
     "marts.distributed_training_energy": DistributedTrainingEnergy,
     "marts.paper_reproduction": PaperReproduction,
+    "marts.validation": Validation,
     "marts.verdict": Verdict,
     "marts.charging_windows": ChargingWindows,
     "marts.fleet_sizing": FleetSizing,
@@ -101,6 +105,8 @@ LEADS: dict[str, str] = {
     "staging.grid_intensity_live": "Grid carbon intensity from the live feeds (UK Carbon Intensity, Electricity Maps), "
                                    "upserted per UTC day; same columns as staging.grid_intensity.",
     "staging.model_configs": "Model architectures the paper trains (the OPT family).",
+    "staging.validation_cases": "Published training footprints (energy, operational carbon) with the inputs to recompute them, "
+                                "each input with its status and citation; marts.validation recomputes them.",
 }
 
 SCENARIOS_TABLE = "core.scenarios"

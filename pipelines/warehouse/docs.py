@@ -1,7 +1,7 @@
-"""The verdict in the docs, rendered from the warehouse: README.md's table and docs/findings.md.
+"""The verdict in the docs, rendered from the warehouse: README.md's table, docs/findings.md and docs/validation.md.
 
-Every number in these sections is read from ``marts.verdict`` and ``marts.uncertainty_drivers``
-of a published warehouse (``edge-carbon docs``); ``tests/test_docs.py`` renders them again from
+Every number in these sections is read from ``marts.verdict``, ``marts.uncertainty_drivers`` and
+``marts.validation`` of a published warehouse (``edge-carbon docs``); ``tests/test_docs.py`` renders them again from
 a fresh build and compares, so a copied number cannot go stale.
 """
 
@@ -19,6 +19,8 @@ REPRODUCTION_BEGIN = "<!-- reproduction:begin (rendered by `edge-carbon docs` fr
 REPRODUCTION_END = "<!-- reproduction:end -->"
 DRIVERS_BEGIN = "<!-- drivers:begin (rendered by `edge-carbon docs` from marts.uncertainty_drivers) -->"
 DRIVERS_END = "<!-- drivers:end -->"
+VALIDATION_BEGIN = "<!-- validation:begin (rendered by `edge-carbon docs` from marts.validation) -->"
+VALIDATION_END = "<!-- validation:end -->"
 #: Sobol base samples of the full study whose drivers docs/findings.md quotes.
 FULL_STUDY_BASE_SAMPLES = 8192
 
@@ -75,6 +77,36 @@ def drivers_table(con: duckdb.DuckDBPyConnection, top: int = 3) -> str:
     return "\n".join(lines)
 
 
+def _v(value: float) -> str:
+    """A published or computed value: whole with thousands separators from 1,000, else 4 significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def validation_table(con: duckdb.DuckDBPyConnection) -> str:
+    """marts.validation as a Markdown table, then the largest errors per mode."""
+    frame = query_pl(con, "select * from marts.validation order by case_id, mode, metric")
+    lines = ["| case | mode | metric | published | ours | error | LLMCarbon | LLMCarbon error | weakest input |",
+             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in frame.iter_rows(named=True):
+        llm = ("", "") if r["llmcarbon_value"] is None else (_v(r["llmcarbon_value"]), f"{r['llmcarbon_relative_error']:+.1%}")
+        lines.append(f"| `{r['case_id']}` | {r['mode']} | {r['metric']} | {_v(r['published_value'])} | {_v(r['computed_value'])} "
+                     f"| {r['relative_error']:+.1%} | {llm[0]} | {llm[1]} | {r['input_status']} |")
+    worst = query_pl(con, """
+        select mode, max(abs(relative_error)) as ours, max(abs(llmcarbon_relative_error)) as llmcarbon, count(*) as n
+        from marts.validation
+        where mode = 'accounting' or (llmcarbon_case and metric = 'operational_tco2e')
+        group by mode order by mode
+    """)
+    lines.append("")
+    for r in worst.iter_rows(named=True):
+        if r["mode"] == "accounting":
+            lines.append(f"Largest accounting error: {r['ours']:.1%} over {r['n']} values.")
+        else:
+            lines.append(f"Largest predictive carbon error on the {r['n']} cases LLMCarbon covers: ours {r['ours']:.1%}, "
+                         f"LLMCarbon's {r['llmcarbon']:.1%}.")
+    return "\n".join(lines)
+
+
 def replace_between(text: str, begin: str, end: str, body: str) -> str:
     """``text`` with everything between the ``begin`` and ``end`` lines replaced by ``body``."""
     if begin not in text or end not in text:
@@ -106,4 +138,6 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     if samples is not None and samples >= FULL_STUDY_BASE_SAMPLES:
         text = replace_between(text, DRIVERS_BEGIN, DRIVERS_END, drivers_table(con))
     findings.write_text(text)
-    return [readme, findings]
+    validation = root / "docs" / "validation.md"
+    validation.write_text(replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con)))
+    return [readme, findings, validation]

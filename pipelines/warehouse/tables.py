@@ -5,6 +5,8 @@ count, preview) that the Dagster layer turns into a materialisation.
 
 from __future__ import annotations
 
+import hashlib
+
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -28,8 +30,14 @@ class StagedTable(Protocol):
 
 
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the model's SQL macros (sql/model/macros.sql; temporary, per connection)."""
-    con.execute(sql_text("model/macros.sql"))
+    """Create the model's SQL macros (sql/model/macros.sql; temporary, per connection), once per
+    connection and version of the file (a session variable holds its hash)."""
+    text = sql_text("model/macros.sql")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if con.execute("select getvariable('edge_carbon_macros')").fetchall()[0][0] == digest:
+        return
+    con.execute(text)
+    con.execute("set variable edge_carbon_macros = $digest", {"digest": digest})
 
 
 def preview_md(frame: pl.DataFrame, rows: int = 5) -> str:

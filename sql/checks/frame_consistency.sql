@@ -28,7 +28,14 @@ from (
             case when cast(accounting_frame as integer) = 2 and network_marginal_w_per_mbps + router_marginal_w_per_mbps <= 0
                 then 'consequential frame needs a marginal network power (network_ and router_marginal_w_per_mbps)' end,
             case when cast(accounting_frame as integer) = 1 and network_kwh_per_gb <= 0
-                then 'attributional frame needs an average network intensity (network_kwh_per_gb)' end
+                then 'attributional frame needs an average network intensity (network_kwh_per_gb)' end,
+            case when workload_kind not in (0, 1, 2)
+                then 'workload_kind must be 0 (horizon), 1 (gpu_hours) or 2 (params_tokens)' end,
+            case when cloud_gpu_count < 1 then 'cloud_gpu_count must be at least 1' end,
+            case when cast(workload_kind as integer) = 1 and workload_gpu_hours <= 0
+                then 'workload_kind 1 needs workload_gpu_hours > 0' end,
+            case when cast(workload_kind as integer) = 2 and (workload_tokens <= 0 or workload_mfu <= 0 or workload_mfu > 1)
+                then 'workload_kind 2 needs workload_tokens > 0 and 0 < workload_mfu <= 1' end
         ], lambda x: x is not null)) as problem
     from core.scenarios
 )

@@ -1,4 +1,5 @@
--- marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis.
+-- marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a mixed
+-- fleet adds its whole ('fleet') beside its classes.
 -- Shapes the model's output (sql/model/evaluate.sql over core.scenarios, every basis; read
 -- here as the relation `evaluated`) into one row per basis: devices per cloud GPU, edge added
 -- carbon, communication under the scenario's named pattern (comm_pattern: the paper's radio
@@ -9,10 +10,7 @@ with s as (
         scenario_id,
         -- the scenario's 'with communication' pattern (codes: sources/scenarios/paper_base.csv)
         comm_pattern_name(comm_pattern) as comm_pattern,
-        edge_hours_per_day,
-        horizon_years,
-        edge_grid_gco2e_per_kwh,
-        edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
+        edge_grid_gco2e_per_kwh
     from core.scenarios
 ),
 
@@ -39,7 +37,11 @@ select
     compute_only.online_fraction,
     compute_only.devices_exact,
     compute_only.devices_formula,
-    compute_only.devices as devices_per_gpu,
+    compute_only.devices / compute_only.cloud_gpu_count as devices_per_gpu,
+    compute_only.devices,
+    compute_only.cloud_gpu_count,
+    compute_only.fleet_share,
+    compute_only.job_years,
     compute_only.devices_from,
     compute_only.devices_memory_floor,
     compute_only.edge_operational_kgco2e + compute_only.edge_embodied_kgco2e as edge_added_kgco2e,
@@ -54,10 +56,11 @@ select
     with_comm.reduction_factor_with_comm,
     -- the training power at which R would fall to 4 (the paper's phone end), the embodied part
     -- held fixed; null where even zero power leaves R below 4 (marts.break_even solves exactly)
-    case when compute_only.cloud_total_kgco2e / 4 > compute_only.edge_embodied_kgco2e then
+    case when compute_only.device_class <> 'fleet' and compute_only.cloud_total_kgco2e / 4 > compute_only.edge_embodied_kgco2e then
         edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e, compute_only.devices,
-                                compute_only.online_fraction, s.edge_hours_per_day, s.horizon_years, s.edge_grid_gco2e_per_kwh)
-            / s.wall_factor
+                                compute_only.online_fraction, compute_only.hours_per_day, compute_only.job_years,
+                                s.edge_grid_gco2e_per_kwh)
+            / compute_only.wall_factor
     end as train_power_w_for_r4
 from compute_only
 inner join with_comm using (scenario_id, device_class, basis)

@@ -1,13 +1,14 @@
--- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (cloud GPU, laptop, phone).
+-- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (the cloud GPU and every edge
+-- device class of core.scenario_devices).
 -- Cloud GPU: embodied = the scenario's per-GPU factor, charged in full to the horizon, or
 --   amortised over the node's life under the attributional frame;
 --   operational = (GPU power + host share) x utilisation x cloud hours/day x 365 x T x PUE x
 --   (1 + cluster comm share) x CI (MLCO2 method when utilisation = PUE = 1, no host share and
 --   no comm share).
 -- Formulas: the macros of sql/model/macros.sql.
--- Laptop, phone: embodied = report total x non-use share, re-amortised to the horizon as
+-- Edge classes: embodied = report total x non-use share, re-amortised to the horizon as
 --   x min(T / report lifetime, 1); operational = online share x training power x wall factor
---   (charger and battery losses) x edge hours/day x 365 x T x CI.
+--   (charger and battery losses) x the class's hours/day x 365 x T x CI.
 with s as (
     select * from core.scenarios
 ),
@@ -25,18 +26,18 @@ devices as (
     from s
     union all
     select
-        scenario_id,
+        s.scenario_id,
         edge.device_class,
-        device_embodied_kgco2e(edge.embodied_kgco2e, edge.nonuse_share, horizon_years, edge.lifetime_years),
-        edge_operational_kgco2e(1, device_online_fraction,
-                                edge.train_power_w * edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency),
-                                edge_hours_per_day, horizon_years, edge_grid_gco2e_per_kwh),
+        device_embodied_kgco2e(edge.device_embodied_total_kgco2e, edge.device_nonuse_share, s.horizon_years, edge.lifetime_years),
+        edge_operational_kgco2e(1, s.device_online_fraction,
+                                edge.train_power_w * edge_wall_factor(s.edge_charger_efficiency, s.battery_throughput_share,
+                                                                      s.battery_round_trip_efficiency),
+                                coalesce(edge.class_hours_per_day, s.edge_hours_per_day), s.horizon_years, s.edge_grid_gco2e_per_kwh),
         'report total x non-use share x min(T / lifetime, 1)'
     from s
-    cross join lateral (values
-        ('laptop', s.laptop_embodied_kgco2e, s.laptop_nonuse_share, s.laptop_lifetime_years, s.laptop_train_power_w),
-        ('phone', s.phone_embodied_kgco2e, s.phone_nonuse_share, s.phone_lifetime_years, s.phone_train_power_w)
-    ) as edge (device_class, embodied_kgco2e, nonuse_share, lifetime_years, train_power_w)
+    -- a class without a manufacturer footprint has no lifecycle row
+    inner join core.scenario_devices as edge using (scenario_id)
+    where edge.device_embodied_total_kgco2e is not null
 ),
 
 final as (

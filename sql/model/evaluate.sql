@@ -7,7 +7,17 @@
 -- headline basis, 'headline_and_measured': the headline and measured_throughput) and
 -- getvariable('model_patterns') (none, radio_window, idealized, parameter_server,
 -- ring_allreduce, pipeline).
--- Output grain: scenario x variant x edge device class x equivalence basis x communication pattern.
+-- Edge devices, by the view `model_devices`: one row per parameter set and edge device class,
+-- each class's `<class>_<field>` parameters under common names (pipelines.model.formula
+-- device_rows), so a class is added by parameter rows, never here. A class with a fleet_share
+-- is one part of a mixed fleet: it takes that share of the cloud job, and a row with
+-- device_class 'fleet' sums the classes (shares sum to 1: sql/checks/frame_consistency.sql).
+-- Workload (workload_kind): 0 the paper's cloud_gpu_count accelerators for horizon_years; 1
+-- workload_gpu_hours accelerator-hours; 2 fleet_model_params x workload_tokens at 6 N D FLOPs
+-- and workload_mfu of the accelerator's FP16/BF16 peak. Either sets the job's duration on
+-- cloud_gpu_count accelerators (job_years), over which both sides are counted.
+-- Output grain: scenario x variant x edge device class (and 'fleet' for a mixed fleet) x
+-- equivalence basis x communication pattern.
 --
 -- Cloud accelerator: the main GPU's rows, or the alternative variant's (cloud_gpu_variant = 1:
 -- e.g. PCIe instead of SXM), so power, FLOPS, bandwidth and measured speed move together
@@ -40,10 +50,9 @@
 --   h_gpu x 365 x T / (6 x params), each device taking batches of batch_size x sequence_length tokens.
 -- Network energy per GB follows the scenario's accounting frame (network_kwh_per_gb_for_frame).
 -- R = cloud total / edge added.
-with inputs as (
+with gpus as (
     select
         model_inputs.*,
-        cast(cloud_gpu_variant as integer) = 1 as is_alt_gpu,
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_power_w else cloud_gpu_power_w end as gpu_power_w,
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_tflops else cloud_gpu_tflops end as gpu_tflops,
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_fp16_tflops else cloud_gpu_fp16_tflops end as gpu_fp16_tflops,
@@ -56,29 +65,31 @@ with inputs as (
     from model_inputs
 ),
 
--- one row per parameter set and edge device class, the class's columns under common names (the
--- parameter sets are read once: a union of two scans would materialise every drawn column)
+inputs as (
+    select
+        gpus.*,
+        case cast(workload_kind as integer)
+            when 1 then job_years(workload_gpu_hours, cloud_gpu_count, cloud_hours_per_day)
+            when 2 then job_years(accelerator_hours(training_flops(fleet_model_params, workload_tokens), gpu_fp16_tflops, workload_mfu),
+                                  cloud_gpu_count, cloud_hours_per_day)
+            else horizon_years
+        end as job_years
+    from gpus
+),
+
+-- one row per parameter set and edge device class (model_devices), the class's hours a day and
+-- its share of a mixed fleet (1: the class alone against the whole cloud job)
 classes as (
     select
         inputs.*,
-        class.name as device_class,
-        case when class.name = 'laptop' then laptop_tflops else phone_tflops end as device_tflops,
-        case when class.name = 'laptop' then laptop_fp16_tflops else phone_fp16_tflops end as device_fp16_tflops,
-        case when class.name = 'laptop' then laptop_mem_bandwidth_gb_per_s else phone_mem_bandwidth_gb_per_s end as device_bandwidth_gb_per_s,
-        case when class.name = 'laptop' then laptop_memory_gb else phone_memory_gb end as device_memory_gb,
-        case when class.name = 'laptop' then laptop_train_power_w else phone_train_power_w end as train_power_w,
-        case when class.name = 'laptop' then laptop_devices_per_gpu else phone_devices_per_gpu end as stated_devices,
-        case when class.name = 'laptop' then laptop_embodied_kgco2e * laptop_nonuse_share else phone_embodied_kgco2e * phone_nonuse_share end as device_nonuse_kgco2e,
-        case when class.name = 'laptop' then device_embodied_kgco2e(laptop_embodied_kgco2e, laptop_nonuse_share, horizon_years, laptop_lifetime_years) else device_embodied_kgco2e(phone_embodied_kgco2e, phone_nonuse_share, horizon_years, phone_lifetime_years) end as device_horizon_embodied_kgco2e,
-        case when class.name = 'laptop' then laptop_battery_wh else phone_battery_wh end as battery_wh,
-        case when class.name = 'laptop' then laptop_battery_rated_cycles else phone_battery_rated_cycles end as battery_rated_cycles,
-        case when class.name = 'laptop' then laptop_battery_embodied_share else phone_battery_embodied_share end as battery_embodied_share,
-        case when class.name = 'laptop' then laptop_owner_hours_per_day else phone_owner_hours_per_day end as owner_hours_per_day,
-        case when class.name = 'laptop' then laptop_owner_cycles_per_year else phone_owner_cycles_per_year end as owner_cycles_per_year,
-        case when class.name = 'laptop' then laptop_lifetime_years else phone_lifetime_years end as lifetime_years,
-        case when class.name = 'laptop' then laptop_job_time_s else phone_job_time_s end as job_time_s
+        model_devices.* exclude (scenario_id, variant_id),
+        coalesce(model_devices.class_hours_per_day, inputs.edge_hours_per_day) as hours_per_day,
+        coalesce(model_devices.fleet_share, 1.0) as share,
+        model_devices.device_embodied_total_kgco2e * model_devices.device_nonuse_share as device_nonuse_kgco2e
     from inputs
-    cross join (values ('laptop'), ('phone')) as class (name)
+    inner join model_devices
+        on inputs.scenario_id = model_devices.scenario_id and inputs.variant_id = model_devices.variant_id
+    where model_devices.train_power_w is not null
 ),
 
 capacities as (
@@ -90,7 +101,9 @@ capacities as (
             / memory_floor_devices(fleet_model_params, training_bytes_per_param, cloud_gpu_memory_gb, cloud_usable_memory_fraction)
             as devices_memory_exact,
         whole_devices(stated_devices * (cloud_hours_per_day / devices_stated_cloud_hours_per_day)
-                      * (devices_stated_hours_per_day / edge_hours_per_day)) as devices_stated,
+                      * (devices_stated_hours_per_day / hours_per_day)) as devices_stated,
+        device_embodied_kgco2e(device_embodied_total_kgco2e, device_nonuse_share, job_years, lifetime_years)
+            as device_horizon_embodied_kgco2e,
         case
             when stated_devices is not null then 'peak_flops'
             when cast(headline_basis as integer) = 1 then 'measured_throughput'
@@ -138,13 +151,15 @@ counted as (
         -- devices that together hold the fleet model's training state: the fewest pipeline stages
         memory_floor_devices(fleet_model_params, training_bytes_per_param, device_memory_gb, edge_usable_memory_fraction)
             as devices_memory_stages,
-        devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, edge_hours_per_day, online_fraction, slowdown)
+        devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
             as devices_throughput_exact,
         case
+            -- a class without a memory figure has no floor, so no binding or measured count
+            when basis in ('binding', 'measured_throughput') and devices_memory_exact is null then null
             when basis in ('binding', 'measured_throughput') then greatest(
-                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, edge_hours_per_day, online_fraction, slowdown),
+                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
-            else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, edge_hours_per_day, online_fraction, slowdown)
+            else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
 ),
@@ -159,30 +174,34 @@ fleet as (
                 then 'memory_capacity'
             else 'formula'
         end as devices_from,
-        (case when basis = 'peak_flops' and devices_stated is not null then devices_stated else whole_devices(devices_exact) end)
-            * device_multiplier as devices,
-        cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, horizon_years, cloud_embodied_life_years)
-            + cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, horizon_years,
-                                       cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_total_kgco2e,
-        -- tokens the GPU would train on over the horizon: its delivered work / (6 x params FLOPs per token)
-        cloud_utilisation * gpu_attainable_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * horizon_years
-            / (6 * fleet_model_params) as tokens,
-        -- one device's scheduled training window over the horizon, s (the online share is counted
+        -- the class's share of the job on every cloud accelerator
+        whole_devices(share * case when basis = 'peak_flops' and devices_stated is not null then devices_stated else devices_exact end)
+            * device_multiplier * cloud_gpu_count as devices,
+        share * cloud_gpu_count * (
+            cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
+            + cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
+                                       cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh)) as cloud_total_kgco2e,
+        -- tokens of the class's share of the job: the workload's, or what the accelerators would
+        -- train on over the job: their delivered work / (6 x params FLOPs per token)
+        share * case when cast(workload_kind as integer) = 2 then workload_tokens
+            else cloud_gpu_count * cloud_utilisation * gpu_attainable_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * job_years
+                / training_flops(fleet_model_params, 1) end as tokens,
+        -- one device's scheduled training window over the job, s (the online share is counted
         -- once, in the devices online)
-        edge_hours_per_day * 3600 * 365 * horizon_years as window_s
+        hours_per_day * 3600 * 365 * job_years as window_s
     from counted
 ),
 
 carbon as (
     select
         fleet.*,
-        edge_operational_kgco2e(devices, online_fraction, train_power_w * wall_factor, edge_hours_per_day, horizon_years,
+        edge_operational_kgco2e(devices, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
                                 edge_grid_gco2e_per_kwh) as edge_operational_kgco2e,
         devices * embodied_allocated_kgco2e(
             edge_embodied_policy, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
-            battery_cycles(battery_throughput_share, train_power_w, edge_hours_per_day, online_fraction, horizon_years, battery_wh),
-            battery_rated_cycles, edge_hours_per_day * online_fraction, owner_hours_per_day, owner_cycles_per_year,
-            device_replacement_share, horizon_years, lifetime_years) as edge_embodied_kgco2e
+            battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
+            battery_rated_cycles, hours_per_day * online_fraction, owner_hours_per_day, owner_cycles_per_year,
+            device_replacement_share, job_years, lifetime_years) as edge_embodied_kgco2e
     from fleet
 ),
 
@@ -232,32 +251,46 @@ energy as (
     from staged
 )
 
+,
+
+rows as (
+    select
+        scenario_id,
+        variant_id,
+        device_class,
+        basis,
+        is_headline,
+        pattern,
+        cloud_gpu_capacity,
+        device_capacity,
+        capacity_unit,
+        online_fraction,
+        devices_exact,
+        devices_formula,
+        devices_from,
+        devices_memory_floor,
+        devices,
+        cloud_total_kgco2e,
+        edge_operational_kgco2e,
+        edge_embodied_kgco2e,
+        comm_bytes / 1e9 as comm_gb,
+        comm_kwh,
+        comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
+        link_time_share,
+        memory_feasible,
+        pipeline_stages,
+        edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
+        fleet_share,
+        hours_per_day,
+        job_years,
+        cloud_gpu_count,
+        wall_factor
+    from energy
+)
+
+-- a basis the class lacks the figures for (e.g. no measured job time) is left out
 select
-    scenario_id,
-    variant_id,
-    device_class,
-    basis,
-    is_headline,
-    pattern,
-    cloud_gpu_capacity,
-    device_capacity,
-    capacity_unit,
-    online_fraction,
-    devices_exact,
-    devices_formula,
-    devices_from,
-    devices_memory_floor,
-    devices,
-    cloud_total_kgco2e,
-    edge_operational_kgco2e,
-    edge_embodied_kgco2e,
-    comm_bytes / 1e9 as comm_gb,
-    comm_kwh,
-    comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
-    link_time_share,
-    memory_feasible,
-    pipeline_stages,
-    edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
-    cloud_total_kgco2e / (edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000)
-        as reduction_factor
-from energy
+    *,
+    cloud_total_kgco2e / edge_added_kgco2e as reduction_factor
+from rows
+where devices is not null

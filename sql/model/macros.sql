@@ -18,9 +18,9 @@ create or replace temp macro energy_scaled_kwh(measured_energy_j, measured_param
 create or replace temp macro transfer_seconds(bytes, bandwidth_mb_per_s) as bytes / (bandwidth_mb_per_s * 1e6);
 
 -- Roofline-attainable throughput (TFLOPS) at arithmetic intensity I (FLOP/byte):
--- min(peak, I x bandwidth).
+-- min(peak, I x bandwidth); null when either is unknown (least() alone would skip a null).
 create or replace temp macro attainable_tflops(peak_tflops, intensity_flop_per_byte, bandwidth_gb_per_s) as
-    least(peak_tflops, intensity_flop_per_byte * bandwidth_gb_per_s / 1000);
+    case when bandwidth_gb_per_s is not null then least(peak_tflops, intensity_flop_per_byte * bandwidth_gb_per_s / 1000) end;
 
 -- Devices per cloud GPU on a throughput basis, before rounding:
 -- (X_gpu x h_gpu) / (X_dev x h_dev x online fraction / slowdown).
@@ -30,7 +30,7 @@ create or replace temp macro devices_for_throughput(gpu_capacity, gpu_hours, dev
 -- Devices needed to hold a model's training state: params x training bytes per param /
 -- (memory x usable fraction), at least 1.
 create or replace temp macro memory_floor_devices(params, training_bytes_per_param, memory_gb, usable_fraction) as
-    greatest(whole_devices(params * training_bytes_per_param / (memory_gb * 1e9 * usable_fraction)), 1);
+    case when memory_gb is not null then greatest(whole_devices(params * training_bytes_per_param / (memory_gb * 1e9 * usable_fraction)), 1) end;
 
 -- Cloud GPU operational carbon over the horizon (MLCO2 method when utilisation = PUE = 1 and the
 -- cluster communication share is 0): P x utilisation x h x 365 x T x PUE x (1 + comm share) x CI.
@@ -38,6 +38,23 @@ create or replace temp macro memory_floor_devices(params, training_bytes_per_par
 -- fans: cloud_node_overhead_w, 0 in the paper), so utilisation scales the whole node's draw.
 create or replace temp macro cloud_operational_kgco2e(power_w, utilisation, hours_per_day, horizon_years, pue, comm_share, grid_gco2e_per_kwh) as
     power_w * utilisation * hours_per_day * 365 * horizon_years * pue * (1 + comm_share) * grid_gco2e_per_kwh / 1e6;
+
+-- Workloads. Training FLOPs of a dense transformer: 6 x N x D (N parameters, or active
+-- parameters per token for a mixture of experts; D training tokens; Kaplan et al. 2020).
+create or replace temp macro training_flops(params, tokens) as 6 * params * tokens;
+
+-- Accelerator-hours to deliver `flops` at a model FLOPs utilisation (MFU) of a peak in TFLOPS.
+create or replace temp macro accelerator_hours(flops, peak_tflops, mfu) as flops / (peak_tflops * 1e12 * mfu) / 3600;
+
+-- Calendar years a job of `accelerator_hours` takes on `count` accelerators running
+-- `hours_per_day` hours a day.
+create or replace temp macro job_years(accelerator_hours, count, hours_per_day) as accelerator_hours / (count * hours_per_day * 365);
+
+-- Energy of a job (kWh): accelerator-hours x power per accelerator (W, node share included) x PUE.
+create or replace temp macro job_kwh(accelerator_hours, power_w, pue) as accelerator_hours * power_w * pue / 1000;
+
+-- Operational carbon of a job's energy (kgCO2e) at a grid intensity in gCO2e/kWh.
+create or replace temp macro job_kgco2e(kwh, grid_gco2e_per_kwh) as kwh * grid_gco2e_per_kwh / 1000;
 
 -- Names of the scenario codes (schemas/vocabulary.py holds the same lists; a test keeps them equal).
 -- accounting_frame: 0 as_published, 1 attributional, 2 consequential.

@@ -14,7 +14,7 @@ from pipelines.defs.tables import write_table
 from pipelines.model.formula import evaluate, scenario_inputs, substitute
 from pipelines.warehouse.queries import query_pl
 from schemas.reviewers import Communication, EmbodiedAllocation, FleetSizing
-from schemas.vocabulary import POLICIES
+from schemas.vocabulary import FLEET_CLASS, POLICIES
 
 KINDS = {"duckdb", "polars"}
 SCENARIOS = ["core", "scenarios"]
@@ -45,7 +45,9 @@ def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     Answers the reviewers' objection 1 (peak FLOPS is the wrong equivalence).
     """
     inputs, models = model_size_inputs(warehouse)
-    evaluated = evaluate(warehouse.connection(), inputs, all_bases=True).filter(pl.col("pattern") == "none")
+    # per class: a mixed fleet's sum has no count per basis of its own
+    evaluated = evaluate(warehouse.connection(), inputs, all_bases=True).filter(
+        (pl.col("pattern") == "none") & (pl.col("device_class") != FLEET_CLASS))
     wide = evaluated.pivot(on="basis", index=["scenario_id", "variant_id", "device_class"], values="devices_formula")
     binding = evaluated.filter(pl.col("basis") == "binding").select(
         "scenario_id", "variant_id", "device_class", pl.col("devices_memory_floor").alias("memory_capacity"),
@@ -97,7 +99,9 @@ def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
     overrides = base.select("scenario_id").join(pl.DataFrame({"code": list(POLICIES)}), how="cross").select(
         "scenario_id", pl.col("code").cast(pl.String).alias("variant_id"), pl.lit("edge_embodied_policy").alias("parameter"),
         pl.col("code").cast(pl.Float64).alias("value"))
-    evaluated = evaluate(con, substitute(base, overrides)).filter(pl.col("pattern") == "none")
+    # a class without a manufacturer footprint has no embodied carbon to allocate
+    evaluated = evaluate(con, substitute(base, overrides)).filter(
+        (pl.col("pattern") == "none") & pl.col("edge_embodied_kgco2e").is_not_null())
     scenario_policy = base.select("scenario_id", pl.col("edge_embodied_policy").cast(pl.Int64).cast(pl.String).alias("scenario_code"))
     frame = (
         evaluated.join(scenario_policy, on="scenario_id")

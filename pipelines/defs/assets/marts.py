@@ -3,12 +3,14 @@
 import dagster as dg
 
 from pipelines.defs.checks import staging_checks
+from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import SqlTable
-from pipelines.model.formula import evaluate, scenario_inputs
+from pipelines.defs.tables import SqlTable, write_table
+from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
 from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
+from schemas.scenario_parameters import ScenarioDevices
 
 
 def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
@@ -20,7 +22,7 @@ SCENARIOS = sql_table("core.scenarios")
 TRAINING_ENERGY = sql_table("marts.training_energy")
 LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon")
 # the model's one formula reads core.scenarios (scenario_inputs) before the SQL runs
-FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios",))
+FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios", "core.scenario_devices"))
 SCALING_ENERGY = sql_table("marts.scaling_energy")
 DISTRIBUTED_TRAINING_ENERGY = sql_table("marts.distributed_training_energy")
 PAPER_REPRODUCTION = sql_table("marts.paper_reproduction")
@@ -46,6 +48,27 @@ def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     table, so one formula serves every scenario at once.
     """
     return SCENARIOS.build(warehouse.connection())
+
+
+@dg.asset(key=["core", "scenario_devices"], group_name="scenarios", kinds={"duckdb", "polars"},
+          deps=[["core", "scenarios"], ["core", "scenario_parameters"]], metadata=column_metadata(ScenarioDevices))
+def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The edge devices as rows: one per scenario and edge device class.
+
+    Grain: scenario x edge device class. A class is any ``<class>`` a scenario gives a
+    ``<class>_train_power_w`` row, so a third class is a few parameter rows, not code; its
+    other ``<class>_<field>`` rows fill the columns (null where unset) and ``device_ids`` names
+    the devices those rows were read from. The model reads the same rows for every parameter set.
+    """
+    con = warehouse.connection()
+    return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)
+
+
+@dg.asset_check(asset=scenario_devices_table, blocking=True, description="A mixed fleet's shares (<class>_fleet_share) sum to 1 (sql/checks/fleet_shares.sql).")
+def fleet_shares_sum_to_one(warehouse: Warehouse) -> dg.AssetCheckResult:
+    broken = warehouse.read(sql_text("checks/fleet_shares.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
 @dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's codes are in range and its terms follow its accounting frame (sql/checks/frame_consistency.sql).")

@@ -56,7 +56,7 @@ def break_even_values(warehouse: Warehouse) -> dg.MaterializeResult:
     """Per parameter, the value at which R falls to 1 (no saving) and to 4 (the paper's low end).
 
     Grain: scenario x edge device class x pattern (compute only; the paper's radio) x
-    parameter that moves R. Found by a log-spaced scan and bisection over the model's one
+    parameter that moves R. Found by a log-spaced scan and log-scale refinement over the model's one
     formula; the root is substituted back and R there is stored.
     """
     base, parameters = _inputs(warehouse)

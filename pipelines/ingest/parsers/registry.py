@@ -33,6 +33,7 @@ from pipelines.ingest.staging import Parser
 from schemas.device_specs import DeviceSpecs
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
+from schemas.validation import ValidationCases
 
 GRID_INTENSITY = "staging.grid_intensity"
 DEVICE_PCF = "staging.device_pcf"
@@ -40,6 +41,7 @@ DEVICE_SPECS = "staging.device_specs"
 NETWORK_ENERGY = "staging.network_energy"
 PAPER_CLAIMS = "staging.paper_claims"
 MODEL_CONFIGS = "staging.model_configs"
+VALIDATION_CASES = "staging.validation_cases"
 POWER_SAMPLES = "staging.power_samples"
 BENCHMARK_RUNS = "staging.benchmark_runs"
 SCENARIO_PARAMETERS = "core.scenario_parameters"
@@ -62,6 +64,7 @@ DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parse
 NETWORK_ENERGY_PARSERS: dict[str, Parser] = {"curated_network_energy": curated_parser(NetworkEnergy)}
 PAPER_CLAIMS_PARSERS: dict[str, Parser] = {"curated_paper_claims": curated_parser(PaperClaims)}
 MODEL_CONFIGS_PARSERS: dict[str, Parser] = {"curated_model_configs": curated_parser(ModelConfigs)}
+VALIDATION_CASES_PARSERS: dict[str, Parser] = {"curated_validation_cases": curated_parser(ValidationCases)}
 #: Formats with power samples over time (manifest table staging.power_samples).
 SAMPLED_PARSERS: dict[str, Parser] = {
     "nvidia_smi": parse_nvidia_smi,
@@ -88,6 +91,7 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     NETWORK_ENERGY: NETWORK_ENERGY_PARSERS,
     PAPER_CLAIMS: PAPER_CLAIMS_PARSERS,
     MODEL_CONFIGS: MODEL_CONFIGS_PARSERS,
+    VALIDATION_CASES: VALIDATION_CASES_PARSERS,
     SCENARIO_PARAMETERS: SCENARIO_PARSERS,
     ZONES: ZONE_PARSERS,
 }

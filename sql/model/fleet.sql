@@ -1,0 +1,37 @@
+-- The model's rows (model_class_rows: sql/model/evaluate.sql) and, for a mixed fleet (classes
+-- with a fleet_share), one row for the fleet as a whole: its classes' devices and carbon summed,
+-- R = the cloud job's total / the fleet's added carbon. Only a scenario with a mixed fleet
+-- reads this, so the other evaluations stream straight through evaluate.sql.
+select * from model_class_rows
+union all by name
+-- a mixed fleet as a whole: its classes' devices and carbon summed
+select
+    scenario_id,
+    variant_id,
+    'fleet' as device_class,
+    basis,
+    bool_and(is_headline) as is_headline,
+    pattern,
+    any_value(cloud_gpu_capacity) as cloud_gpu_capacity,
+    any_value(capacity_unit) as capacity_unit,
+    any_value(online_fraction) as online_fraction,
+    'fleet' as devices_from,
+    sum(devices) as devices,
+    sum(cloud_total_kgco2e) as cloud_total_kgco2e,
+    sum(edge_operational_kgco2e) as edge_operational_kgco2e,
+    sum(edge_embodied_kgco2e) as edge_embodied_kgco2e,
+    sum(comm_gb) as comm_gb,
+    sum(comm_kwh) as comm_kwh,
+    sum(comm_kgco2e) as comm_kgco2e,
+    max(link_time_share) as link_time_share,
+    bool_and(memory_feasible) as memory_feasible,
+    sum(edge_added_kgco2e) as edge_added_kgco2e,
+    sum(fleet_share) as fleet_share,
+    max(job_years) as job_years,
+    max(cloud_gpu_count) as cloud_gpu_count,
+    sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
+from model_class_rows
+where fleet_share is not null
+group by scenario_id, variant_id, basis, pattern
+-- every class of the fleet has this basis (their shares sum to 1)
+having abs(sum(fleet_share) - 1) < 1e-6
