@@ -113,9 +113,12 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
             pool.submit(warm_up_converter)  # the converter's first call starts its runtime (~1 s)
         pages = [build(con) for build in BUILDERS]
         lead = verdict.lead(con)
-        # every page inlines its data (the site works offline); its rows grow with the scenarios
+        # every page inlines its data (the site works offline); its rows grow with the scenarios.
+        # Specs are not re-validated against the Vega-Lite schema here (half a second a build):
+        # tests/test_dashboards.py validates every chart of every page.
         with alt.data_transformers.disable_max_rows():
-            specs = {page.slug: {name: chart.to_dict() for name, chart in page.charts.items()} for page in pages}
+            specs = {page.slug: {name: chart.to_dict(validate=False) for name, chart in page.charts.items()} for page in pages}
+            lead_specs = {name: chart.to_dict(validate=False) for name, chart in lead.charts.items()}
         result = _export(pages, specs, out, mode)
         bundle.result()
     result["vendor"] = write_vendor(out)
@@ -125,7 +128,7 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
         path.write_text(page_html(page, nav, specs[page.slug]), encoding="utf-8")
         result["pages"][page.slug] = {"html": path, "bytes": path.stat().st_size, "title": page.title,
                                       "charts": list(page.charts)}
-    result["index"].write_text(index_html(pages, nav, lead, static=mode), encoding="utf-8")
+    result["index"].write_text(index_html(pages, nav, lead, lead_specs, static=mode), encoding="utf-8")
     result["index_charts"] = list(lead.charts)
     result["seconds"] = time.perf_counter() - started
     return result

@@ -101,7 +101,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                 "marked, and the parameters that drive its variance.",
         tables=TABLES,
         charts={"distribution": distribution_chart(con, scenarios), "drivers": drivers_chart(con, scenarios), "ci": ci_chart(con)},
-        notes=["Every parameter with a range is drawn from its distribution (100,000 draws per scenario by default); "
+        notes=["Every parameter with a range is drawn from its distribution (50,000 draws per scenario by default); "
                "the Table 1 powers carry the 95% CI of their repeated runs (last chart).",
                "Variance shares are total Sobol indices (SALib), normalised to sum to 1; the tooltip gives the index "
                "and its bootstrap 95% CI."],

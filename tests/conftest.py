@@ -17,7 +17,7 @@ import pytest
 
 from pipelines.paths import WAREHOUSE_ENV
 
-#: Monte Carlo draws per scenario in test builds (the default, 100,000, is for ``edge-carbon run``).
+#: Monte Carlo draws per scenario in test builds (the default, 50,000, is for ``edge-carbon run``).
 TEST_DRAWS = 4_000
 #: Sobol base samples in test builds (a power of 2; the default build uses more).
 TEST_SOBOL_BASE_SAMPLES = 64
@@ -92,7 +92,7 @@ def built_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def default_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A warehouse built at the defaults of ``edge-carbon run`` (100,000 draws per scenario);
+    """A warehouse built at the defaults of ``edge-carbon run`` (50,000 draws per scenario);
     only for tests of numbers the docs quote from ``make run``. Mark its tests ``slow``."""
     return _built(tmp_path_factory.mktemp("default_warehouse") / "edge_carbon.duckdb", default=True)
 

@@ -349,3 +349,17 @@ def test_slider_steps_are_the_grid_the_mart_is_built_on(con) -> None:
     assert (HOURS_MIN, HOURS_MAX) == (int(HOURS[0]), int(HOURS[-1]))
     stored = query_pl(con, "select distinct device_multiplier from marts.sensitivity_grid order by 1")
     assert stored.to_series().to_list() == MULTIPLIERS
+
+
+def test_every_chart_is_valid_vega_lite(con) -> None:
+    """The build writes specs unvalidated (to_dict(validate=False)); here every chart of every
+    page, and the index's lead, is checked against the Vega-Lite schema."""
+    from dashboards import BUILDERS, verdict
+
+    pages = [build(con) for build in BUILDERS] + [verdict.lead(con)]
+    checked = 0
+    for page in pages:
+        for chart in page.charts.values():
+            chart.to_dict(validate=True)
+            checked += 1
+    assert checked >= 20

@@ -43,3 +43,17 @@ def test_staging_tables_of_the_contract_exist() -> None:
     keys = {"/".join(key.path) for key, _ in _assets()}
     for table in ("sources", "device_pcf", "device_specs", "grid_intensity", "power_samples", "benchmark_runs", "network_energy"):
         assert f"staging/{table}" in keys
+
+
+def test_batched_log_gathers_lines_into_one_entry() -> None:
+    from pipelines.defs.progress import BatchedLog
+
+    written: list[str] = []
+    with BatchedLog(written.append, every_s=3600) as log:
+        log("[1/2] a.csv: 3 rows")
+        log("[2/2] b.csv: 4 rows")
+        assert written == []
+    assert written == ["[1/2] a.csv: 3 rows\n[2/2] b.csv: 4 rows"]
+    with BatchedLog(written.append, every_s=0) as log:
+        log("a slow file")
+    assert written[-1] == "a slow file"

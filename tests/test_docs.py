@@ -25,7 +25,7 @@ from pipelines.warehouse.docs import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow  # the docs quote a default `make run` (100,000 draws per scenario): a second, full build
+@pytest.mark.slow  # the docs quote a default `make run` (50,000 draws per scenario): a second, full build
 def test_readme_and_findings_verdict_tables_are_the_warehouse(default_warehouse: Path) -> None:
     with open_readonly(default_warehouse) as con:
         table = verdict_table(con)

@@ -180,9 +180,9 @@ def test_monte_carlo_with_collapsed_ranges_equals_the_deterministic_marts(built_
 def test_monte_carlo_defaults_are_the_documented_study() -> None:
     from pipelines.defs.assets.uncertainty import MonteCarloConfig
 
-    # the README's verdict and docs/findings.md quote a default build: 100,000 draws per scenario, this seed
+    # the README's verdict and docs/findings.md quote a default build: 50,000 draws per scenario, this seed
     config = MonteCarloConfig()
-    assert (config.n_draws, config.seed, config.scenarios) == (100_000, 20250701, [])
+    assert (config.n_draws, config.seed, config.scenarios) == (50_000, 20250701, [])
 
 
 def test_monte_carlo_in_the_warehouse(built_warehouse: Path) -> None:

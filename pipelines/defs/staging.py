@@ -12,6 +12,7 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
+from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry, entries_for
@@ -46,20 +47,24 @@ def parse_all(
     """Parse every manifest entry feeding ``table``, logging progress file by file."""
     entries = entries_for(table)
     out: list[tuple[SourceEntry, Parsed]] = []
-    for i, entry in enumerate(entries, start=1):
-        parser = parsers.get(entry.kind)
-        if parser is None:
-            raise ManifestError(
-                entry.manifest_file, f"source {entry.id!r}: kind {entry.kind!r} has no parser for {table} (known: {sorted(parsers)})"
-            )
-        started = time.perf_counter()
-        result = parse_entry(entry, parser)
-        context.log.info(
-            f"[{i}/{len(entries)}] {entry.path}: {result.frame.height} rows, "
-            f"{len(result.rejects)} unreadable cells, {time.perf_counter() - started:.2f}s"
-        )
-        out.append((entry, result))
+    with BatchedLog(context.log.info) as log:
+        for i, entry in enumerate(entries, start=1):
+            out.append((entry, _parse_logged(entry, parsers, table, f"[{i}/{len(entries)}]", log)))
     return out
+
+
+def _parse_logged(entry: SourceEntry, parsers: Mapping[str, Parser], table: str, position: str, log: Callable[[str], None]) -> Parsed:
+    """One manifest entry parsed with its parser for ``table``, and a progress line."""
+    parser = parsers.get(entry.kind)
+    if parser is None:
+        raise ManifestError(
+            entry.manifest_file, f"source {entry.id!r}: kind {entry.kind!r} has no parser for {table} (known: {sorted(parsers)})"
+        )
+    started = time.perf_counter()
+    result = parse_entry(entry, parser)
+    log(f"{position} {entry.path}: {result.frame.height} rows, {len(result.rejects)} unreadable cells, "
+        f"{time.perf_counter() - started:.2f}s")
+    return result
 
 
 def stage_from_manifest(

@@ -23,6 +23,7 @@ import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
+from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, key_of, result_metadata
 from pipelines.errors import ManifestError, SourceParseError
@@ -241,7 +242,8 @@ def power_logs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Itera
     into runs directly. The three tables and their quarantined rows are written in one
     transaction.
     """
-    tables = stage_power_logs(entries_for(SAMPLES_TABLE), entries_for(RUNS_TABLE), run_id=context.run_id, log=context.log.info)
+    with BatchedLog(context.log.info) as log:
+        tables = stage_power_logs(entries_for(SAMPLES_TABLE), entries_for(RUNS_TABLE), run_id=context.run_id, log=log)
     write_staged(warehouse.connection(), [tables.samples, tables.runs, tables.series])
     yield dg.MaterializeResult(asset_key=key_of(SAMPLES_TABLE), metadata=result_metadata(tables.samples))
     yield dg.MaterializeResult(asset_key=key_of(RUNS_TABLE), metadata=result_metadata(tables.runs))

@@ -7,6 +7,7 @@ import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
+from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY
 from pipelines.ingest.manifest import entries_for
@@ -50,12 +51,14 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     parsed = {}
     reject_frames = []
     run_at = dt.datetime.now(dt.UTC)
-    for entry in entries_for(TABLE):
-        result = parse_entry(entry, parse_scenario)
-        scenario = str(entry.options.get("scenario_id", entry.id))
-        parsed[scenario] = (entry, result.frame)
-        reject_frames.append(rejects_frame(result.rejects, table=TABLE, source_id=entry.id, source_file=entry.path, run_id=context.run_id, at=run_at))
-        context.log.info(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
+    with BatchedLog(context.log.info) as log:
+        for entry in entries_for(TABLE):
+            result = parse_entry(entry, parse_scenario)
+            scenario = str(entry.options.get("scenario_id", entry.id))
+            parsed[scenario] = (entry, result.frame)
+            reject_frames.append(rejects_frame(result.rejects, table=TABLE, source_id=entry.id, source_file=entry.path,
+                                               run_id=context.run_id, at=run_at))
+            log(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
     frame, rejects = resolve(con, parsed)
     for entry, reject in rejects:
         reject_frames.append(rejects_frame([reject], table=TABLE, source_id=entry.id, source_file=entry.path, run_id=context.run_id, at=run_at))
