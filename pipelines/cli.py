@@ -61,8 +61,15 @@ def run(args: argparse.Namespace) -> int:
         job = job.get_subset(asset_selection=set(selection.resolve(defs.resolve_asset_graph())))
     home = dagster_home()
     run_config: dict = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+    ops: dict = {}
     if args.sobol_base_samples:
-        run_config["ops"] = {"monte_carlo": {"config": {"sobol_base_samples": args.sobol_base_samples}}}
+        ops["monte_carlo"] = {"config": {"sobol_base_samples": args.sobol_base_samples}}
+    if not args.skip_dashboards:
+        # static images are read in the Dagster UI's asset metadata; a command-line build leaves
+        # them out unless asked (a UI materialisation keeps the asset's default, headline)
+        ops["dashboards__site"] = {"config": {"static_exports": args.static_exports}}
+    if ops:
+        run_config["ops"] = ops
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=run_config)
     elapsed = time.perf_counter() - started
@@ -200,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("run", help="materialise every asset on the shipped data")
     build.add_argument("--skip-dashboards", action="store_true", help="build and publish the warehouse without rendering the dashboards")
+    build.add_argument("--static-exports", choices=("none", "headline", "all"), default="none",
+                       help="PNG + SVG exports of the charts into the site's static/ folder: none (default: the site "
+                            "is interactive HTML), headline (the charts the Dagster UI shows, as a UI run makes) or all")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
                        help="Sobol base samples (a power of 2) for marts.uncertainty_drivers; the full study of "
                             "docs/findings.md uses 8192 (default: the build's 256)")

@@ -34,3 +34,9 @@ class FiniteProvenance(Provenance):
     @classmethod
     def numbers_are_finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return floats_are_finite(data)
+
+
+def weak_rows_explained(data: pa.PolarsData) -> pl.LazyFrame:
+    """A row whose status is derived or assumed has notes (the arithmetic or the assumption)."""
+    weak = pl.col("status").is_in(["derived", "assumed"]).fill_null(False)
+    return data.lazyframe.select(~weak | pl.col("notes").is_not_null())

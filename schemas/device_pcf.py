@@ -7,7 +7,7 @@ import datetime as dt
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import FiniteProvenance
+from schemas.base import FiniteProvenance, weak_rows_explained
 
 CATEGORIES = ["workplace", "home", "datacenter"]
 PRECISIONS = ["day", "month", "year"]
@@ -118,5 +118,4 @@ class DevicePcf(FiniteProvenance):
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed figure has notes")
     @classmethod
     def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        flagged = pl.col("status").is_in(["derived", "assumed"]).fill_null(False)
-        return data.lazyframe.select(~flagged | pl.col("notes").is_not_null())
+        return weak_rows_explained(data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import FiniteProvenance
+from schemas.base import FiniteProvenance, weak_rows_explained
 
 DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "smartphone", "desktop"]
 STATUSES = ["paper", "primary", "derived", "assumed"]
@@ -69,7 +69,7 @@ class DeviceSpecs(FiniteProvenance):
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed row has notes")
     @classmethod
     def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return data.lazyframe.select(~pl.col("status").is_in(["derived", "assumed"]) | pl.col("notes").is_not_null())
+        return weak_rows_explained(data)
 
     @pa.dataframe_check(name="variants_are_named", description="a row whose device_id differs from base_device_id names its variant")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance
+from schemas.base import Provenance, weak_rows_explained
 
 QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_power", "network_baseline_power",
               "network_marginal_power"]
@@ -56,7 +56,7 @@ class NetworkEnergy(Provenance):
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed value has notes")
     @classmethod
     def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return data.lazyframe.select(~pl.col("status").is_in(["derived", "assumed"]) | pl.col("notes").is_not_null())
+        return weak_rows_explained(data)
 
     @pa.dataframe_check(name="numbers_are_finite", description="value, low and high are finite numbers")
     @classmethod
