@@ -8,7 +8,8 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.ingest.manifest import SourceEntry, sha256_file
+from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.staging import Parser, Staged, parse_entry, validate_parsed
 
 

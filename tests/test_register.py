@@ -17,7 +17,8 @@ import duckdb
 import pytest
 
 from pipelines.cli import main
-from pipelines.ingest.manifest import load_manifest, sha256_file
+from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.manifest import load_manifest
 from pipelines.ingest.registration import KIND_OPTIONS, kind_parsers, toml_value
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
 

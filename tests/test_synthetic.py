@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipelines.ingest.manifest import SourceEntry, load_manifest, sha256_file
+from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.manifest import SourceEntry, load_manifest
 from pipelines.paths import MANIFEST_DIR
 from tools import synthetic
 

@@ -23,7 +23,6 @@ The manifest is a folder of TOML files, ``sources/manifest/*.toml``, one per dom
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.errors import ManifestError, SourceIntegrityError
+from pipelines.ingest.digests import sha256_of
 from pipelines.paths import SOURCES_DIR, sources_dir
 
 STATUSES = ("paper", "primary", "derived", "assumed")
@@ -68,21 +68,12 @@ class SourceEntry:
         return self.file
 
 
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def verify(entry: SourceEntry) -> None:
     """Raise :class:`SourceIntegrityError` naming the file if it is missing or altered."""
     path = entry.file
     if not path.is_file():
         raise SourceIntegrityError(path, f"source '{entry.id}' is listed in {entry.manifest_file} but the file is missing")
-    actual = sha256_file(path)
+    actual = sha256_of(path)
     if actual != entry.sha256:
         raise SourceIntegrityError(
             path,

@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.errors import EdgeCarbonError
-from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest, sha256_file
+from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest
 from pipelines.paths import sources_dir
 
 #: The manifest file that ``register`` and ``scenario new`` append to by default.
