@@ -254,11 +254,14 @@ def grid_intensity_live(
     ensure_tables(con)
     spool = landing.spool_dir(warehouse.published)
     errors = fetch_all(context, spool, uk_carbon_intensity, electricitymaps, start, end, tuple(config.feeds))
-    spooled = landing.read_all(spool)
-    ids = pl.DataFrame({"payload_id": [p.payload_id for p, _ in spooled]}, schema={"payload_id": pl.String})
+    # only the payloads the warehouse does not hold yet are read; the landed ones are compacted
+    spooled_ids = landing.spooled_ids(spool)
+    ids = pl.DataFrame({"payload_id": spooled_ids}, schema={"payload_id": pl.String})
     con.register("_spool_ids", ids.to_arrow())
     new_ids = set(query_pl(con, sql_text("feeds/new_payload_ids.sql")).get_column("payload_id").to_list())
     con.unregister("_spool_ids")
+    compacted = landing.compact(spool, set(spooled_ids) - new_ids, dt.datetime.now(dt.UTC))
+    spooled = landing.read(spool, new_ids)
     seen: set[str] = set()
     pending = []
     for payload, run_id in sorted(spooled, key=lambda item: (item[0].fetched_at, item[0].payload_id)):
@@ -275,6 +278,8 @@ def grid_intensity_live(
         "days": f"{start.isoformat()} .. {(end - dt.timedelta(days=1)).isoformat()}",
         "feeds": ", ".join(name for name in FEEDS if name in config.feeds),
         "payloads_landed": raw.height,
+        "spool_compacted": compacted["compacted"],
+        "spool_days_pruned": compacted["days_pruned"],
         "rows_in_new_payloads": staged.height,
         "rejected_records": quarantined.height,
         "newest_by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)),
