@@ -76,13 +76,22 @@ build_warehouse = dg.define_asset_job(
     f"(from a shell: {BUILD_COMMAND}, or edge-carbon run).",
 )
 
-defs = dg.Definitions(
-    assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),
-    asset_checks=table_checks,
-    jobs=[build_warehouse, grid_feeds_job],
-    schedules=[grid_feeds_hourly],
-    resources={"warehouse": Warehouse(), **feed_resources()},
-    # One process, one writer: the multiprocess executor costs ~1.5 s per step on 2 cores and
-    # would need one working database per process.
-    executor=dg.in_process_executor,
-)
+
+def definitions(executor: dg.ExecutorDefinition = dg.in_process_executor) -> dg.Definitions:
+    """The code location's definitions, run by ``executor``.
+
+    In process here (``defs``): one process, one writer; the multiprocess executor costs ~1.5 s
+    per step on 2 cores and would need one working database per process. The Kubernetes profile
+    (:mod:`pipelines.defs.k8s`, docs/scale.md) passes its step-pod executor.
+    """
+    return dg.Definitions(
+        assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),
+        asset_checks=table_checks,
+        jobs=[build_warehouse, grid_feeds_job],
+        schedules=[grid_feeds_hourly],
+        resources={"warehouse": Warehouse(), **feed_resources()},
+        executor=executor,
+    )
+
+
+defs = definitions()
