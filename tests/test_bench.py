@@ -126,16 +126,18 @@ def test_project_parser_agrees_with_pandas(tiny_log: Path) -> None:
     assert total["energy_j"][0] == pytest.approx(sum(expected.values()), rel=RTOL)
 
 
-def test_worker_reports_time_memory_and_energy(tiny_log: Path) -> None:
+@pytest.mark.parametrize("impl", ["pandas", "polars"])
+def test_worker_reports_time_memory_and_energy(tiny_log: Path, impl: str) -> None:
+    """Each side of the ingest figure; the project's streams the log into a DuckDB file."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bench", "worker", "pandas", str(tiny_log)],
+        [sys.executable, "-m", "bench", "worker", impl, str(tiny_log)],
         cwd=PROJECT_ROOT,
         capture_output=True,
         text=True,
         check=True,
     )
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["impl"] == "pandas"
+    assert result["impl"] == impl
     assert result["seconds"] > 0
     assert result["peak_rss"] >= result["rss_after_imports"] > 10_000_000
     expected = reference_energies(tiny_log)

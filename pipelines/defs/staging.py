@@ -34,7 +34,7 @@ def result_metadata(staged: Staged) -> dict[str, Any]:
         + [f"| {s['source_id']} | {s['rows']} | {s['rejected']} |" for s in staged.per_source]
     )
     return {
-        "dagster/row_count": staged.frame.height,
+        "dagster/row_count": staged.row_count,
         "rejected_checks": staged.rejects.height,
         "sources": dg.MetadataValue.md(sources),
         "preview": dg.MetadataValue.md(preview_md(staged.frame)),

@@ -135,15 +135,22 @@ def split_valid(
     and rejects the later ones (:func:`split_repeats`).
     """
     frame, repeat_rejects = split_repeats(model, frame)
-    valid, rejects = _split_checked(model, frame, file=file)
+    valid, rejects = split_checked(model, frame, file=file)
     if not repeat_rejects:
         return valid, rejects
     return valid, sorted(repeat_rejects + rejects, key=lambda r: (r.source_row or 0, r.column_name or ""))
 
 
-def _split_checked(
+def split_checked(
     model: type[pa.DataFrameModel], frame: pl.DataFrame, *, file: str
 ) -> tuple[pl.DataFrame, list[Reject]]:
+    """Validate ``frame`` against ``model`` as it is: every row that fails a check is rejected.
+
+    Unlike :func:`split_valid`, a repeated unique key is not resolved first (every copy would
+    fail the uniqueness check): for callers that remove repeats themselves, or whose model has
+    no key (the streamed ingest's row checks). A table-level failure raises
+    :class:`SourceParseError` naming ``file``.
+    """
     try:
         model.validate(frame, lazy=True)
         return frame, []

@@ -50,12 +50,23 @@ def parse_entry(entry: SourceEntry, parser: Parser) -> Parsed:
 
 @dataclass
 class Staged:
-    """The outcome of staging one table: valid rows and stamped rejects."""
+    """The outcome of staging one table: valid rows and stamped rejects.
+
+    Rows staged while they were read (a streamed log) are already in ``table``: then
+    ``in_table`` is their count and ``frame`` only the first few of them (a preview);
+    the writer leaves the table as it is and writes the rejects.
+    """
 
     table: str
     frame: pl.DataFrame
     rejects: pl.DataFrame
     per_source: list[dict[str, Any]]
+    in_table: int | None = None
+
+    @property
+    def row_count(self) -> int:
+        """Valid rows staged: in the table, else in ``frame``."""
+        return self.frame.height if self.in_table is None else self.in_table
 
 
 def validate_parsed(

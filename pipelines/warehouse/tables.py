@@ -22,11 +22,16 @@ from schemas.quarantine import RejectedRows
 
 
 class StagedTable(Protocol):
-    """One staged table: valid rows and their stamped rejects (pipelines.ingest.staging.Staged)."""
+    """One staged table: valid rows and their stamped rejects (pipelines.ingest.staging.Staged).
+
+    ``in_table`` is None when ``frame`` holds the rows, else the count of rows already
+    written into ``table`` (:func:`start_staged`, :func:`append_staged`).
+    """
 
     table: str
     frame: pl.DataFrame
     rejects: pl.DataFrame
+    in_table: int | None
 
 
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
@@ -103,8 +108,36 @@ def write_table(
     return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), **(metadata or {})}
 
 
+def start_staged(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
+    """Replace ``table`` by an empty one with ``model``'s columns, for rows staged as they are read.
+
+    Rows written before :func:`write_staged` are not in its transaction: this is for the run's
+    working copy of the warehouse, which is discarded when the run fails.
+    """
+    ident = checked_identifier(table)
+    con.execute(f"create schema if not exists {ident.split('.')[0]}")
+    con.register("_empty_staged", empty_frame(model).to_arrow())
+    con.execute(f"create or replace table {ident} as select * from _empty_staged")  # noqa: S608 - checked identifier
+    con.unregister("_empty_staged")
+
+
+def append_staged(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Append ``frame``'s rows (by column name) to a table begun by :func:`start_staged`."""
+    if frame.height == 0:
+        return
+    con.register("_append_staged", frame.to_arrow())
+    try:
+        con.execute(f"insert into {checked_identifier(table)} by name select * from _append_staged")  # noqa: S608 - checked identifier
+    finally:
+        con.unregister("_append_staged")
+
+
 def write_staged(con: duckdb.DuckDBPyConnection, staged: Sequence[StagedTable]) -> None:
-    """Replace each table and its quarantine rows, all in one transaction."""
+    """Replace each table and its quarantine rows, all in one transaction.
+
+    A table whose rows are already written (``in_table`` set) is left as it is; its quarantine
+    rows are replaced all the same.
+    """
     con.execute("create schema if not exists quarantine")
     con.register("_empty_rejects", empty_frame(RejectedRows).to_arrow())
     con.execute("create table if not exists quarantine.rejected_rows as select * from _empty_rejects")
@@ -113,11 +146,12 @@ def write_staged(con: duckdb.DuckDBPyConnection, staged: Sequence[StagedTable]) 
     try:
         for item in staged:
             table = checked_identifier(item.table)
-            con.execute(f"create schema if not exists {table.split('.')[0]}")
-            con.register("_staged", item.frame.to_arrow())
-            # The identifier is a code constant checked by checked_identifier(); identifiers cannot be bound.
-            con.execute(f"create or replace table {table} as select * from _staged")  # noqa: S608
-            con.unregister("_staged")
+            if item.in_table is None:
+                con.execute(f"create schema if not exists {table.split('.')[0]}")
+                con.register("_staged", item.frame.to_arrow())
+                # The identifier is a code constant checked by checked_identifier(); identifiers cannot be bound.
+                con.execute(f"create or replace table {table} as select * from _staged")  # noqa: S608
+                con.unregister("_staged")
             con.execute("delete from quarantine.rejected_rows where table_name = ?", [item.table])
             if item.rejects.height:
                 con.register("_rejects", item.rejects.to_arrow())

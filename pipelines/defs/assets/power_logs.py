@@ -6,10 +6,18 @@ samples go to ``staging.power_samples`` and whose integrated energy becomes its 
 ``staging.benchmark_runs``; per-run files (CodeCarbon, Zeus) go to ``staging.benchmark_runs``
 directly; repeated runs with a ``series_id`` are summarised in ``staging.benchmark_series``.
 
+An nvidia-smi log (the format of the longest logs) is streamed into the run's working copy of
+the warehouse (:func:`pipelines.ingest.streaming.stream_nvidia_smi`): its memory is bounded by
+a block budget and DuckDB's limit, not by the log. The other formats' samples are appended to
+the same table in manifest order as each file is staged, so no table of samples is held whole;
+the runs, series and every quarantine row are then written in one transaction. The samples
+are written before it, into the working copy, which is discarded when the run fails.
+
 Manifest entries for this asset have ``table = "staging.power_samples"`` (sampled formats)
 or ``table = "staging.benchmark_runs"`` (``codecarbon``, ``zeus_power``).
 """
 
+import datetime as dt
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,15 +35,17 @@ from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, key_of, result_metadata
 from pipelines.errors import ManifestError, SourceParseError
-from pipelines.ingest.energy.runs import runs_from_samples
+from pipelines.ingest.energy.runs import runs_from_energies, runs_from_samples
 from pipelines.ingest.energy.student_t import t_quantile
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.options import run_options
 from pipelines.ingest.parsers import registry
-from pipelines.ingest.quarantine import Reject, split_valid
+from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
+from pipelines.ingest.streaming import stream_nvidia_smi
 from pipelines.paths import sql_text
-from pipelines.warehouse.tables import write_staged
+from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.tables import append_staged, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.meta import conform, empty_frame
@@ -48,6 +58,8 @@ SERIES_TABLE = "staging.benchmark_series"
 GROUP = "power_logs"
 
 SAMPLED_PARSERS: dict[str, Parser] = registry.SAMPLED_PARSERS
+#: Sampled formats streamed into the warehouse (bounded memory) when staging has a connection.
+STREAMED_KINDS = frozenset({"nvidia_smi"})
 RUN_PARSERS: dict[str, Parser] = registry.RUN_PARSERS
 
 
@@ -149,27 +161,59 @@ def _stage_series(runs: pl.DataFrame) -> Staged:
     return Staged(table=SERIES_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
 
 
+def _stream_entry(entry: SourceEntry, con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Staged, pl.DataFrame]:
+    """Stream one log into ``staging.power_samples`` (begun by ``start_staged``): what
+    ``parse_entry``, ``validate_parsed`` and ``runs_from_samples`` give for it, its rows in the table."""
+    path = entry.verified_file()
+    options = {**entry.options, "source_id": entry.id}
+    streamed = stream_nvidia_smi(path, options, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path)
+    rejects = rejects_frame(streamed.rejects, table=SAMPLES_TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id,
+                            at=dt.datetime.now(dt.UTC))
+    per_source = {"source_id": entry.id, "rows": streamed.rows, "rejected": len({(r.source_row, r.column_name) for r in streamed.rejects})}
+    staged = Staged(table=SAMPLES_TABLE, frame=empty_frame(PowerSamples), rejects=rejects, per_source=[per_source], in_table=streamed.rows)
+    runs = runs_from_energies(streamed.runs, run_options(entry.file, entry.options), log_format=entry.kind)
+    return staged, runs
+
+
 def stage_power_logs(
-    sampled: Sequence[SourceEntry], per_run: Sequence[SourceEntry], *, run_id: str, log: Callable[[str], Any] = lambda _: None
+    sampled: Sequence[SourceEntry],
+    per_run: Sequence[SourceEntry],
+    *,
+    run_id: str,
+    log: Callable[[str], Any] = lambda _: None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> PowerTables:
     """Parse, validate and integrate every power-log file; return the three tables.
 
     ``sampled`` are the manifest entries of staging.power_samples, ``per_run`` those of
     staging.benchmark_runs. ``run_id`` is the Dagster run (stamped on rejects).
+
+    With ``con`` (the run's working copy), the samples are written into staging.power_samples
+    there as each file is staged, nvidia-smi logs streamed (:data:`STREAMED_KINDS`), and the
+    returned samples table holds only a preview (``in_table`` is the count); without it, every
+    log is read whole and the samples are returned in memory.
     """
     _check_declared_run_ids(sampled)
     total = len(sampled) + len(per_run)
     sample_parts: list[Staged] = []
     run_inputs: list[tuple[SourceEntry, Parsed]] = []
+    if con is not None:
+        start_staged(con, SAMPLES_TABLE, PowerSamples)
     for i, entry in enumerate(sampled, start=1):
         started = time.perf_counter()
-        parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
-        staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
-        sample_parts.append(staged)
         options = run_options(entry.file, entry.options)
-        runs = runs_from_samples(staged.frame, options, log_format=entry.kind).with_columns(
-            pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file")
-        )
+        if con is not None and entry.kind in STREAMED_KINDS:
+            staged, runs = _stream_entry(entry, con, run_id)
+        else:
+            parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
+            staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
+            del parsed
+            runs = runs_from_samples(staged.frame, options, log_format=entry.kind)
+            if con is not None:
+                append_staged(con, SAMPLES_TABLE, staged.frame)
+                staged.in_table, staged.frame = staged.frame.height, staged.frame.clear()
+        sample_parts.append(staged)
+        runs = runs.with_columns(pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file"))
         run_rejects = []
         if runs.height == 0:
             run_rejects.append(
@@ -182,7 +226,8 @@ def stage_power_logs(
             else f"run {options.run_id}: no valid samples"
         )
         log(
-            f"[{i}/{total}] {entry.path} ({entry.kind}): {staged.frame.height:,} samples, "
+            f"[{i}/{total}] {entry.path} ({entry.kind}): {staged.row_count:,} samples"
+            f"{' (streamed)' if con is not None and entry.kind in STREAMED_KINDS else ''}, "
             f"{staged.rejects.height:,} rejected; {summary}; {time.perf_counter() - started:.2f}s"
         )
     for i, entry in enumerate(per_run, start=len(sampled) + 1):
@@ -194,6 +239,9 @@ def stage_power_logs(
     _check_unique_runs(runs_staged.frame, {entry.id: entry for entry in [*sampled, *per_run]})
     runs_staged.frame = runs_staged.frame.sort("run_id")
     samples = _merge(SAMPLES_TABLE, PowerSamples, sample_parts)
+    if con is not None:
+        samples.in_table = sum(part.row_count for part in sample_parts)
+        samples.frame = conform(PowerSamples, query_pl(con, f"select * from {SAMPLES_TABLE} limit 5"))  # noqa: S608 - a code constant
     return PowerTables(samples=samples, runs=runs_staged, series=_stage_series(runs_staged.frame))
 
 
@@ -239,12 +287,14 @@ def power_logs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Itera
 
     Every sampled log in the manifest (table staging.power_samples) is parsed, its samples
     validated, and its run integrated; per-run files (table staging.benchmark_runs) are parsed
-    into runs directly. The three tables and their quarantined rows are written in one
-    transaction.
+    into runs directly. The samples are written into the run's working copy as each file is
+    staged (nvidia-smi logs streamed); the runs, series and every quarantined row are then
+    written in one transaction. A failure fails the run, whose working copy is not published.
     """
+    con = warehouse.connection()
     with BatchedLog(context.log.info) as log:
-        tables = stage_power_logs(entries_for(SAMPLES_TABLE), entries_for(RUNS_TABLE), run_id=context.run_id, log=log)
-    write_staged(warehouse.connection(), [tables.samples, tables.runs, tables.series])
+        tables = stage_power_logs(entries_for(SAMPLES_TABLE), entries_for(RUNS_TABLE), run_id=context.run_id, log=log, con=con)
+    write_staged(con, [tables.samples, tables.runs, tables.series])
     yield dg.MaterializeResult(asset_key=key_of(SAMPLES_TABLE), metadata=result_metadata(tables.samples))
     yield dg.MaterializeResult(asset_key=key_of(RUNS_TABLE), metadata=result_metadata(tables.runs))
     series_meta = result_metadata(tables.series)

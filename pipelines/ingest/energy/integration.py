@@ -225,3 +225,77 @@ def _finish_runs(runs: pl.DataFrame, idle_baseline_w: float | Mapping[str, float
     )
     return out.select([pl.col(name).cast(dtype) for name, dtype in RUN_COLUMNS.items()])
 
+
+
+class RunningIntegrals:
+    """:func:`integrate` of one run whose samples arrive block by block (file order).
+
+    Each block's samples are added per channel to a running trapezoid (:class:`_Running`), so
+    no block is kept. Every channel's samples must come in time order across blocks (a
+    streamed log's steps back are rejected before they get here); the counted channels only.
+    """
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self._running: dict[str, _Running] = {}
+
+    def add(self, channel: pl.Series, ts: pl.Series, power_w: pl.Series) -> None:
+        """Add one block: the channel, time and power of its samples, in file order."""
+        if channel.len() == 0:
+            return
+        codes = channel.cast(pl.String).cast(pl.Categorical)
+        physical = codes.to_physical().to_numpy()
+        micros = ts.dt.epoch("us").to_numpy()
+        watts = power_w.to_numpy()
+        distinct = codes.unique(maintain_order=True)
+        present = list(zip(distinct.to_physical().to_list(), distinct.cast(pl.String).to_list(), strict=True))
+        for code, name in present:
+            t, w = (micros, watts) if len(present) == 1 else (micros[physical == code], watts[physical == code])
+            state = self._running.get(name)
+            if state is None:
+                state = self._running[name] = _Running(first_us=int(t[0]), last_us=int(t[0]), last_w=float(w[0]))
+            state.add(t, w)
+            if not state.in_order:
+                raise ValueError(f"channel {name} of run {self.run_id}: samples out of time order in a streamed log")
+
+    @property
+    def rows(self) -> int:
+        """Samples added so far."""
+        return sum(state.n for state in self._running.values())
+
+    def per_channel(self) -> pl.DataFrame:
+        """What ``integrate(samples, per_channel=True)`` returns for the samples added."""
+        rows = [
+            {
+                "run_id": self.run_id,
+                "channel": name,
+                "started_at": _EPOCH + dt.timedelta(microseconds=state.first_us),
+                "ended_at": _EPOCH + dt.timedelta(microseconds=state.last_us),
+                "energy_j": state.energy_j,
+                "n_samples": state.n,
+            }
+            for name, state in self._running.items()
+        ]
+        channels = pl.DataFrame(rows, schema={k: v for k, v in _CHANNEL_COLUMNS.items() if k != "duration_s"})
+        return channels.with_columns(
+            ((pl.col("ended_at") - pl.col("started_at")).dt.total_microseconds() / 1e6).alias("duration_s")
+        ).select(list(_CHANNEL_COLUMNS))
+
+    def runs(self, idle_baseline_w: float | Mapping[str, float] | None = None) -> pl.DataFrame:
+        """What ``integrate(samples, idle_baseline_w=...)`` returns (one row, none without samples)."""
+        if not self._running:
+            return pl.DataFrame(schema=RUN_COLUMNS)
+        first = min(state.first_us for state in self._running.values())
+        last = max(state.last_us for state in self._running.values())
+        run = pl.DataFrame(
+            {
+                "run_id": [self.run_id],
+                "started_at": [_EPOCH + dt.timedelta(microseconds=first)],
+                "ended_at": [_EPOCH + dt.timedelta(microseconds=last)],
+                "energy_gross_j": [sum(state.energy_j for state in self._running.values())],
+                "n_samples": [sum(state.n for state in self._running.values())],
+            },
+            schema={"run_id": pl.String, "started_at": pl.Datetime("us", "UTC"), "ended_at": pl.Datetime("us", "UTC"),
+                    "energy_gross_j": pl.Float64, "n_samples": pl.Int64},
+        )
+        return _finish_runs(run, idle_baseline_w)

@@ -29,6 +29,16 @@ def runs_from_samples(samples: pl.DataFrame, options: RunOptions, *, log_format:
         energies = counter_energy(samples, idle_baseline_w=options.idle_baseline_w)
     else:
         energies = integrate(samples, idle_baseline_w=options.idle_baseline_w)
+    return runs_from_energies(energies, options, log_format=log_format)
+
+
+def runs_from_energies(energies: pl.DataFrame, options: RunOptions, *, log_format: str) -> pl.DataFrame:
+    """``staging.benchmark_runs`` rows (without provenance) from integrated runs (``RUN_COLUMNS``).
+
+    What :func:`runs_from_samples` returns once the samples are integrated; a streamed log
+    integrates its samples as they are read (``RunningIntegrals.runs``) and comes in here.
+    """
+    method = "counter" if log_format in COUNTER_FORMATS else "trapezoid"
     return energies.select(
         "run_id",
         pl.lit(options.series_id, dtype=pl.String).alias("series_id"),

@@ -28,7 +28,10 @@ are skipped. A file without the required header columns, or not text, raises
 The file is read in blocks of about 4 MiB, each parsed column-wise by polars, so memory stays
 near the size of the typed result (not of the text) and multi-million-line logs load in
 seconds. Timestamps in nvidia-smi's fixed layout take a fast path; any other layout that the
-general format still reads is parsed for the lines concerned only.
+general format still reads is parsed for the lines concerned only. :func:`parse_nvidia_smi`
+returns the whole log as one frame; :func:`pipelines.ingest.streaming.stream_nvidia_smi`
+takes the same blocks (:func:`typed_blocks`) into DuckDB one by one, for logs whose samples
+should not all be held in memory.
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def _positions(path: Path, names: list[str]) -> tuple[int, int, int, str]:
     return names.index(_T), names.index(_I), names.index(power), power
 
 
-def _blocks(path: Path, start: int) -> Iterator[tuple[int, np.ndarray, bytes]]:
+def _blocks(path: Path, start: int, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[int, np.ndarray, bytes]]:
     """(line number of the block's first line, offsets of its line ends, block of whole lines).
 
     The last line of the file may lack its line break; its end is then the block's length.
@@ -107,7 +110,7 @@ def _blocks(path: Path, start: int) -> Iterator[tuple[int, np.ndarray, bytes]]:
     with path.open("rb", buffering=0) as handle:
         handle.seek(start)
         while True:
-            data = handle.read(BLOCK_BYTES)
+            data = handle.read(block_bytes)
             if not data:
                 return
             cut = data.rfind(b"\n")
@@ -343,36 +346,59 @@ def _rejects(bad: pl.DataFrame, power_name: str, zone: str) -> list[Reject]:
     return out
 
 
-def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
-    """Parse an nvidia-smi CSV power log into power_samples rows (one run)."""
-    run = run_options(path, options)
+#: The typed rows of a block before the log-wide checks (see :func:`typed_blocks`).
+TYPED_SCHEMA: dict[str, pl.DataType] = {
+    "source_row": pl.UInt32(),
+    "ts": pl.Datetime("ms", "UTC"),
+    "ts_late": pl.Datetime("ms", "UTC"),
+    "channel": CHANNELS,
+    "power_w": pl.Float64(),
+}
+
+
+def layout_of(path: Path, options: Mapping[str, Any]) -> _Layout:
+    """The file's header, read and checked (raises SourceParseError), and how its blocks are read."""
     zone = timezone_option(path, options, required=True) or "UTC"
-    names, header_bytes, crlf = _header(path)
+    names, _, crlf = _header(path)
     t_pos, i_pos, p_pos, power_name = _positions(path, names)
-    layout = _Layout(names=names, power_name=power_name, take=[t_pos, i_pos, p_pos], zone=zone, fast=p_pos == len(names) - 1, crlf=crlf)
-    parts: list[pl.DataFrame] = []
-    rejects: list[Reject] = []
-    # Blocks are parsed two (or more) at a time while the next is read; at most a few
-    # blocks are in flight, so memory does not grow with the file.
+    return _Layout(names=names, power_name=power_name, take=[t_pos, i_pos, p_pos], zone=zone, fast=p_pos == len(names) - 1, crlf=crlf)
+
+
+def typed_blocks(path: Path, layout: _Layout, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+    """(typed rows, rejects) of each block of about ``block_bytes``, in file order.
+
+    The rows have :data:`TYPED_SCHEMA` (``ts`` read with the earlier offset of a repeated
+    hour, ``ts_late`` the later one where the local time is ambiguous); the log-wide checks
+    (repeated hour, plausibility) are not applied yet. Blocks are parsed two (or more) at a
+    time while the next is read; at most a few blocks are in flight, so memory does not grow
+    with the file.
+    """
+    _, header_bytes, _ = _header(path)
     workers = max(4, pl.thread_pool_size() + 2)  # threads and blocks in flight
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[tuple[pl.DataFrame, list[Reject]]]] = deque()
-        for first_line, ends, block in _blocks(path, header_bytes):
+        for first_line, ends, block in _blocks(path, header_bytes, block_bytes):
             pending.append(pool.submit(_parse_block, path, block, first_line, ends, layout))
             while len(pending) > workers:
-                frame, bad = pending.popleft().result()
-                parts.append(frame)
-                rejects.extend(bad)
+                yield pending.popleft().result()
         while pending:
-            frame, bad = pending.popleft().result()
-            parts.append(frame)
-            rejects.extend(bad)
+            yield pending.popleft().result()
+
+
+def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
+    """Parse an nvidia-smi CSV power log into power_samples rows (one run)."""
+    run = run_options(path, options)
+    layout = layout_of(path, options)
+    zone = layout.zone
+    parts: list[pl.DataFrame] = []
+    rejects: list[Reject] = []
+    for frame, bad in typed_blocks(path, layout):
+        parts.append(frame)
+        rejects.extend(bad)
     if parts:
         typed = pl.concat(parts, how="vertical", rechunk=False)
     else:
-        typed = pl.DataFrame(
-            schema={"source_row": pl.UInt32, "ts": pl.Datetime("ms", "UTC"), "ts_late": pl.Datetime("ms", "UTC"), "channel": CHANNELS, "power_w": pl.Float64}
-        )
+        typed = pl.DataFrame(schema=TYPED_SCHEMA)
     typed, bad = resolve_repeated_hour(typed, zone, label=_T)
     rejects.extend(bad)
     frame = typed.select(
@@ -383,6 +409,6 @@ def parse_nvidia_smi(path: Path, options: Mapping[str, Any]) -> Parsed:
         pl.lit(True).alias("counts_to_total"),
         "source_row",
     )
-    frame, bad = check_samples(frame, kind="nvidia_smi", options=options, labels={"ts": _T, "power_w": power_name})
+    frame, bad = check_samples(frame, kind="nvidia_smi", options=options, labels={"ts": _T, "power_w": layout.power_name})
     rejects.extend(bad)
     return Parsed(frame=frame, rejects=rejects)
