@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,14 @@ def assert_reasons(reasons: dict[Any, str], expected: dict[Any, str]) -> None:
 
 def as_rows(frame: pl.DataFrame, *cols: str) -> list[tuple[Any, ...]]:
     return list(frame.select(cols).iter_rows())
+
+
+#: Set to 1 (``.ci/run`` does) to run every property test's full number of examples.
+FULL_PROPERTIES_ENV = "EDGE_CARBON_FULL_PROPERTIES"
+
+
+def examples(n: int) -> int:
+    """Hypothesis examples for a property test written for ``n``: all of them in CI, a third
+    (at least 10) in the default ``make test``, so the everyday loop stays fast and CI keeps
+    the full search."""
+    return n if os.environ.get(FULL_PROPERTIES_ENV) == "1" else max(10, n // 3)

@@ -26,12 +26,12 @@ from pipelines.ingest.staging import Parsed, Staged, parse_entry, validate_parse
 from pipelines.paths import SOURCES_DIR
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform
-from tests.helpers import entry_for
+from tests.helpers import entry_for, examples
 
 PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
 
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FEWER = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEWER = settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "ember_yearly": {"fetched_at": dt.date(2026, 11, 29)},
@@ -243,7 +243,7 @@ EM_SAMPLE = json.loads(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_mutated_recorded_responses(workdir: Path, data: st.DataObject) -> None:
     for kind, sample, key in (("uk_ci_json", UK_SAMPLE, "data"), ("electricitymaps_json", EM_SAMPLE, "history")):

@@ -21,13 +21,13 @@ from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.meta import columns
 from schemas.network_energy import NetworkEnergy
-from tests.helpers import stage_text
+from tests.helpers import examples, stage_text
 
 PCF_PARSERS, PCF_TABLE = DEVICE_PCF.parsers, DEVICE_PCF.table
 SPEC_PARSERS, SPEC_TABLE = DEVICE_SPECS.parsers, DEVICE_SPECS.table
 NET_PARSERS, NET_TABLE = NETWORK_ENERGY.parsers, NETWORK_ENERGY.table
 
-SETTINGS = settings(max_examples=100, deadline=None)
+SETTINGS = settings(max_examples=examples(100), deadline=None)
 
 KINDS = {
     "boavizta_pcf": (PCF_PARSERS["boavizta_pcf"], PCF_TABLE, DevicePcf),

@@ -24,7 +24,7 @@ from pipelines.ingest.parsers.zeus import parse_zeus_power
 from pipelines.ingest.staging import Parsed, Parser, parse_entry, validate_parsed
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
-from tests.helpers import entry_for
+from tests.helpers import entry_for, examples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "power"
 SOURCES = Path(__file__).resolve().parents[1] / "sources" / "power"
@@ -152,9 +152,9 @@ EDITS = st.lists(
     min_size=1,
     max_size=4,
 )
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-HALF = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-FULL = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+HALF = settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FULL = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.mark.parametrize("kind", KINDS)

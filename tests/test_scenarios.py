@@ -13,7 +13,7 @@ from pipelines.errors import ManifestError, SourceParseError
 from pipelines.ingest.parsers.scenario import parse_scenario
 from pipelines.ingest.scenarios import parse_ref, resolve
 from pipelines.ingest.staging import parse_entry
-from tests.helpers import entry_for
+from tests.helpers import entry_for, examples
 
 HEADER = "parameter,value,unit,low,high,distribution,status,factor_ref,reasoning\n"
 
@@ -91,7 +91,7 @@ def test_bad_refs_are_refused(text: str) -> None:
         parse_ref(text)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: (HEADER + t).encode("utf-8", "surrogatepass"))))
 def test_scenario_parser_only_raises_its_own_error(tmp_path: Path, body: bytes) -> None:
     path = tmp_path / "s.csv"
