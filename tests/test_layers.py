@@ -10,8 +10,8 @@
     dashboards         -> dashboards
     tools              -> tools, schemas, pipelines but pipelines.defs
 
-Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths`` and
-``pipelines.errors``. ``dagster`` is imported only in ``pipelines.defs`` (and inside functions
+Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths``,
+``pipelines.errors`` and ``pipelines.identifiers``. ``dagster`` is imported only in ``pipelines.defs`` (and inside functions
 of ``pipelines.cli``). Nothing under ``pipelines`` imports ``tools``.
 """
 
@@ -31,7 +31,7 @@ from pipelines.paths import PROJECT_ROOT
 
 PACKAGES = ("pipelines", "schemas", "dashboards", "tools")
 OURS = (*PACKAGES, "bench", "tests")
-LEAVES = ("pipelines.paths", "pipelines.errors")
+LEAVES = ("pipelines.paths", "pipelines.errors", "pipelines.identifiers")
 
 #: layer -> the layers its modules may import (by module-name prefix). Longest prefix wins.
 RULES: dict[str, tuple[str, ...]] = {
@@ -43,6 +43,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "pipelines.cli": ("pipelines.ingest", "pipelines.warehouse", "pipelines.model", *LEAVES),
     "pipelines.paths": (),
     "pipelines.errors": (),
+    "pipelines.identifiers": (),
     "pipelines": (),
     "dashboards": ("dashboards",),
     "tools": ("tools", "schemas", "pipelines"),

@@ -163,6 +163,38 @@ def power_bound(kind: str, device_id: str | None, specs: Path | None = None) -> 
 
 
 # --- power samples ---------------------------------------------------------------------------
+# The rejects of each rule, worded once: the whole-frame checks below and the streamed ingest
+# (pipelines.ingest.streaming) both build them here.
+
+
+def power_reject(line: int | None, label: str, watts: float, bound: PowerBound) -> Reject:
+    """A reading above the log's plausible power."""
+    return Reject(line, label, "plausible_power", f"{watts:g}",
+                  f"{label}: the reading is {watts:g} W, above the plausible {bound.max_w:g} W ({bound.why})")
+
+
+def future_reject(line: int | None, label: str, ts: dt.datetime) -> Reject:
+    """A timestamp after the build time (beyond FUTURE_TOLERANCE)."""
+    return Reject(line, label, "future_timestamp", ts.isoformat(), f"{label}: {ts.isoformat()} is in the future")
+
+
+def outside_span_reject(line: int | None, label: str, ts: dt.datetime, span: str) -> Reject:
+    """A timestamp farther than MAX_LOG_GAP from the log's main body (``span``: its first .. last)."""
+    return Reject(
+        line, label, "outside_log_span", ts.isoformat(),
+        f"{label}: {ts.isoformat()} lies outside the log's own span {span} "
+        f"(more than {MAX_LOG_GAP} from the rest of the log: a wrong date, not part of this run)",
+    )
+
+
+def step_back_reject(line: int | None, label: str, ts: dt.datetime, prior: dt.datetime, channel: str) -> Reject:
+    """A reading earlier than one before it in the same channel."""
+    return Reject(
+        line, label, "time_step_back", ts.isoformat(),
+        f"{label}: {ts.isoformat()} steps back in time from {prior.isoformat()} earlier in the log "
+        f"(channel {channel}); a clock change or a misordered line, so the reading's instant is unknown",
+    )
+
 
 
 def check_samples(
@@ -194,30 +226,13 @@ def check_samples(
     for line, watts, channel in too_high.select(
         "source_row", "power_w", pl.col("channel").cast(pl.String)
     ).iter_rows():
-        label = (channel_labels or {}).get(channel, power_label)
-        rejects.append(
-            Reject(
-                line,
-                label,
-                "plausible_power",
-                f"{watts:g}",
-                f"{label}: the reading is {watts:g} W, above the plausible {bound.max_w:g} W ({bound.why})",
-            )
-        )
+        rejects.append(power_reject(line, (channel_labels or {}).get(channel, power_label), watts, bound))
     work = work.filter(~(pl.col("power_w") > bound.max_w))
 
     latest = now_utc() + FUTURE_TOLERANCE
     future = work.filter(pl.col("ts") > latest)
-    for row in future.select("source_row", "ts").iter_rows():
-        rejects.append(
-            Reject(
-                row[0],
-                ts_label,
-                "future_timestamp",
-                row[1].isoformat(),
-                f"{ts_label}: {row[1].isoformat()} is in the future",
-            )
-        )
+    for line, ts in future.select("source_row", "ts").iter_rows():
+        rejects.append(future_reject(line, ts_label, ts))
     work = work.filter(~(pl.col("ts") > latest))
 
     work, outside = _outside_span(work, ts_label)
@@ -246,17 +261,7 @@ def _outside_span(work: pl.DataFrame, ts_label: str) -> tuple[pl.DataFrame, list
     main = sizes.sort(["len", "__part"], descending=[True, False]).row(0, named=True)
     span = f"{main['first'].isoformat()} .. {main['last'].isoformat()}"
     away = ordered.filter(pl.col("__part") != main["__part"])
-    rejects = [
-        Reject(
-            line,
-            ts_label,
-            "outside_log_span",
-            ts.isoformat(),
-            f"{ts_label}: {ts.isoformat()} lies outside the log's own span {span} "
-            f"(more than {MAX_LOG_GAP} from the rest of the log: a wrong date, not part of this run)",
-        )
-        for _, ts, line, _ in away.iter_rows()
-    ]
+    rejects = [outside_span_reject(line, ts_label, ts, span) for _, ts, line, _ in away.iter_rows()]
     return work.filter(~pl.col("__i").is_in(away.get_column("__i").implode())), rejects
 
 
@@ -267,14 +272,7 @@ def _steps_back(work: pl.DataFrame, ts_label: str) -> tuple[pl.DataFrame, list[R
     if flagged.height == 0:
         return work, []
     rejects = [
-        Reject(
-            line,
-            ts_label,
-            "time_step_back",
-            ts.isoformat(),
-            f"{ts_label}: {ts.isoformat()} steps back in time from {prior.isoformat()} earlier in the log "
-            f"(channel {channel}); a clock change or a misordered line, so the reading's instant is unknown",
-        )
+        step_back_reject(line, ts_label, ts, prior, channel)
         for line, ts, prior, channel in flagged.select(
             "source_row", "ts", "__before", pl.col("channel").cast(pl.String)
         ).iter_rows()

@@ -46,10 +46,20 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from pipelines.identifiers import checked_identifier
 from pipelines.ingest.energy.integration import RunningIntegrals
 from pipelines.ingest.options import run_options
 from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES, CHANNELS, layout_of, typed_blocks
-from pipelines.ingest.plausibility import FUTURE_TOLERANCE, MAX_LOG_GAP, now_utc, power_bound
+from pipelines.ingest.plausibility import (
+    FUTURE_TOLERANCE,
+    MAX_LOG_GAP,
+    future_reject,
+    now_utc,
+    outside_span_reject,
+    power_bound,
+    power_reject,
+    step_back_reject,
+)
 from pipelines.ingest.quarantine import Reject, split_checked
 from schemas.meta import conform, empty_frame
 from schemas.power_samples import PowerSamples
@@ -63,13 +73,6 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _HOUR_US = 3_600_000_000
 _CHANNEL_NAMES = CHANNELS.categories.to_list()
 _CHANNEL_CODES = list(range(len(_CHANNEL_NAMES)))
-
-
-def _checked_identifier(table: str) -> str:
-    """``table`` if it is a schema-qualified lower-case name (identifiers cannot be bound)."""
-    if not re.fullmatch(r"[a-z_]+\.[a-z_]+", table):
-        raise ValueError(f"not a schema-qualified table name: {table!r}")
-    return table
 
 
 class _RowChecks(PowerSamples):
@@ -198,7 +201,7 @@ def stream_nvidia_smi(
     """
     run = run_options(path, options)
     layout = layout_of(path, options)
-    target = _checked_identifier(table)
+    target = checked_identifier(table)
     # a temporary table of this stream alone: never part of the database file, gone with the connection
     scratch = f"stream_samples_{uuid.uuid4().hex}"
     labels = {"ts": "timestamp", "power_w": layout.power_name}
@@ -248,15 +251,11 @@ def stream_nvidia_smi(
         device_id = options.get("device_id") if isinstance(options.get("device_id"), str) else None
         bound = power_bound("nvidia_smi", device_id, specs)
         for line, watts in con.execute(f"select source_row, power_w from {scratch} where {keep} and power_w > ?", [bound.max_w]).fetchall():  # noqa: S608 - checked identifiers, numbers
-            checked.append(
-                Reject(line, power_label, "plausible_power", f"{watts:g}",
-                       f"{power_label}: the reading is {watts:g} W, above the plausible {bound.max_w:g} W ({bound.why})")
-            )
+            checked.append(power_reject(line, power_label, watts, bound))
         keep += f" and not (power_w > {float(bound.max_w)!r})"
         latest = (now_utc() + FUTURE_TOLERANCE - _EPOCH) // dt.timedelta(microseconds=1)
         for line, micros in con.execute(f"select source_row, ts from {scratch} where {keep} and ts > ?", [latest]).fetchall():  # noqa: S608 - checked identifiers, numbers
-            stamp = _instant(micros).isoformat()
-            checked.append(Reject(line, ts_label, "future_timestamp", stamp, f"{ts_label}: {stamp} is in the future"))
+            checked.append(future_reject(line, ts_label, _instant(micros)))
         keep += f" and not (ts > {int(latest)})"
         buckets = con.execute(
             f"select min(ts), max(ts), count(*) from {scratch} where {keep} group by floor(ts / {_HOUR_US}) order by 1"  # noqa: S608 - checked identifiers, numbers
@@ -267,14 +266,7 @@ def stream_nvidia_smi(
             shown = f"{_instant(first).isoformat()} .. {_instant(last).isoformat()}"
             away = f"(ts < {first} or ts > {last})"
             for line, micros in con.execute(f"select source_row, ts from {scratch} where {keep} and {away}").fetchall():  # noqa: S608 - checked identifiers, numbers
-                stamp = _instant(micros).isoformat()
-                checked.append(
-                    Reject(
-                        line, ts_label, "outside_log_span", stamp,
-                        f"{ts_label}: {stamp} lies outside the log's own span {shown} "
-                        f"(more than {MAX_LOG_GAP} from the rest of the log: a wrong date, not part of this run)",
-                    )
-                )
+                checked.append(outside_span_reject(line, ts_label, _instant(micros), shown))
             keep += f" and not {away}"
         # 3. in file order again: steps back, repeats, row checks, the integral; then stage
         channels: dict[int, _Channel] = {}
@@ -375,14 +367,7 @@ def _ordered_checks(
         back = t < before
         name = _CHANNEL_NAMES[int(code)]
         for i in np.flatnonzero(back):
-            stamp, was = _instant(t[i]).isoformat(), _instant(before[i]).isoformat()
-            checked.append(
-                Reject(
-                    int(lines[where[i]]), ts_label, "time_step_back", stamp,
-                    f"{ts_label}: {stamp} steps back in time from {was} earlier in the log "
-                    f"(channel {name}); a clock change or a misordered line, so the reading's instant is unknown",
-                )
-            )
+            checked.append(step_back_reject(int(lines[where[i]]), ts_label, _instant(t[i]), _instant(before[i]), name))
         state.latest = int(prior[-1]) if state.latest is None else max(state.latest, int(prior[-1]))
         drop[where[back]] = True
         kept = where[~back]

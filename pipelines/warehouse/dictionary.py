@@ -22,7 +22,7 @@ import sys
 import duckdb
 import pandera.polars as pa
 
-from pipelines.warehouse.queries import checked_identifier
+from pipelines.identifiers import checked_identifier
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.charging_windows import ChargingWindows

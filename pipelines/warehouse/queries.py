@@ -1,20 +1,10 @@
-"""Small SQL helpers of the warehouse layer: bound-parameter queries and checked identifiers."""
+"""Small SQL helpers of the warehouse layer: bound-parameter queries (checked identifiers are in
+:mod:`pipelines.identifiers`)."""
 
 from __future__ import annotations
 
-import re
-
 import duckdb
 import polars as pl
-
-_TABLE = re.compile(r"^[a-z_]+\.[a-z_]+$")
-
-
-def checked_identifier(table: str) -> str:
-    """``table`` if it is a schema-qualified lower-case name (identifiers cannot be bound)."""
-    if not _TABLE.match(table):
-        raise ValueError(f"not a schema-qualified table name: {table!r}")
-    return table
 
 
 def query_pl(con: duckdb.DuckDBPyConnection, sql: str, params: dict | list | None = None) -> pl.DataFrame:

@@ -6,7 +6,6 @@ count, preview) that the Dagster layer turns into a materialisation.
 from __future__ import annotations
 
 import hashlib
-
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -15,7 +14,8 @@ import pandera.polars as pa
 import polars as pl
 
 from pipelines.paths import sql_text
-from pipelines.warehouse.queries import checked_identifier, query_pl
+from pipelines.identifiers import checked_identifier
+from pipelines.warehouse.queries import query_pl
 from schemas.meta import conform, empty_frame
 from schemas.quarantine import RejectedRows
 

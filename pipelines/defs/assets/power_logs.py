@@ -38,7 +38,7 @@ from pipelines.errors import ManifestError, SourceParseError
 from pipelines.ingest.energy.runs import runs_from_energies, runs_from_samples
 from pipelines.ingest.energy.student_t import t_quantile
 from pipelines.ingest.manifest import SourceEntry, entries_for
-from pipelines.ingest.options import run_options
+from pipelines.ingest.options import RunOptions, run_options
 from pipelines.ingest.parsers import registry
 from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
@@ -161,17 +161,16 @@ def _stage_series(runs: pl.DataFrame) -> Staged:
     return Staged(table=SERIES_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
 
 
-def _stream_entry(entry: SourceEntry, con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Staged, pl.DataFrame]:
+def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Staged, pl.DataFrame]:
     """Stream one log into ``staging.power_samples`` (begun by ``start_staged``): what
     ``parse_entry``, ``validate_parsed`` and ``runs_from_samples`` give for it, its rows in the table."""
     path = entry.verified_file()
-    options = {**entry.options, "source_id": entry.id}
-    streamed = stream_nvidia_smi(path, options, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path)
+    streamed = stream_nvidia_smi(path, {**entry.options, "source_id": entry.id}, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path)
     rejects = rejects_frame(streamed.rejects, table=SAMPLES_TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id,
                             at=dt.datetime.now(dt.UTC))
     per_source = {"source_id": entry.id, "rows": streamed.rows, "rejected": len({(r.source_row, r.column_name) for r in streamed.rejects})}
     staged = Staged(table=SAMPLES_TABLE, frame=empty_frame(PowerSamples), rejects=rejects, per_source=[per_source], in_table=streamed.rows)
-    runs = runs_from_energies(streamed.runs, run_options(entry.file, entry.options), log_format=entry.kind)
+    runs = runs_from_energies(streamed.runs, options, log_format=entry.kind)
     return staged, runs
 
 
@@ -203,7 +202,7 @@ def stage_power_logs(
         started = time.perf_counter()
         options = run_options(entry.file, entry.options)
         if con is not None and entry.kind in STREAMED_KINDS:
-            staged, runs = _stream_entry(entry, con, run_id)
+            staged, runs = _stream_entry(entry, options, con, run_id)
         else:
             parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
             staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
