@@ -25,10 +25,8 @@ against :class:`schemas.power_samples.PowerSamples`, then ``integrate``):
 Memory is a few blocks plus DuckDB's ``memory_limit`` (:data:`MEMORY_LIMIT` while the log
 streams), whatever the log's length; the price is that the rows are written twice (a
 temporary scratch table of this stream, then the staged table) and checked by pandera block
-by block. On the 5,000,000-sample bench log (273 MB) the peak is 314 MB above the imports,
-and 325 MB on a 37,000,000-sample log (2 GB), while the whole-frame path held about 2x the
-file; the wall time is that of a plain pandas parse-and-integrate, not 4x less
-(``python -m bench``, docs/benchmarks.md). The ``power_logs`` asset streams every nvidia-smi
+by block. The peak stays near 1.2x a 273 MB log's size and does not grow with the log
+(docs/benchmarks.md has the figures). The ``power_logs`` asset streams every nvidia-smi
 log into the run's working copy of the warehouse this way.
 """
 
