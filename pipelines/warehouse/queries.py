@@ -6,6 +6,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from pipelines.identifiers import checked_identifier
+
 
 def query_pl(con: duckdb.DuckDBPyConnection, sql: str, params: dict | list | None = None) -> pl.DataFrame:
     """Run a query with bound parameters and return a polars frame."""
