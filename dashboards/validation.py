@@ -181,7 +181,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     return Page(
         slug="validation",
         title="Validation",
-        summary="Published training footprints (Patterson et al. 2021, BLOOM) against the same footprints computed by "
+        summary="Published training footprints (Patterson et al. 2021, BLOOM, OPT-175B) against the same footprints computed by "
         "this project's formulas, from the publication's own inputs (accounting) and from training FLOPs at a "
         f"sourced utilisation (predictive): {'; '.join(facts) or 'no cases'}.",
         tables=TABLES,
