@@ -40,10 +40,11 @@ def dagster_home() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Materialise the build_warehouse job in-process and print what it built.
+    """Materialise the build_warehouse job (or a part of it) and print what it built.
 
-    The run is recorded in the Dagster instance at :func:`dagster_home`, the one ``make dev``
-    shows, so its logs and materialisations are in the UI's run history.
+    One worker runs it in-process; ``--workers N`` on Dagster's multiprocess executor. The run
+    is recorded in the Dagster instance at :func:`dagster_home`, the one ``make dev`` shows, so
+    its logs and materialisations are in the UI's run history.
     """
     import warnings
 
@@ -51,14 +52,10 @@ def run(args: argparse.Namespace) -> int:
 
     # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from pipelines.defs.definitions import BUILD_SELECTION, defs
+    from pipelines.defs.launch import materialise
     from pipelines.warehouse.database import open_readonly
 
     started = time.perf_counter()
-    job = defs.resolve_job_def("build_warehouse")
-    if args.skip_dashboards:
-        selection = BUILD_SELECTION - dg.AssetSelection.groups("dashboards")
-        job = job.get_subset(asset_selection=set(selection.resolve(defs.resolve_asset_graph())))
     home = dagster_home()
     run_config: dict = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
     ops: dict = {}
@@ -71,14 +68,14 @@ def run(args: argparse.Namespace) -> int:
     if ops:
         run_config["ops"] = ops
     with dg.DagsterInstance.get() as instance:
-        result = job.execute_in_process(instance=instance, raise_on_error=False, run_config=run_config)
+        outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
+                              run_config=run_config, instance=instance)
     elapsed = time.perf_counter() - started
-    if not result.success:
-        failures = [e for e in result.all_events if e.is_step_failure]
-        for event in failures:
-            print(f"FAILED {event.step_key}: {root_cause(event.step_failure_data.error)}", file=sys.stderr)
+    if not outcome.success:
+        for failure in outcome.failures:
+            print(f"FAILED {failure}", file=sys.stderr)
         print(f"build failed after {elapsed:.1f}s; the previous warehouse (if any) is unchanged "
-              f"(run {result.run_id} in the Dagster instance at {home})", file=sys.stderr)
+              f"(run {outcome.run_id} in the Dagster instance at {home})", file=sys.stderr)
         return 1
     path = warehouse_path()
     with open_readonly(path) as con:
@@ -96,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if index.exists() and not args.skip_dashboards:
         print(f"dashboards: {index}  (open in a browser; works offline)")
     print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
-    print(f"run {result.run_id} is in the Dagster instance at {home} (make dev shows it)")
+    print(f"run {', '.join(outcome.run_ids)} in the Dagster instance at {home} (make dev shows it)")
     return 0
 
 
@@ -207,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("run", help="materialise every asset on the shipped data")
     build.add_argument("--skip-dashboards", action="store_true", help="build and publish the warehouse without rendering the dashboards")
+    build.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="1 (default): Dagster's in-process executor; N > 1: its multiprocess executor with N worker processes")
+    build.add_argument("--logs", nargs="+", metavar="ID",
+                       help="only these power logs' partitions (manifest source ids) and what lies downstream of them")
+    build.add_argument("--only", choices=("all", "ingest", "downstream"), default="all",
+                       help="all (default); ingest: the power-log partitions and the staging tables they feed; "
+                            "downstream: what lies downstream of those tables")
     build.add_argument("--static-exports", choices=("none", "headline", "all"), default="none",
                        help="PNG + SVG exports of the charts into the site's static/ folder: none (default: the site "
                             "is interactive HTML), headline (the charts the Dagster UI shows, as a UI run makes) or all")

@@ -49,6 +49,7 @@ def build(path: Path, *, default: bool = False, only: Sequence[str] = ()) -> dg.
     from are materialised, into a working copy of ``path`` as any run.
     """
     from pipelines.defs.definitions import defs
+    from pipelines.defs.launch import every_log
     from pipelines.defs.resources import Warehouse
 
     job = defs.resolve_job_def("build_warehouse")
@@ -57,8 +58,11 @@ def build(path: Path, *, default: bool = False, only: Sequence[str] = ()) -> dg.
         keys = (dg.AssetKey.from_user_string(key) for key in only)
         wanted = dg.AssetSelection.assets(*keys).upstream().required_multi_asset_neighbors().resolve(graph)
         job = job.get_subset(asset_selection=wanted & set(job.asset_layer.selected_asset_keys))
+    instance = dg.DagsterInstance.ephemeral()
+    tags = every_log(instance) if dg.AssetKey(["staging", "power_samples"]) in job.asset_layer.selected_asset_keys else {}
     return job.execute_in_process(
-        instance=dg.DagsterInstance.ephemeral(),
+        instance=instance,
+        tags=tags,
         resources={"warehouse": Warehouse(path=str(path))},
         run_config=run_config_for(path, default=default, ops=frozenset(job.graph.node_dict)),
         raise_on_error=False,

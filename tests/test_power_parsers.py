@@ -15,7 +15,8 @@ from pipelines.defs.assets.power_logs import (
     SAMPLES_TABLE,
     benchmark_runs_checks,
     benchmark_series_checks,
-    power_logs,
+    power_runs,
+    power_samples,
     power_samples_checks,
     stage_power_logs,
 )
@@ -462,10 +463,16 @@ def test_a_log_without_valid_samples_is_a_quarantined_run(tmp_path: Path) -> Non
 
 
 def test_materialise_power_logs_with_the_shipped_sources(tmp_path: Path) -> None:
+    from pipelines.defs.partitions import sync_power_logs
+
     path = tmp_path / "wh.duckdb"
+    instance = dg.DagsterInstance.ephemeral()
+    keys = sync_power_logs(instance)
     result = dg.materialize(
-        [sources, power_logs, *sources_checks, *power_samples_checks, *benchmark_runs_checks, *benchmark_series_checks],
+        [sources, power_samples, power_runs, *sources_checks, *power_samples_checks, *benchmark_runs_checks, *benchmark_series_checks],
         resources={"warehouse": Warehouse(path=str(path))},
+        instance=instance,
+        tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
     )
     assert result.success
     evaluations = result.get_asset_check_evaluations()

@@ -47,12 +47,13 @@ OWNERS_BY_GROUP = {
 #: The ``layer`` tag: the first part of the key (the warehouse schema, or ``dashboards``).
 LAYERS = ("staging", "core", "marts", "dashboards")
 
-#: The offline build's selection: every asset but the partitioned (live-feed) ones, which the
-#: grid_feeds job refreshes by day. ``dg launch --assets '*'`` (and ``dagster asset materialize
-#: --select '*'``) cannot run partitioned and unpartitioned assets without ``--partition``: from a
-#: shell, build everything with this job (``BUILD_COMMAND``).
+#: The offline build's selection: every asset but the live feed's, which the grid_feeds job
+#: refreshes by day. The build's power logs are dynamic partitions (pipelines/defs/partitions.py),
+#: so a run of it names a range of them: ``edge-carbon run`` registers every manifest log as a
+#: partition and runs them all (``BUILD_COMMAND``); ``dg launch --assets '*'`` cannot, as the
+#: live feed has partitions of another kind.
 BUILD_SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets(grid_feeds.LIVE_KEY)
-BUILD_COMMAND = "dg launch --job build_warehouse"
+BUILD_COMMAND = "edge-carbon run"
 
 
 def with_policy(spec: dg.AssetSpec) -> dg.AssetSpec:
@@ -73,16 +74,17 @@ build_warehouse = dg.define_asset_job(
     "build_warehouse",
     selection=BUILD_SELECTION,
     description="Build every table of the warehouse from the shipped sources and publish it "
-    f"(from a shell: {BUILD_COMMAND}, or edge-carbon run).",
+    f"(from a shell: {BUILD_COMMAND}; in the UI, choose every power_logs partition).",
 )
 
 
 def definitions(executor: dg.ExecutorDefinition = dg.in_process_executor) -> dg.Definitions:
     """The code location's definitions, run by ``executor``.
 
-    In process here (``defs``): one process, one writer; the multiprocess executor costs ~1.5 s
-    per step on 2 cores and would need one working database per process. The Kubernetes profile
-    (:mod:`pipelines.defs.k8s`, docs/scale.md) passes its step-pod executor.
+    In process here (``defs``): one process holds the run's working copy. The multiprocess
+    executor (``edge-carbon run --workers N``, :func:`pipelines.defs.launch.parallel_job`) and
+    the Kubernetes profile (:mod:`pipelines.defs.k8s`, docs/scale.md) run a process per step,
+    each step opening the run's copy in turn.
     """
     return dg.Definitions(
         assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),

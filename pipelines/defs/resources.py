@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,33 +26,64 @@ from pipelines.ingest.feeds.uk_carbon_intensity import (
     UkCarbonIntensityFeed,
 )
 from pipelines.paths import WAREHOUSE_ENV, warehouse_path
-from pipelines.warehouse.database import working_copy
+from pipelines.warehouse.database import scratch_dir, shared_copy, working_copy
 from pipelines.warehouse.queries import read_pl, table_exists
 
+#: Who publishes a run's working copy (:class:`Warehouse`).
+PUBLISH_MODES = ("run", "launcher")
 #: ``live`` (default) or ``recorded``: which clients the code location binds.
 FEEDS_ENV = "EDGE_CARBON_FEEDS"
 
 
 class Warehouse(dg.ConfigurableResource):
-    """DuckDB warehouse. ``path`` is the published file (env ``EDGE_CARBON_WAREHOUSE``)."""
+    """DuckDB warehouse. ``path`` is the published file (env ``EDGE_CARBON_WAREHOUSE``).
+
+    ``publish`` says who publishes the run's working copy: ``run`` (default, the in-process
+    executor: the resource opens the copy when the run starts and publishes it when the run
+    ends) or ``launcher`` (an executor with a process per step: each step opens the run's shared
+    copy when it first asks for the connection, under a lock, and the launcher publishes the
+    run once it has succeeded: :func:`pipelines.defs.launch.materialise`, or the Kubernetes
+    profile's run-status sensor).
+    """
 
     path: str = ""
+    publish: str = "run"
 
     _con: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
+    _shared: contextlib.ExitStack | None = PrivateAttr(default=None)
+    _run_id: str = PrivateAttr(default="")
 
     @property
     def published(self) -> Path:
         return Path(self.path).resolve() if self.path else warehouse_path()
 
+    def scratch(self, run_id: str) -> Path:
+        """A folder for the run's scratch files (beside its working copy; removed with it)."""
+        return scratch_dir(self.published, run_id)
+
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[Warehouse]:
+        if self.publish not in PUBLISH_MODES:
+            raise ValueError(f"Warehouse.publish must be one of {PUBLISH_MODES}, not {self.publish!r}")
         run_id = context.run_id or f"adhoc-{os.getpid()}-{time.time_ns()}"
-        with working_copy(self.published, run_id, failed=lambda: _run_failed(context), log=context.log) as con:
-            self._con = con
+        if self.publish == "launcher":
+            self._run_id = run_id
             try:
                 yield self
             finally:
-                self._con = None
+                if self._shared is not None:
+                    self._shared.close()
+                self._shared = self._con = None
+            return
+        try:
+            with working_copy(self.published, run_id, failed=lambda: _run_failed(context), log=context.log) as con:
+                self._con = con
+                try:
+                    yield self
+                finally:
+                    self._con = None
+        finally:
+            shutil.rmtree(self.scratch(run_id), ignore_errors=True)
 
     def read(self, sql: str, params: dict | list | None = None) -> pl.DataFrame:
         """Run a query (SELECT only, :func:`pipelines.warehouse.queries.read_pl`) on the run's
@@ -63,7 +95,11 @@ class Warehouse(dg.ConfigurableResource):
         return table_exists(self.connection(), table)
 
     def connection(self) -> duckdb.DuckDBPyConnection:
-        """The run's single read-write connection (to its working copy)."""
+        """The run's read-write connection to its working copy (``launcher``: this step's, opened
+        on first use and held, with the copy's lock, until the step ends)."""
+        if self._con is None and self.publish == "launcher" and self._run_id:
+            self._shared = contextlib.ExitStack()
+            self._con = self._shared.enter_context(shared_copy(self.published, self._run_id))
         if self._con is None:
             raise RuntimeError(
                 "the Warehouse resource is only usable inside a run; set "

@@ -7,11 +7,14 @@ time and reused while both are unchanged, as git and make do. An entry is truste
 file was last modified more than :data:`RACY_NS` before it was hashed, so a file rewritten
 within the same clock tick as its hashing is hashed again. The record is a small JSON file
 beside the published warehouse (``.cache/sha256.json``), replaced atomically; deleting it only
-costs one full re-hash.
+costs one full re-hash. New digests are written at most every :data:`SAVE_EVERY_S` seconds and
+at :func:`flush` (the end of a step that verified files, and process exit), dropping the entries
+of files that are gone, so a run over thousands of logs does not rewrite the record per file.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -27,7 +30,12 @@ RACY_NS = 2_000_000_000
 #: Cache file name, below the published warehouse's folder.
 CACHE_NAME = Path(".cache") / "sha256.json"
 
+#: Unsaved digests are written when this long has passed since the last write (s).
+SAVE_EVERY_S = 5.0
+
 _loaded: dict[Path, dict[str, dict[str, int | str]]] = {}
+_dirty: set[Path] = set()
+_saved_at: dict[Path, float] = {}
 
 
 def sha256_file(path: Path) -> str:
@@ -76,5 +84,21 @@ def sha256_of(path: Path) -> str:
     hashed_at = time.time_ns()
     digest = sha256_file(path)
     records[key] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "hashed_at_ns": hashed_at, "sha256": digest}
-    _save(cache, records)
+    _dirty.add(cache)
+    if time.monotonic() - _saved_at.get(cache, -SAVE_EVERY_S) >= SAVE_EVERY_S:
+        flush()
     return digest
+
+
+def flush() -> None:
+    """Write every record with unsaved digests, without the entries of files that no longer exist."""
+    for cache in sorted(_dirty):
+        records = _records(cache)
+        for key in [k for k in records if not os.path.exists(k)]:
+            del records[key]
+        _save(cache, records)
+        _saved_at[cache] = time.monotonic()
+    _dirty.clear()
+
+
+atexit.register(flush)

@@ -110,12 +110,26 @@ def load_manifest(root: Path | None = None) -> list[SourceEntry]:
     """Every entry of every ``*.toml`` in ``<root>/manifest/``, ids unique, sorted by id.
 
     ``root`` defaults to :func:`pipelines.paths.sources_dir` (``$EDGE_CARBON_SOURCES`` or
-    the shipped ``sources/``).
+    the shipped ``sources/``). The parse is reused while every manifest file keeps its
+    modification time and size (a fleet's manifest lists thousands of logs).
     """
     root = root or sources_dir()
-    manifest_dir = root / "manifest"
+    files = sorted((root / "manifest").glob("*.toml"))
+    stamp = (root, tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+    cached = _parsed.get(root)
+    if cached is None or cached[0] != stamp:
+        cached = _parsed[root] = (stamp, _read_manifest(root, files))
+    return list(cached[1])
+
+
+#: The last parse of each sources folder's manifest, with the files' (name, mtime, size) it read.
+_parsed: dict[Path, tuple[tuple[Any, ...], list[SourceEntry]]] = {}
+
+
+def _read_manifest(root: Path, files: list[Path]) -> list[SourceEntry]:
+    """Parse every manifest file (see :func:`load_manifest`)."""
     entries: dict[str, SourceEntry] = {}
-    for manifest_file in sorted(manifest_dir.glob("*.toml")):
+    for manifest_file in files:
         try:
             data = tomllib.loads(manifest_file.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:

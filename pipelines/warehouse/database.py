@@ -3,19 +3,31 @@
 Readers query ``warehouse/edge_carbon.duckdb`` (the *published* file). A run never opens
 that file with DuckDB. Instead:
 
-1. At run start the published file is copied to ``warehouse/.runs/<run_id>.duckdb``.
-2. Every asset of the run writes through the run's single connection to that copy.
-3. When the run ends with no failed step, the copy is checkpointed, closed and moved over
-   the published file with an atomic ``os.replace``.
+1. At run start the published file is copied to ``warehouse/.runs/<run_id>.duckdb``. The file
+   holds the small tables, the lake's catalog and its views (pipelines/warehouse/lake.py); the
+   power logs' samples are Parquet in ``warehouse/lake/``, never copied.
+2. Every asset of the run writes through a connection to that copy (Parquet partitions are
+   written as new files and listed in the copy's catalog).
+3. When the run ends with no failed step, the copy's lake views are pointed at the current
+   files, the lake is swept (:func:`pipelines.warehouse.lake.sweep`), the copy is checkpointed,
+   closed and moved over the published file with an atomic ``os.replace``.
 
 So a reader's open session never blocks a run (the run never locks the published file),
-a run never breaks a reader (a reader keeps the inode it opened), and a run that fails or
-is killed part-way leaves the previous published warehouse complete and unchanged.
+a run never breaks a reader (a reader keeps the inode it opened, and its files stay for the
+lake's retention), and a run that fails or is killed part-way leaves the previous published
+warehouse complete and unchanged.
+
+On the in-process executor the run has one connection, opened and published by the
+``Warehouse`` resource (:func:`working_copy`). On an executor with a process per step
+(multiprocess, Kubernetes) each step opens the run's copy in turn under a file lock
+(:func:`shared_copy`), and whoever launched the run publishes it when it has succeeded
+(:func:`publish_run`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import time
@@ -24,18 +36,33 @@ from logging import Logger
 from pathlib import Path
 
 import duckdb
+import pandera.polars as pa
 
 from pipelines.paths import warehouse_path
+from pipelines.warehouse import lake
 from pipelines.warehouse.dictionary import describe_warehouse
+from schemas.power_samples import PowerSamples
 
 SCHEMAS = ("staging", "quarantine", "core", "marts", "meta")
 #: Working copies older than this, from runs that were killed, are swept at the next run start.
 STALE_AFTER_S = 6 * 3600
+#: The warehouse tables stored in the lake, and the model of each view's columns.
+LAKE_MODELS: dict[str, type[pa.DataFrameModel]] = {"staging.power_samples": PowerSamples}
 
 
 def runs_dir(published: Path) -> Path:
     """Folder for the per-run working databases, beside the published file."""
     return published.parent / ".runs"
+
+
+def work_path(published: Path, run_id: str) -> Path:
+    """The working copy of run ``run_id``."""
+    return runs_dir(published) / f"{lake.safe_name(run_id, 'run id')}.duckdb"
+
+
+def scratch_dir(published: Path, run_id: str) -> Path:
+    """Run ``run_id``'s scratch folder (files its steps hand to one another), beside its copy."""
+    return runs_dir(published) / f"{lake.safe_name(run_id, 'run id')}.scratch"
 
 
 def open_readonly(path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
@@ -51,10 +78,10 @@ def open_readonly(path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
 def sweep(published: Path) -> None:
     """Delete working copies older than :data:`STALE_AFTER_S` (left by runs that were killed)."""
     now = time.time()
-    for stale in runs_dir(published).glob("*.duckdb*"):
+    for stale in runs_dir(published).glob("*"):
         with contextlib.suppress(OSError):
             if now - stale.stat().st_mtime > STALE_AFTER_S:
-                stale.unlink()
+                shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
 
 
 def describe(con: duckdb.DuckDBPyConnection, log: Logger) -> None:
@@ -72,6 +99,55 @@ def describe(con: duckdb.DuckDBPyConnection, log: Logger) -> None:
         log.warning(f"no comment for {len(missing)} table(s)/column(s): {', '.join(missing[:20])}")
 
 
+def _connect(work: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(work))
+    con.execute("set TimeZone = 'UTC'")
+    for schema in SCHEMAS:
+        con.execute(f"create schema if not exists {schema}")
+    return con
+
+
+def _start(published: Path, work: Path) -> None:
+    """The runs folder, swept; ``work`` copied from ``published`` unless it exists already."""
+    work.parent.mkdir(parents=True, exist_ok=True)
+    sweep(published)
+    if published.exists() and not work.exists():
+        partial = work.with_name(work.name + ".partial")
+        shutil.copyfile(published, partial)
+        os.replace(partial, work)
+
+
+def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -> None:
+    """Point every lake view at the current files under ``published``'s lake, then sweep it."""
+    root = lake.lake_root(published)
+    lake.ensure_catalog(con)
+    for table, model in LAKE_MODELS.items():
+        lake.refresh_view(con, table, model, root)
+    swept = lake.sweep(con, root)
+    if any(swept.values()):
+        log.info(f"lake swept: {swept['expired']} superseded file(s) past retention, {swept['orphans']} unlisted file(s)")
+
+
+def _finish(con: duckdb.DuckDBPyConnection, work: Path, published: Path, ok: bool, log: Logger) -> None:
+    """Publish ``work`` over ``published`` (``ok``) or delete it; ``con`` is closed either way."""
+    try:
+        if ok:
+            prepare_lake(con, published, log)
+            describe(con, log)
+            con.execute("checkpoint")
+    finally:
+        con.close()
+    if ok:
+        os.replace(work, published)
+        log.info(f"published warehouse {published}")
+    else:
+        log.warning(f"run had failures: previous warehouse at {published} left unchanged")
+        with contextlib.suppress(OSError):
+            work.unlink()
+    with contextlib.suppress(OSError):
+        Path(f"{work}.wal").unlink()
+
+
 @contextlib.contextmanager
 def working_copy(
     published: Path, run_id: str, *, failed: Callable[[], bool], log: Logger
@@ -82,32 +158,52 @@ def working_copy(
     ``failed()`` says a step of the run failed, in which case it is deleted and the previous
     published file stays as it was.
     """
-    folder = runs_dir(published)
-    folder.mkdir(parents=True, exist_ok=True)
-    sweep(published)
-    work = folder / f"{run_id}.duckdb"
-    if published.exists():
-        shutil.copyfile(published, work)
-    con = duckdb.connect(str(work))
-    con.execute("set TimeZone = 'UTC'")
-    for schema in SCHEMAS:
-        con.execute(f"create schema if not exists {schema}")
+    work = work_path(published, run_id)
+    _start(published, work)
+    con = _connect(work)
     try:
         yield con
     finally:
-        ok = not failed()
+        _finish(con, work, published, not failed(), log)
+
+
+@contextlib.contextmanager
+def _locked(published: Path, run_id: str) -> Iterator[Path]:
+    """An exclusive lock on run ``run_id``'s working copy (between the processes of its steps)."""
+    work = work_path(published, run_id)
+    work.parent.mkdir(parents=True, exist_ok=True)
+    with open(work.with_name(work.name + ".lock"), "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            if ok:
-                describe(con, log)
-                con.execute("checkpoint")
+            yield work
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def shared_copy(published: Path, run_id: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A step's connection to run ``run_id``'s working copy, shared with the run's other steps.
+
+    The copy is made by the first step that asks; each step holds the lock while connected,
+    so the steps of one run write one after another (their Parquet is written before).
+    """
+    with _locked(published, run_id) as work:
+        _start(published, work)
+        con = _connect(work)
+        try:
+            yield con
         finally:
             con.close()
-        if ok:
-            os.replace(work, published)
-            log.info(f"published warehouse {published}")
-        else:
-            log.warning(f"run had failures: previous warehouse at {published} left unchanged")
-            with contextlib.suppress(OSError):
-                work.unlink()
+
+
+def publish_run(published: Path, run_id: str, *, ok: bool, log: Logger) -> bool:
+    """After a run whose steps used :func:`shared_copy`: publish its working copy (``ok``) or
+    delete it. Returns whether a copy was published (a run that wrote nothing has none)."""
+    with _locked(published, run_id) as work:
+        if not work.exists():
+            return False
+        _finish(_connect(work), work, published, ok, log)
+        shutil.rmtree(scratch_dir(published, run_id), ignore_errors=True)
         with contextlib.suppress(OSError):
-            Path(f"{work}.wal").unlink()
+            work.with_name(work.name + ".lock").unlink()
+        return ok

@@ -38,6 +38,7 @@ from schemas.marts import (
     TrainingEnergy,
     Verdict,
 )
+from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.meta import columns
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
@@ -60,7 +61,7 @@ from schemas.sources import Sources
 from schemas.validation import Validation, ValidationCases
 
 #: Schemas whose tables are described.
-SCHEMAS = ("raw", "staging", "quarantine", "core", "marts")
+SCHEMAS = ("raw", "staging", "quarantine", "core", "marts", "meta")
 
 #: Every table with a pandera model -> that model.
 TABLES: dict[str, type[pa.DataFrameModel]] = {
@@ -98,6 +99,8 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.uncertainty": Uncertainty,
     "marts.uncertainty_distribution": UncertaintyDistribution,
     "marts.uncertainty_drivers": UncertaintyDrivers,
+    "meta.lake_files": LakeFiles,
+    "meta.power_log_runs": PowerLogRuns,
 }
 
 #: What a table is, where its model's docstring gives only the grain and names no table.
@@ -227,9 +230,11 @@ def _column_identifier(column: str) -> str:
 
 
 def present_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
-    """``schema.table`` -> its columns, for every table of the described schemas in this database."""
+    """``schema.table`` -> its columns, for every table and view of the described schemas in this database."""
     rows = con.execute(
-        "select t.schema_name || '.' || t.table_name, c.column_name from duckdb_tables() as t "
+        "select t.schema_name || '.' || t.table_name, c.column_name from "
+        "(select database_name, schema_name, table_name from duckdb_tables() union all "
+        " select database_name, schema_name, view_name from duckdb_views() where not internal) as t "
         "left join duckdb_columns() as c using (database_name, schema_name, table_name) "
         "where t.database_name = current_database() and t.schema_name in (select unnest($schemas)) "
         "order by 1, c.column_index",
@@ -259,6 +264,8 @@ def describe_warehouse(con: duckdb.DuckDBPyConnection) -> list[str]:
     a table with no model, or a column its model does not declare.
     """
     tables = present_columns(con)
+    views = {f"{schema}.{name}" for schema, name in con.execute(
+        "select schema_name, view_name from duckdb_views() where not internal and database_name = current_database()").fetchall()}
     missing: list[str] = []
     con.execute("begin transaction")
     try:
@@ -269,7 +276,8 @@ def describe_warehouse(con: duckdb.DuckDBPyConnection) -> list[str]:
                 continue
             text, column_text = found
             ident = checked_identifier(table)
-            con.execute(f"comment on table {ident} is {sql_literal(text)}")
+            kind = "view" if table in views else "table"
+            con.execute(f"comment on {kind} {ident} is {sql_literal(text)}")
             for column in cols:
                 if column not in column_text:
                     missing.append(f"{table}.{column}")

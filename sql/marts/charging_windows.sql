@@ -33,18 +33,21 @@ best as (
     ) = 1
 ),
 
+-- every float aggregate below is ordered, so that its sum is the same whatever DuckDB's threads
+-- (the marts of two builds are equal to the last bit)
 hourly as (
     select
         zone,
         emission_scope,
         date_trunc('hour', period_start) as hour_start,
-        sum(gco2e_per_kwh * epoch(period_end - period_start)) / sum(epoch(period_end - period_start)) as gco2e_per_kwh
+        sum(gco2e_per_kwh * epoch(period_end - period_start) order by period_start, period_end)
+            / sum(epoch(period_end - period_start) order by period_start, period_end) as gco2e_per_kwh
     from best
     group by zone, emission_scope, date_trunc('hour', period_start)
 ),
 
 profile as (
-    select zone, emission_scope, hour(hour_start) as hour_of_day, avg(gco2e_per_kwh) as gco2e_per_kwh
+    select zone, emission_scope, hour(hour_start) as hour_of_day, avg(gco2e_per_kwh order by hour_start) as gco2e_per_kwh
     from hourly
     group by zone, emission_scope, hour(hour_start)
 ),
@@ -60,7 +63,7 @@ stats as (
     select
         h.zone,
         h.emission_scope,
-        avg(h.gco2e_per_kwh) as annual_average_gco2e_per_kwh,
+        avg(h.gco2e_per_kwh order by h.hour_start) as annual_average_gco2e_per_kwh,
         count(*) as n_hours,
         count(distinct cast(h.hour_start as date)) as n_days,
         min(h.hour_start) as first_period_start,
@@ -71,7 +74,7 @@ stats as (
 ),
 
 daily as (
-    select zone, emission_scope, avg(gco2e_per_kwh) as daily_mean_gco2e_per_kwh
+    select zone, emission_scope, avg(gco2e_per_kwh order by hour_of_day) as daily_mean_gco2e_per_kwh
     from profile
     semi join complete using (zone, emission_scope)
     group by zone, emission_scope
@@ -102,7 +105,7 @@ starts as (
 ),
 
 sliding as (
-    select c.zone, c.emission_scope, s.start_hour, avg(p.gco2e_per_kwh) as mean_gco2e_per_kwh
+    select c.zone, c.emission_scope, s.start_hour, avg(p.gco2e_per_kwh order by p.hour_of_day) as mean_gco2e_per_kwh
     from complete as c
     cross join starts as s
     inner join profile as p

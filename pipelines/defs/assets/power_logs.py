@@ -18,6 +18,7 @@ or ``table = "staging.benchmark_runs"`` (``codecarbon``, ``zeus_power``).
 """
 
 import datetime as dt
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,10 +32,12 @@ import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
+from pipelines.defs.partitions import POWER_LOGS, registered_logs
 from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, key_of, result_metadata
 from pipelines.errors import ManifestError, SourceParseError
+from pipelines.ingest import digests
 from pipelines.ingest.energy.runs import runs_from_energies, runs_from_samples
 from pipelines.ingest.energy.student_t import t_quantile
 from pipelines.ingest.manifest import SourceEntry, entries_for
@@ -44,10 +47,12 @@ from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
 from pipelines.ingest.streaming import stream_nvidia_smi
 from pipelines.paths import sql_text
-from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse import lake
+from pipelines.warehouse.queries import query_pl, table_exists
 from pipelines.warehouse.tables import append_staged, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
+from schemas.lake import PowerLogRuns
 from schemas.meta import conform, empty_frame
 from schemas.power_samples import PowerSamples
 from schemas.quarantine import RejectedRows
@@ -174,6 +179,89 @@ def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyC
     return staged, runs
 
 
+def stage_log(entry: SourceEntry, *, run_id: str, con: duckdb.DuckDBPyConnection | None = None) -> tuple[Staged, Parsed]:
+    """One sampled log: its staged samples and its run (a Parsed of benchmark_runs rows, with a
+    ``no_samples`` reject when nothing could be integrated).
+
+    With ``con``, the samples are appended to ``staging.power_samples`` there (begun by
+    ``start_staged``; nvidia-smi logs streamed, :data:`STREAMED_KINDS`) and the staged frame is
+    empty (``in_table`` is the count); without it the log is read whole into the frame.
+    """
+    options = run_options(entry.file, entry.options)
+    if con is not None and entry.kind in STREAMED_KINDS:
+        staged, runs = _stream_entry(entry, options, con, run_id)
+    else:
+        parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
+        staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
+        del parsed
+        runs = runs_from_samples(staged.frame, options, log_format=entry.kind)
+        if con is not None:
+            append_staged(con, SAMPLES_TABLE, staged.frame)
+            staged.in_table, staged.frame = staged.frame.height, staged.frame.clear()
+    runs = runs.with_columns(pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file"))
+    run_rejects = []
+    if runs.height == 0:
+        run_rejects.append(
+            Reject(None, None, "no_samples", None, f"no valid power samples in {entry.path} (counted channels): run {options.run_id} cannot be integrated")
+        )
+    return staged, Parsed(frame=runs, rejects=run_rejects)
+
+
+def log_summary(entry: SourceEntry, staged: Staged, runs: pl.DataFrame, *, streamed: bool) -> str:
+    """One progress line for a staged log (without its position or time)."""
+    run_id = run_options(entry.file, entry.options).run_id
+    summary = (
+        f"run {run_id}: {runs.item(0, 'energy_j'):,.0f} J over {runs.item(0, 'duration_s'):,.1f} s"
+        if runs.height
+        else f"run {run_id}: no valid samples"
+    )
+    return (f"{entry.path} ({entry.kind}): {staged.row_count:,} samples{' (streamed)' if streamed else ''}, "
+            f"{staged.rejects.height:,} rejected; {summary}")
+
+
+def _validated_together(log_runs: Sequence[tuple[SourceEntry, Parsed]], *, run_id: str) -> Staged | None:
+    """The runs of many logs validated as one frame (one pandera pass, not one per log), or None
+    when a row fails: then they are validated file by file, for rejects that name their file."""
+    if not log_runs:
+        return None
+    frame = pl.concat([conform(BenchmarkRuns, parsed.frame) for _, parsed in log_runs], how="vertical")
+    valid, rejects = split_valid(BenchmarkRuns, frame, file="the logs' runs")
+    if rejects:
+        return None
+    per_source = [{"source_id": entry.id, "rows": parsed.frame.height, "rejected": 0} for entry, parsed in log_runs]
+    return Staged(table=RUNS_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
+
+
+def stage_runs(
+    log_runs: Sequence[tuple[SourceEntry, Parsed]],
+    per_run: Sequence[SourceEntry],
+    *,
+    run_id: str,
+    log: Callable[[str], Any] = lambda _: None,
+    first: int = 1,
+) -> tuple[Staged, Staged]:
+    """staging.benchmark_runs and staging.benchmark_series from the sampled logs' runs and the
+    per-run files (parsed here, numbered from ``first`` in the progress lines)."""
+    run_inputs = list(log_runs)
+    total = first - 1 + len(per_run)
+    for i, entry in enumerate(per_run, start=first):
+        started = time.perf_counter()
+        parsed = parse_entry(entry, _parser_for(entry, RUN_PARSERS, RUNS_TABLE))
+        run_inputs.append((entry, parsed))
+        log(f"[{i}/{total}] {entry.path} ({entry.kind}): {parsed.frame.height:,} runs, {len(parsed.rejects):,} rejected; {time.perf_counter() - started:.2f}s")
+    clean = [item for item in log_runs if not item[1].rejects]
+    batch = _validated_together(clean, run_id=run_id)
+    if batch is None:
+        runs_staged = validate_parsed(RUNS_TABLE, BenchmarkRuns, run_inputs, run_id=run_id)
+    else:  # the clean logs' runs in one validation; the rest file by file
+        together = {id(item) for item in clean}
+        rest = validate_parsed(RUNS_TABLE, BenchmarkRuns, [item for item in run_inputs if id(item) not in together], run_id=run_id)
+        runs_staged = _merge(RUNS_TABLE, BenchmarkRuns, [batch, rest])
+    _check_unique_runs(runs_staged.frame, {entry.id: entry for entry, _ in run_inputs})
+    runs_staged.frame = runs_staged.frame.sort("run_id")
+    return runs_staged, _stage_series(runs_staged.frame)
+
+
 def stage_power_logs(
     sampled: Sequence[SourceEntry],
     per_run: Sequence[SourceEntry],
@@ -182,66 +270,36 @@ def stage_power_logs(
     log: Callable[[str], Any] = lambda _: None,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> PowerTables:
-    """Parse, validate and integrate every power-log file; return the three tables.
+    """Parse, validate and integrate every power-log file in one go; return the three tables
+    (the asset does the same per partition, :func:`ingest_logs`, and :func:`stage_runs`).
 
     ``sampled`` are the manifest entries of staging.power_samples, ``per_run`` those of
     staging.benchmark_runs. ``run_id`` is the Dagster run (stamped on rejects).
 
-    With ``con`` (the run's working copy), the samples are written into staging.power_samples
-    there as each file is staged, nvidia-smi logs streamed (:data:`STREAMED_KINDS`), and the
-    returned samples table holds only a preview (``in_table`` is the count); without it, every
-    log is read whole and the samples are returned in memory.
+    With ``con``, the samples are written into staging.power_samples there as each file is
+    staged, nvidia-smi logs streamed (:data:`STREAMED_KINDS`), and the returned samples table
+    holds only a preview (``in_table`` is the count); without it, every log is read whole and
+    the samples are returned in memory.
     """
     _check_declared_run_ids(sampled)
     total = len(sampled) + len(per_run)
     sample_parts: list[Staged] = []
-    run_inputs: list[tuple[SourceEntry, Parsed]] = []
+    log_runs: list[tuple[SourceEntry, Parsed]] = []
     if con is not None:
         start_staged(con, SAMPLES_TABLE, PowerSamples)
     for i, entry in enumerate(sampled, start=1):
         started = time.perf_counter()
-        options = run_options(entry.file, entry.options)
-        if con is not None and entry.kind in STREAMED_KINDS:
-            staged, runs = _stream_entry(entry, options, con, run_id)
-        else:
-            parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
-            staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
-            del parsed
-            runs = runs_from_samples(staged.frame, options, log_format=entry.kind)
-            if con is not None:
-                append_staged(con, SAMPLES_TABLE, staged.frame)
-                staged.in_table, staged.frame = staged.frame.height, staged.frame.clear()
+        staged, runs = stage_log(entry, run_id=run_id, con=con)
         sample_parts.append(staged)
-        runs = runs.with_columns(pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file"))
-        run_rejects = []
-        if runs.height == 0:
-            run_rejects.append(
-                Reject(None, None, "no_samples", None, f"no valid power samples in {entry.path} (counted channels): run {options.run_id} cannot be integrated")
-            )
-        run_inputs.append((entry, Parsed(frame=runs, rejects=run_rejects)))
-        summary = (
-            f"run {options.run_id}: {runs.item(0, 'energy_j'):,.0f} J over {runs.item(0, 'duration_s'):,.1f} s"
-            if runs.height
-            else f"run {options.run_id}: no valid samples"
-        )
-        log(
-            f"[{i}/{total}] {entry.path} ({entry.kind}): {staged.row_count:,} samples"
-            f"{' (streamed)' if con is not None and entry.kind in STREAMED_KINDS else ''}, "
-            f"{staged.rejects.height:,} rejected; {summary}; {time.perf_counter() - started:.2f}s"
-        )
-    for i, entry in enumerate(per_run, start=len(sampled) + 1):
-        started = time.perf_counter()
-        parsed = parse_entry(entry, _parser_for(entry, RUN_PARSERS, RUNS_TABLE))
-        run_inputs.append((entry, parsed))
-        log(f"[{i}/{total}] {entry.path} ({entry.kind}): {parsed.frame.height:,} runs, {len(parsed.rejects):,} rejected; {time.perf_counter() - started:.2f}s")
-    runs_staged = validate_parsed(RUNS_TABLE, BenchmarkRuns, run_inputs, run_id=run_id)
-    _check_unique_runs(runs_staged.frame, {entry.id: entry for entry in [*sampled, *per_run]})
-    runs_staged.frame = runs_staged.frame.sort("run_id")
+        log_runs.append((entry, runs))
+        streamed = con is not None and entry.kind in STREAMED_KINDS
+        log(f"[{i}/{total}] {log_summary(entry, staged, runs.frame, streamed=streamed)}; {time.perf_counter() - started:.2f}s")
+    runs_staged, series = stage_runs(log_runs, per_run, run_id=run_id, log=log, first=len(sampled) + 1)
     samples = _merge(SAMPLES_TABLE, PowerSamples, sample_parts)
     if con is not None:
         samples.in_table = sum(part.row_count for part in sample_parts)
         samples.frame = conform(PowerSamples, query_pl(con, f"select * from {SAMPLES_TABLE} limit 5"))  # noqa: S608 - a code constant
-    return PowerTables(samples=samples, runs=runs_staged, series=_stage_series(runs_staged.frame))
+    return PowerTables(samples=samples, runs=runs_staged, series=series)
 
 
 def series_markdown(series: pl.DataFrame) -> str:
@@ -262,12 +320,185 @@ def _spec(table: str, model: type[pa.DataFrameModel], description: str, *upstrea
                         deps=[SOURCES_KEY, *(key_of(t) for t in upstream)], metadata=column_metadata(model))
 
 
-SPECS = [
-    _spec(SAMPLES_TABLE, PowerSamples, (
-        "Power readings of every benchmark run's log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL). "
-        "Grain: one reading of one channel of one run at one instant (UTC); counts_to_total marks the channels "
-        "whose sum is the run's power."
-    )),
+# --- power logs as partitions: each log's samples as Parquet in the lake ------------------------
+
+#: Logs ingested by one step; a run over more logs fans out into steps of this many, which the
+#: multiprocess (or Kubernetes) executor runs side by side.
+CHUNK_LOGS = 250
+#: Files read back at a time by the samples' schema check.
+CHECK_FILES = 64
+#: Each ingested log's integrated run, replaced when the log is ingested again.
+LOG_RUNS_TABLE = "meta.power_log_runs"
+#: The lake's partition column for power logs.
+PARTITION_COLUMN = "source_id"
+
+
+@dataclass(frozen=True)
+class IngestedLog:
+    """What one log's ingest wrote: its samples' Parquet file, and scratch Parquet of its run and
+    its samples' rejects (a run's own rejects are staging.benchmark_runs', :func:`ingested_log_runs`)."""
+
+    key: str
+    samples: lake.LakeFile
+    runs_file: str
+    rejects_file: str | None
+    rejected: int
+    line: str
+
+
+def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str, scratch: Path,
+                log: Callable[[str], Any] = lambda _: None) -> list[IngestedLog]:
+    """Stage each log into a scratch DuckDB file of its own (bounded memory), then write its
+    samples as a new Parquet file of its lake partition; its run and rejects go to scratch Parquet
+    for the commit. Nothing is visible to readers until :func:`commit_logs` and the run's publish."""
+    root = lake.lake_root(published)
+    scratch.mkdir(parents=True, exist_ok=True)
+    out: list[IngestedLog] = []
+    db = scratch / f"stage-{os.getpid()}-{time.time_ns()}.duckdb"
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("set TimeZone = 'UTC'")
+        for i, entry in enumerate(entries, start=1):
+            started = time.perf_counter()
+            start_staged(con, SAMPLES_TABLE, PowerSamples)
+            staged, runs = stage_log(entry, run_id=run_id, con=con)
+            target = lake.new_file(root, SAMPLES_TABLE, PARTITION_COLUMN, entry.id, run_id)
+            written = lake.copy_to_parquet(con, SAMPLES_TABLE, target, root, table=SAMPLES_TABLE, column=PARTITION_COLUMN,
+                                           key=entry.id, run_id=run_id)
+            runs_file = scratch / f"{entry.id}.runs.parquet"
+            conform(PowerLogRuns, runs.frame).write_parquet(runs_file)
+            rejects_file = None
+            if staged.rejects.height:
+                rejects_file = scratch / f"{entry.id}.rejects.parquet"
+                staged.rejects.write_parquet(rejects_file)
+            line = log_summary(entry, staged, runs.frame, streamed=entry.kind in STREAMED_KINDS)
+            out.append(IngestedLog(entry.id, written, str(runs_file), None if rejects_file is None else str(rejects_file),
+                                   staged.rejects.height, line))
+            log(f"[{i}/{len(entries)}] {line}; {time.perf_counter() - started:.2f}s")
+    finally:
+        con.close()
+        for leftover in (db, Path(f"{db}.wal")):
+            leftover.unlink(missing_ok=True)
+        digests.flush()
+    return out
+
+
+def commit_logs(con: duckdb.DuckDBPyConnection, ingested: Sequence[IngestedLog], *, published: Path, registered: Sequence[str]) -> list[str]:
+    """In one transaction: the new files become their partitions' current files (the previous
+    ones superseded), partitions of logs no longer ``registered`` are retired, and the logs'
+    runs (meta.power_log_runs) and quarantine rows replaced; then the view is refreshed.
+    Returns the retired keys."""
+    keys = [item.key for item in ingested]
+    known = set(registered)
+    retired = [key for key in lake.current_keys(con, SAMPLES_TABLE) if key not in known]
+    touched = sorted({*keys, *retired})
+    runs_files = [item.runs_file for item in ingested]
+    reject_files = [item.rejects_file for item in ingested if item.rejects_file]
+    con.register("_empty_log_runs", empty_frame(PowerLogRuns).to_arrow())
+    con.execute(f"create table if not exists {LOG_RUNS_TABLE} as select * from _empty_log_runs")  # noqa: S608 - constant
+    con.unregister("_empty_log_runs")
+    con.register("_empty_rejects", empty_frame(RejectedRows).to_arrow())
+    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty_rejects")
+    con.unregister("_empty_rejects")
+    con.execute("begin transaction")
+    try:
+        lake.commit(con, SAMPLES_TABLE, [item.samples for item in ingested], replaces=keys, retire=retired)
+        con.execute(f"delete from {LOG_RUNS_TABLE} where list_contains($keys, source_id)", {"keys": touched})  # noqa: S608 - constant
+        if runs_files:
+            con.execute(f"insert into {LOG_RUNS_TABLE} by name select * from read_parquet($files)", {"files": runs_files})  # noqa: S608
+        con.execute(
+            "delete from quarantine.rejected_rows where table_name = $table and list_contains($keys, source_id)",
+            {"table": SAMPLES_TABLE, "keys": touched},
+        )
+        if reject_files:
+            con.execute("insert into quarantine.rejected_rows by name select * from read_parquet($files)", {"files": reject_files})
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    lake.refresh_view(con, SAMPLES_TABLE, PowerSamples, lake.lake_root(published))
+    return retired
+
+
+class PowerLogsConfig(dg.Config):
+    """How a run over many logs fans out: ``chunk_logs`` logs per ingest step."""
+
+    chunk_logs: int = CHUNK_LOGS
+
+
+@dg.op(ins={"start_after": dg.In(dg.Nothing)}, out=dg.DynamicOut(list),
+       description="Split the run's power-log partitions into ingest steps of chunk_logs logs.")
+def plan_power_logs(context: dg.OpExecutionContext, config: PowerLogsConfig) -> Iterator[dg.DynamicOutput[list[str]]]:
+    """The run's partition keys, in steps of ``chunk_logs``; every registered log's run id is
+    checked to be unique first (two logs declaring one run id would merge)."""
+    _check_declared_run_ids(entries_for(SAMPLES_TABLE))
+    keys = list(context.partition_keys)
+    size = max(1, config.chunk_logs)
+    context.log.info(f"{len(keys):,} power log(s) in {max(1, -(-len(keys) // size))} ingest step(s) of up to {size}")
+    for start in range(0, len(keys), size):
+        yield dg.DynamicOutput(keys[start:start + size], mapping_key=f"logs_{start // size:05d}")
+
+
+@dg.op(description="Ingest a chunk of power logs: each log's samples to a new Parquet file of its partition.")
+def ingest_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, keys: list[str]) -> list[IngestedLog]:
+    """Parse, check and integrate each log of ``keys`` (nvidia-smi logs streamed); write its
+    samples as a new Parquet file of its lake partition. Opens no connection to the warehouse,
+    so steps run side by side on a multiprocess executor."""
+    by_id = {entry.id: entry for entry in entries_for(SAMPLES_TABLE)}
+    gone = [key for key in keys if key not in by_id]
+    if gone:
+        context.log.warning(f"partition(s) of logs no longer registered, not ingested (their files are retired): {', '.join(gone[:20])}")
+    entries = [by_id[key] for key in keys if key in by_id]
+    with BatchedLog(context.log.info) as log:
+        return ingest_logs(entries, published=warehouse.published, run_id=context.run_id, scratch=warehouse.scratch(context.run_id), log=log)
+
+
+@dg.op(out=dg.Out(dg.Nothing), description="Commit the run's power-log files to the warehouse's lake catalog.")
+def commit_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, chunks: list[list[IngestedLog]]) -> None:
+    """Make the written files their partitions' current files in the run's working copy (one
+    transaction), with the logs' runs and rejects; the samples view lists the current files."""
+    ingested = [item for chunk in chunks for item in chunk]
+    con = warehouse.connection()
+    retired = commit_logs(con, ingested, published=warehouse.published, registered=registered_logs())
+    rows = sum(item.samples.row_count for item in ingested)
+    total = con.execute(f"select coalesce(sum(row_count), 0), count(*) from {lake.CATALOG} "  # noqa: S608 - constant
+                        "where table_name = $t and superseded_at is null", {"t": SAMPLES_TABLE}).fetchall()[0]
+    lines = ["| log | samples | rejected | file |", "|---|---|---|---|"]
+    lines += [f"| {item.key} | {item.samples.row_count:,} | {item.rejected:,} | {item.samples.file} |" for item in ingested[:50]]
+    if len(ingested) > 50:
+        lines.append(f"| ... {len(ingested) - 50:,} more | | | |")
+    context.add_output_metadata({
+        "dagster/row_count": int(total[0]),
+        "samples_written": rows,
+        "logs_written": len(ingested),
+        "partitions_current": int(total[1]),
+        "partitions_retired": len(retired),
+        "rejected_samples": sum(item.rejected for item in ingested),
+        "logs": dg.MetadataValue.md("\n".join(lines)),
+    })
+
+
+@dg.graph_asset(
+    key=key_of(SAMPLES_TABLE),
+    description=(
+        "Power readings of every benchmark run's log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL), one "
+        "dynamic partition per registered log, stored as Parquet under warehouse/lake/power_samples/source_id=<log>/ "
+        "and read through the view staging.power_samples. Grain: one reading of one channel of one run at one instant "
+        "(UTC); counts_to_total marks the channels whose sum is the run's power."
+    ),
+    group_name=GROUP,
+    kinds={"duckdb", "parquet", "polars"},
+    partitions_def=POWER_LOGS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    ins={"sources": dg.AssetIn(key=SOURCES_KEY, dagster_type=dg.Nothing)},
+    metadata=column_metadata(PowerSamples),
+)
+def power_samples(sources: Any) -> Any:
+    """Plan the run's logs into steps, ingest each step's logs to Parquet, commit the files."""
+    return commit_power_logs(plan_power_logs(start_after=sources).map(ingest_power_logs).collect())
+
+
+POWER_RUNS_SPECS = [
     _spec(RUNS_TABLE, BenchmarkRuns, (
         "One row per training run: device, model, workload, duration, energy (J) and mean power. Sampled logs are "
         "integrated (trapezoid over the counted channels; RAPL counters summed), minus an optional idle baseline; "
@@ -280,27 +511,81 @@ SPECS = [
 ]
 
 
-@dg.multi_asset(specs=SPECS, name="power_logs")
-def power_logs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
-    """Device benchmark power logs -> power samples, integrated runs and repeated-run series.
+def ingested_log_runs(con: duckdb.DuckDBPyConnection, sampled: Sequence[SourceEntry]) -> list[tuple[SourceEntry, Parsed]]:
+    """The runs of every registered log whose partition is in the lake (meta.power_log_runs),
+    with a ``no_samples`` reject for an ingested log that had nothing to integrate."""
+    ingested = set(lake.current_keys(con, SAMPLES_TABLE))
+    rows = (query_pl(con, f"select * from {LOG_RUNS_TABLE}") if table_exists(con, LOG_RUNS_TABLE)  # noqa: S608 - constant
+            else empty_frame(PowerLogRuns))
+    by_source = {key: frame for (key,), frame in rows.partition_by("source_id", as_dict=True).items()} if rows.height else {}
+    out = []
+    for entry in sampled:
+        if entry.id not in ingested:
+            continue
+        runs = by_source.get(entry.id, empty_frame(PowerLogRuns))
+        rejects = [] if runs.height else [Reject(
+            None, None, "no_samples", None,
+            f"no valid power samples in {entry.path} (counted channels): run {run_options(entry.file, entry.options).run_id} cannot be integrated",
+        )]
+        out.append((entry, Parsed(frame=runs, rejects=rejects)))
+    return out
 
-    Every sampled log in the manifest (table staging.power_samples) is parsed, its samples
-    validated, and its run integrated; per-run files (table staging.benchmark_runs) are parsed
-    into runs directly. The samples are written into the run's working copy as each file is
-    staged (nvidia-smi logs streamed); the runs, series and every quarantined row are then
-    written in one transaction. A failure fails the run, whose working copy is not published.
+
+@dg.multi_asset(specs=POWER_RUNS_SPECS, name="power_runs")
+def power_runs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
+    """Benchmark runs and repeated-run series, from every ingested log's run and the per-run files.
+
+    The sampled logs' runs were integrated when their partitions were ingested
+    (meta.power_log_runs); the per-run files (CodeCarbon, Zeus) are parsed here. Every run is
+    validated together (run ids unique across files), then summarised into series; both tables
+    and their quarantine rows are written in one transaction.
     """
     con = warehouse.connection()
+    sampled = entries_for(SAMPLES_TABLE)
+    log_runs = ingested_log_runs(con, sampled)
     with BatchedLog(context.log.info) as log:
-        tables = stage_power_logs(entries_for(SAMPLES_TABLE), entries_for(RUNS_TABLE), run_id=context.run_id, log=log, con=con)
-    write_staged(con, [tables.samples, tables.runs, tables.series])
-    yield dg.MaterializeResult(asset_key=key_of(SAMPLES_TABLE), metadata=result_metadata(tables.samples))
-    yield dg.MaterializeResult(asset_key=key_of(RUNS_TABLE), metadata=result_metadata(tables.runs))
-    series_meta = result_metadata(tables.series)
-    series_meta["series"] = dg.MetadataValue.md(series_markdown(tables.series.frame))
+        log(f"{len(log_runs):,} ingested log(s) of {len(sampled):,} registered")
+        runs, series = stage_runs(log_runs, entries_for(RUNS_TABLE), run_id=context.run_id, log=log)
+    write_staged(con, [runs, series])
+    yield dg.MaterializeResult(asset_key=key_of(RUNS_TABLE), metadata=result_metadata(runs))
+    series_meta = result_metadata(series)
+    series_meta["series"] = dg.MetadataValue.md(series_markdown(series.frame))
     yield dg.MaterializeResult(asset_key=key_of(SERIES_TABLE), metadata=series_meta)
 
 
-power_samples_checks = staging_checks(SAMPLES_TABLE, PowerSamples)
+@dg.asset_check(asset=key_of(SAMPLES_TABLE), name="pandera_schema", blocking=True,
+                description="The power-log files this run wrote have PowerSamples' columns and types, and the rows the catalog says.")
+def power_samples_pandera_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    """The files this run committed, from their Parquet footers: the pandera model's columns
+    and types, in order, and the row counts of the catalog. Every row was validated against the
+    model as its log was staged (split_valid, or the streamed block checks); this check reads
+    no rows, so its cost grows with the files a run writes, not with the lake."""
+    con = warehouse.connection()
+    root = lake.lake_root(warehouse.published)
+    listed = con.execute(
+        f"select file, row_count from {lake.CATALOG} where table_name = $t and run_id = $run and superseded_at is null order by file",  # noqa: S608
+        {"t": SAMPLES_TABLE, "run": context.run.run_id}).fetchall()
+    con.register("_model_empty", empty_frame(PowerSamples).to_arrow())
+    expected = con.execute("select column_name, column_type from (describe select * from _model_empty)").fetchall()
+    con.unregister("_model_empty")
+    problems: list[str] = []
+    for start in range(0, len(listed), CHECK_FILES):
+        block = listed[start:start + CHECK_FILES]
+        paths = [str(root / file) for file, _ in block]
+        for path in paths:
+            found = con.execute("select column_name, column_type from (describe select * from read_parquet($f))", {"f": path}).fetchall()
+            if found != expected:
+                problems.append(f"{path}: columns {found} are not the model's {expected}")
+        rows = dict(con.execute("select file_name, num_rows from parquet_file_metadata($files)", {"files": paths}).fetchall())
+        problems += [f"{root / file}: {rows.get(str(root / file))} rows, the catalog says {n}" for file, n in block
+                     if rows.get(str(root / file)) != n]
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={"files_checked": len(listed), "rows_checked": sum(n for _, n in listed),
+                  "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:20]) or "none")},
+    )
+
+
+power_samples_checks = [power_samples_pandera_schema, *staging_checks(SAMPLES_TABLE, PowerSamples, lake=True)]
 benchmark_runs_checks = staging_checks(RUNS_TABLE, BenchmarkRuns)
 benchmark_series_checks = staging_checks(SERIES_TABLE, BenchmarkSeries)

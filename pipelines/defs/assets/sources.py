@@ -6,8 +6,10 @@ import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
+from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, result_metadata
+from pipelines.ingest import digests
 from pipelines.ingest.manifest import load_manifest, verify
 from pipelines.ingest.staging import Staged
 from pipelines.warehouse.tables import write_staged
@@ -32,6 +34,7 @@ def sources(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mater
     """
     entries = load_manifest()
     rows = []
+    progress = BatchedLog(context.log.info)
     for i, entry in enumerate(entries, start=1):
         verify(entry)
         rows.append(
@@ -53,7 +56,9 @@ def sources(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mater
             }
         )
         if i % 10 == 0 or i == len(entries):
-            context.log.info(f"verified {i}/{len(entries)} source files")
+            progress(f"verified {i}/{len(entries)} source files")
+    progress.flush()
+    digests.flush()
     frame = conform(Sources, pl.DataFrame(rows, infer_schema_length=None)) if rows else empty_frame(Sources)
     staged = Staged(table="staging.sources", frame=frame, rejects=empty_frame(RejectedRows), per_source=[])
     write_staged(warehouse.connection(), [staged])

@@ -1,0 +1,177 @@
+"""Launching builds on Dagster's own executors: the whole warehouse, some power logs, or what
+lies downstream of them; in one process, or in N worker processes.
+
+``materialise`` is what ``edge-carbon run`` (and ``make run``, ``make run WORKERS=2``) calls:
+
+- ``scope="all"``: every asset of the build_warehouse job (every registered log's partition);
+  with ``logs``, only those logs' partitions, staging.sources and everything downstream of them.
+- ``scope="ingest"``: the power-log partitions (``logs``, else all) and the staging tables
+  they feed (staging.benchmark_runs, staging.benchmark_series), with staging.sources (which
+  lists every registered file, so that a new log's id joins it).
+- ``scope="downstream"``: what lies downstream of those staging tables (the marts), no partition.
+
+``workers=1`` runs on the in-process executor: the Warehouse resource copies the published
+file at run start and publishes at run end. ``workers=N`` runs on the multiprocess executor
+with N processes: each step opens the run's working copy in turn (the ingest steps write
+Parquet and open no connection, so they run side by side), and the copy is published here
+once the run has succeeded (:func:`pipelines.warehouse.database.publish_run`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from pipelines.defs.definitions import BUILD_SELECTION, defs
+from pipelines.defs.partitions import sync_power_logs
+from pipelines.paths import warehouse_path
+from pipelines.warehouse.database import publish_run
+
+SCOPES = ("all", "ingest", "downstream")
+SAMPLES_KEY = dg.AssetKey(["staging", "power_samples"])
+SOURCES_KEY = dg.AssetKey(["staging", "sources"])
+RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging", "benchmark_series"]))
+#: Modules each worker process imports once, before it runs steps (the multiprocess executor's
+#: forkserver), so a step does not pay for importing Dagster and the definitions again.
+PRELOAD = ["pipelines.defs.parallel"]
+RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+
+
+@dataclass
+class Outcome:
+    """What a launch did: whether every run succeeded, the runs' ids, and each failure's message."""
+
+    success: bool
+    run_ids: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        """The last run's id."""
+        return self.run_ids[-1] if self.run_ids else ""
+
+
+def selection(scope: str, *, logs: bool, skip_dashboards: bool) -> set[dg.AssetKey]:
+    """The asset keys a launch materialises (see the module docstring)."""
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
+    base = BUILD_SELECTION - (dg.AssetSelection.groups("dashboards") if skip_dashboards else dg.AssetSelection.assets())
+    ingest = dg.AssetSelection.assets(SAMPLES_KEY, *RUNS_KEYS)
+    if scope == "ingest":  # with staging.sources, which lists the logs (their ids join it)
+        chosen = ingest | dg.AssetSelection.assets(SOURCES_KEY)
+    elif scope == "downstream":
+        chosen = base & dg.AssetSelection.assets(*RUNS_KEYS).downstream() - ingest
+    elif logs:
+        chosen = base & (dg.AssetSelection.assets(SAMPLES_KEY).downstream() | dg.AssetSelection.assets(SOURCES_KEY))
+    else:
+        chosen = base
+    return set(chosen.resolve(defs.resolve_asset_graph()))
+
+
+def key_ranges(chosen: Sequence[str], order: Sequence[str]) -> list[tuple[str, str]]:
+    """``chosen`` partition keys as ranges of consecutive keys in the instance's ``order``."""
+    position = {key: i for i, key in enumerate(order)}
+    unknown = [key for key in chosen if key not in position]
+    if unknown:
+        raise ValueError(f"not a registered power log: {', '.join(unknown)} (edge-carbon register adds one)")
+    ranges: list[tuple[str, str]] = []
+    for i in sorted({position[key] for key in chosen}):
+        if ranges and position[ranges[-1][1]] == i - 1:
+            ranges[-1] = (ranges[-1][0], order[i])
+        else:
+            ranges.append((order[i], order[i]))
+    return ranges
+
+
+def every_log(instance: dg.DagsterInstance) -> dict[str, str]:
+    """Sync the power-log partitions; the run tags that select all of them (none when no log is registered)."""
+    order = sync_power_logs(instance)
+    return {RANGE_START: order[0], RANGE_END: order[-1]} if order else {}
+
+
+def _failures(events: Sequence[Any]) -> list[str]:
+    from pipelines.cli import root_cause
+
+    return [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in events if e.is_step_failure]
+
+
+def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, instance: dg.DagsterInstance, run_config: dict[str, Any],
+             published: Path | None) -> tuple[bool, str, list[str]]:
+    """One run of ``keys``; with workers > 1 on the multiprocess executor, published here."""
+    from pipelines.defs.resources import Warehouse
+
+    job = defs.resolve_job_def("build_warehouse").get_subset(asset_selection=keys)
+    if "ops" in run_config:  # config only for the ops this run has
+        run_config = {**run_config, "ops": {op: cfg for op, cfg in run_config["ops"].items() if op in job.graph.node_dict}}
+    if workers <= 1:
+        result = job.execute_in_process(
+            instance=instance, run_config=run_config, tags=tags, raise_on_error=False,
+            resources={"warehouse": Warehouse(path=str(published))} if published else None,
+        )
+        return result.success, result.run_id, _failures(result.all_events)
+    config = {
+        **run_config,
+        "execution": {"config": {"max_concurrent": workers, "start_method": {"forkserver": {"preload_modules": PRELOAD}}}},
+        "resources": {"warehouse": {"config": {"publish": "launcher", **({"path": str(published)} if published else {})}}},
+    }
+    from pipelines.defs.parallel import parallel_job
+
+    with dg.execute_job(dg.reconstructable(parallel_job), instance=instance, run_config=config, tags=tags,
+                        asset_selection=sorted(keys, key=lambda k: k.to_user_string()), raise_on_error=False) as result:
+        success, run_id, failures = result.success, result.run_id, _failures(result.all_events)
+    log = logging.getLogger("edge_carbon.launch")
+    publish_run(published or warehouse_path(), run_id, ok=success, log=log)
+    return success, run_id, failures
+
+
+def materialise(
+    *,
+    scope: str = "all",
+    logs: Sequence[str] | None = None,
+    workers: int = 1,
+    skip_dashboards: bool = False,
+    run_config: dict[str, Any] | None = None,
+    instance: dg.DagsterInstance | None = None,
+    warehouse: Path | None = None,
+) -> Outcome:
+    """Sync the power-log partitions with the manifest, then run ``scope`` (module docstring).
+
+    ``logs`` are power-log source ids (None: every registered log). The chosen partitions go in
+    one run when they are consecutive in the instance's order; otherwise each range is ingested
+    by a run of its own and the rest follows in a last run. ``warehouse`` overrides the
+    published file (default ``$EDGE_CARBON_WAREHOUSE``).
+    """
+    instance = instance or dg.DagsterInstance.get()
+    order = sync_power_logs(instance)
+    keys = selection(scope, logs=logs is not None, skip_dashboards=skip_dashboards)
+    chosen = list(order) if logs is None else list(dict.fromkeys(logs))
+    ranges = key_ranges(chosen, order) if SAMPLES_KEY in keys else []
+    if SAMPLES_KEY in keys and not ranges:
+        keys = keys - {SAMPLES_KEY}
+    plan: list[tuple[set[dg.AssetKey], dict[str, str]]] = []
+    if len(ranges) <= 1:
+        tags = {RANGE_START: ranges[0][0], RANGE_END: ranges[0][1]} if ranges else {}
+        plan.append((keys, tags))
+    else:
+        plan += [({SAMPLES_KEY}, {RANGE_START: start, RANGE_END: end}) for start, end in ranges]
+        if keys - {SAMPLES_KEY}:
+            plan.append((keys - {SAMPLES_KEY}, {}))
+    outcome = Outcome(success=True)
+    for run_keys, tags in plan:
+        if not run_keys:
+            continue
+        success, run_id, failures = _execute(run_keys, tags, workers=workers, instance=instance, run_config=dict(run_config or {}),
+                                             published=warehouse)
+        outcome.run_ids.append(run_id)
+        outcome.failures += failures
+        if not success:
+            outcome.success = False
+            break
+    return outcome
+
+

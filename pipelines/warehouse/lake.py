@@ -1,0 +1,227 @@
+"""The Parquet lake beside the published warehouse, and the catalog that says which files count.
+
+Tables that grow with the data (every power log's samples) are not stored inside the DuckDB
+file. Each partition of such a table is Parquet under the warehouse folder, in a hive layout::
+
+    warehouse/lake/power_samples/source_id=<log>/part-<run id>-<nonce>.parquet
+
+and the warehouse's name for the table (``staging.power_samples``) is a view over the files
+that the catalog, ``meta.lake_files`` in the DuckDB file, lists as current. So:
+
+- **Versioned files.** A run never rewrites a file: it writes a new one, named for the run,
+  and the catalog row of the partition's previous file gets ``superseded_at``.
+- **No glob.** A view names its files one by one (absolute paths, so the published database
+  answers from any working directory), from the catalog; a file left by a killed run, which
+  no published catalog lists, is never read.
+- **Publishing is small.** The catalog and the views are in the DuckDB file, which holds only
+  the small tables; a run publishes by replacing that file (pipelines/warehouse/database.py),
+  whatever the size of the lake.
+- **Retention.** A superseded file is deleted :data:`RETENTION` after it was superseded, so a
+  reader that opened the previous snapshot keeps its files for that long; a file no catalog
+  lists (a killed run's, or a step's of a run still going) is deleted once it is older than
+  :data:`ORPHAN_AFTER`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import duckdb
+import pandera.polars as pa
+
+from pipelines.identifiers import checked_identifier
+from schemas.meta import empty_frame
+
+#: The lake's folder, beside the published DuckDB file.
+LAKE_FOLDER = "lake"
+#: The catalog: one row per Parquet file ever committed and not yet expired.
+CATALOG = "meta.lake_files"
+#: How long a superseded file is kept for readers of an older snapshot.
+RETENTION = dt.timedelta(days=1)
+#: A file that no catalog lists is deleted once older than this (a killed run's leftovers; long
+#: enough for any run still writing).
+ORPHAN_AFTER = dt.timedelta(hours=6)
+#: Partition keys and run ids that may name a folder or file: letters, digits, ``_ . -``.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$")
+
+_CATALOG_DDL = f"""
+create table if not exists {CATALOG} (
+    table_name varchar not null,
+    partition_column varchar not null,
+    partition_key varchar not null,
+    file varchar not null,
+    row_count bigint not null,
+    size_bytes bigint not null,
+    run_id varchar not null,
+    written_at timestamptz not null,
+    superseded_at timestamptz
+)"""
+
+
+def lake_root(published: Path) -> Path:
+    """The lake folder of the warehouse published at ``published``."""
+    return published.parent / LAKE_FOLDER
+
+
+def safe_name(value: str, what: str) -> str:
+    """``value`` if it may name a folder or file of the lake, else ValueError naming ``what``."""
+    if not SAFE_NAME.match(value) or ".." in value:
+        raise ValueError(f"{what} {value!r} cannot name a lake partition: use letters, digits, '_', '.' or '-' (at most 200)")
+    return value
+
+
+@dataclass(frozen=True)
+class LakeFile:
+    """One Parquet file written for one partition of a lake table (``file`` is relative to the lake)."""
+
+    table_name: str
+    partition_column: str
+    partition_key: str
+    file: str
+    row_count: int
+    size_bytes: int
+    run_id: str
+
+    def as_row(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def folder_of(table: str) -> str:
+    """The lake folder of warehouse table ``schema.name``: its name (``power_samples``)."""
+    return checked_identifier(table).split(".")[1]
+
+
+def new_file(root: Path, table: str, column: str, key: str, run_id: str) -> Path:
+    """A fresh file name in the partition's folder (created): ``part-<run id>-<nonce>.parquet``."""
+    folder = root / folder_of(table) / f"{safe_name(column, 'partition column')}={safe_name(key, 'partition key')}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"part-{safe_name(run_id, 'run id')}-{uuid.uuid4().hex[:8]}.parquet"
+
+
+def copy_to_parquet(con: duckdb.DuckDBPyConnection, relation: str, path: Path, root: Path, *, table: str, column: str, key: str,
+                    run_id: str) -> LakeFile:
+    """Write ``relation`` (a checked table name on ``con``) to ``path`` as Parquet (zstd); its LakeFile."""
+    con.execute(f"copy (select * from {checked_identifier(relation)}) to '{_literal(path)}' (format parquet, compression zstd)")  # noqa: S608
+    rows = con.execute(f"select count(*) from {checked_identifier(relation)}").fetchall()[0][0]  # noqa: S608 - checked identifier
+    return LakeFile(table, column, key, path.relative_to(root).as_posix(), int(rows), path.stat().st_size, run_id)
+
+
+def ensure_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    """Create ``meta.lake_files`` if absent."""
+    con.execute("create schema if not exists meta")
+    con.execute(_CATALOG_DDL)
+
+
+def commit(con: duckdb.DuckDBPyConnection, table: str, files: Sequence[LakeFile], *, replaces: Iterable[str], retire: Iterable[str] = (),
+           now: dt.datetime | None = None) -> None:
+    """Record ``files`` as the current files of their partitions (inside the caller's transaction).
+
+    The current files of the partitions ``replaces`` (those rewritten) and ``retire`` (those
+    dropped: a log no longer registered) are marked superseded at ``now``.
+    """
+    ensure_catalog(con)
+    stamp = now or dt.datetime.now(dt.UTC)
+    gone = sorted({*replaces, *retire})
+    if gone:
+        con.execute(
+            f"update {CATALOG} set superseded_at = $now where table_name = $table and superseded_at is null "  # noqa: S608 - constant
+            "and list_contains($keys, partition_key)",
+            {"now": stamp, "table": table, "keys": gone},
+        )
+    for item in files:
+        con.execute(
+            f"insert into {CATALOG} values ($table_name, $partition_column, $partition_key, $file, $row_count, $size_bytes, "  # noqa: S608
+            "$run_id, $now, null)",
+            {**item.as_row(), "now": stamp},
+        )
+
+
+def current_keys(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """The partition keys of ``table`` that have a current file."""
+    ensure_catalog(con)
+    rows = con.execute(
+        f"select distinct partition_key from {CATALOG} where table_name = $t and superseded_at is null order by 1",  # noqa: S608
+        {"t": table},
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def current_files(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """The current files of ``table``, relative to the lake, by partition key and file name."""
+    ensure_catalog(con)
+    rows = con.execute(
+        f"select file from {CATALOG} where table_name = $t and superseded_at is null order by partition_key, file",  # noqa: S608
+        {"t": table},
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def lake_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every table the catalog has files for."""
+    ensure_catalog(con)
+    return [r[0] for r in con.execute(f"select distinct table_name from {CATALOG} order by 1").fetchall()]  # noqa: S608
+
+
+def _literal(path: Path | str) -> str:
+    """A path as the body of a SQL string literal (quotes doubled)."""
+    return str(path).replace("'", "''")
+
+
+def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel], root: Path) -> int:
+    """``create or replace view <table>`` over its current files (absolute paths), or, with none,
+    over no rows of the model's columns; returns the number of files.
+
+    A view's text cannot take bound parameters: the file names are the catalog's, every part of
+    them made by :func:`new_file` from checked names, and the root is quoted.
+    """
+    files = current_files(con, table)
+    ident = checked_identifier(table)
+    con.execute(f"create schema if not exists {ident.split('.')[0]}")
+    with contextlib.suppress(duckdb.CatalogException):
+        con.execute(f"drop table if exists {ident}")
+    if files:
+        listed = ", ".join(f"'{_literal(root / file)}'" for file in files)
+        con.execute(f"create or replace view {ident} as select * from read_parquet([{listed}])")  # noqa: S608
+    else:
+        con.register("_lake_empty", empty_frame(model).to_arrow())
+        typed = con.execute("select column_name, column_type from (describe select * from _lake_empty)").fetchall()
+        con.unregister("_lake_empty")
+        columns = ", ".join(f'cast(null as {kind}) as "{name}"' for name, kind in typed)
+        con.execute(f"create or replace view {ident} as select {columns} where false")  # noqa: S608
+    return len(files)
+
+
+def sweep(con: duckdb.DuckDBPyConnection, root: Path, now: dt.datetime | None = None) -> dict[str, int]:
+    """Delete what no reader may still need: files superseded longer than :data:`RETENTION`
+    ago (and their catalog rows), and unlisted files older than :data:`ORPHAN_AFTER`."""
+    ensure_catalog(con)
+    stamp = now or dt.datetime.now(dt.UTC)
+    expired = [r[0] for r in con.execute(
+        f"select file from {CATALOG} where superseded_at < $cut",  # noqa: S608 - constant
+        {"cut": stamp - RETENTION},
+    ).fetchall()]
+    for file in expired:
+        with contextlib.suppress(OSError):
+            (root / file).unlink()
+    con.execute(f"delete from {CATALOG} where superseded_at < $cut", {"cut": stamp - RETENTION})  # noqa: S608 - constant
+    listed = {r[0] for r in con.execute(f"select file from {CATALOG}").fetchall()}  # noqa: S608 - constant
+    orphans = 0
+    cut = (stamp - ORPHAN_AFTER).timestamp()
+    if root.is_dir():
+        for path in root.rglob("*.parquet"):
+            if path.relative_to(root).as_posix() in listed:
+                continue
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < cut:
+                    path.unlink()
+                    orphans += 1
+        for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only empty folders go
+    return {"expired": len(expired), "orphans": orphans}
