@@ -1,5 +1,6 @@
 # edge-carbon front door. Needs only Python 3.11, make and git.
-#   make run    build the warehouse from the shipped data and print a summary
+#   make run    build the warehouse from the shipped data and print a summary; WORKERS=N runs it on
+#               Dagster's multiprocess executor with N worker processes (default: in one process)
 #   make test   run the test suite, without the tests marked slow (full rebuilds at the default
 #               run config); MARKERS=all runs every test (CI), MARKERS=slow only the slow ones;
 #               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest
@@ -30,7 +31,7 @@ $(VENV)/.installed-$(EXTRAS): $(VENV)/.installed
 	@touch $@
 
 run: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
-	$(VENV)/bin/edge-carbon run
+	$(VENV)/bin/edge-carbon run $(if $(WORKERS),--workers $(WORKERS))
 
 test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest $(if $(MARKERS),-m "$(if $(filter all,$(MARKERS)),slow or not slow,$(MARKERS))") $(PYTEST_ARGS)

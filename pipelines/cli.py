@@ -189,7 +189,26 @@ def register(args: argparse.Namespace) -> int:
     """Validate, then append a manifest entry for a file under sources/ (or refresh one sha256)."""
     from pipelines.ingest.registration import register_cli
 
-    return register_cli(args)
+    status = register_cli(args)
+    if status == 0 and not args.dry_run:
+        sync_partitions()
+    return status
+
+
+def sync_partitions() -> None:
+    """Bring the Dagster instance's power-log partitions (one per registered log) in line with
+    the manifest, so that ``dagster dev`` offers a newly registered log as a partition."""
+    import warnings
+
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    from pipelines.defs.partitions import sync_power_logs
+
+    dagster_home()
+    with dg.DagsterInstance.get() as instance:
+        keys = sync_power_logs(instance)
+    print(f"{len(keys)} power log partition(s) in the Dagster instance at {os.environ[DAGSTER_HOME_ENV]}")
 
 
 def scenario(args: argparse.Namespace) -> int:

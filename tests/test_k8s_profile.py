@@ -117,16 +117,20 @@ def test_build_warehouse_runs_on_step_pods_with_the_profile_run_config() -> None
     assert set(job.asset_layer.selected_asset_keys) == set(local.asset_layer.selected_asset_keys)
     assert k8s.defs.resolve_job_def("grid_feeds").executor_def.name == "k8s"
     resolved = dg.validate_run_config(job, RUN_CONFIG)  # raises on a key the executor does not take
-    assert resolved["execution"]["k8s"]["max_concurrent"] == k8s.MAX_CONCURRENT_STEPS == 1
+    assert resolved["execution"]["k8s"]["max_concurrent"] == 4 == k8s.DEFAULT_CONCURRENT_STEPS
 
 
-def test_more_than_one_writer_is_refused() -> None:
+def test_step_pods_are_bounded_and_share_the_runs_copy() -> None:
     job = k8s.defs.resolve_job_def("build_warehouse")
-    assert dg.validate_run_config(job, {})["execution"]["k8s"]["max_concurrent"] == 1
+    assert dg.validate_run_config(job, {})["execution"]["k8s"]["max_concurrent"] == k8s.DEFAULT_CONCURRENT_STEPS
     with pytest.raises(dg.DagsterConfigMappingFunctionError):
-        dg.validate_run_config(job, {"execution": {"config": {"max_concurrent": 2}}})
+        dg.validate_run_config(job, {"execution": {"config": {"max_concurrent": k8s.MAX_CONCURRENT_STEPS + 1}}})
     with pytest.raises(dg.DagsterInvalidConfigError):
         dg.validate_run_config(job, {"execution": {"config": {"max_concurrency": 1}}})
+    # every step opens the run's shared copy; the sensors publish a succeeded run and discard a failed one
+    assert k8s.defs.resources["warehouse"].publish == "launcher"
+    assert {s.name for s in k8s.defs.sensors or []} == {"publish_succeeded", "discard_failed"}
+    assert local_defs.resources["warehouse"].publish == "run"
 
 
 def test_a_step_pod_writes_the_warehouse_on_the_shared_volume() -> None:

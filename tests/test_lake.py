@@ -261,8 +261,9 @@ def test_two_workers_build_the_same_warehouse(tmp_path: Path, built_warehouse: P
     published = tmp_path / "wh2" / "edge_carbon.duckdb"
     from tests.conftest import run_config_for
 
-    outcome = materialise(workers=2, skip_dashboards=True, instance=dg.DagsterInstance.ephemeral(), warehouse=published,
-                          run_config=run_config_for(published))
+    (tmp_path / "dagster_home").mkdir()
+    with dg.DagsterInstance.local_temp(str(tmp_path / "dagster_home")) as instance:  # workers need a persistent instance
+        outcome = materialise(workers=2, skip_dashboards=True, instance=instance, warehouse=published, run_config=run_config_for(published))
     assert outcome.success, outcome.failures
     with open_readonly(published) as con:
         con.execute(f"attach '{built_warehouse}' as one (read_only)")

@@ -208,6 +208,12 @@ def test_register_writes_typed_toml_atomically(own_sources: Path, capsys: pytest
     assert code == 0, err
     after = local.read_bytes()
     assert after.startswith(before) and len(tomllib.loads(after.decode())["source"]) == 2
+    # registering a log adds its partition to the Dagster instance (DAGSTER_HOME)
+    import dagster as dg
+
+    with dg.DagsterInstance.get() as instance:
+        partitions = instance.get_dynamic_partitions("power_logs")
+    assert "my_gpu_run1" in partitions and "my_zone" not in partitions
 
 
 def test_unknown_device_is_a_warning(own_sources: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -78,20 +78,26 @@ build_warehouse = dg.define_asset_job(
 )
 
 
-def definitions(executor: dg.ExecutorDefinition = dg.in_process_executor) -> dg.Definitions:
+def definitions(
+    executor: dg.ExecutorDefinition = dg.in_process_executor,
+    warehouse: Warehouse | None = None,
+    sensors: list[dg.SensorDefinition] | None = None,
+) -> dg.Definitions:
     """The code location's definitions, run by ``executor``.
 
     In process here (``defs``): one process holds the run's working copy. The multiprocess
     executor (``edge-carbon run --workers N``, :func:`pipelines.defs.launch.parallel_job`) and
     the Kubernetes profile (:mod:`pipelines.defs.k8s`, docs/scale.md) run a process per step,
-    each step opening the run's copy in turn.
+    each step opening the run's copy in turn (``warehouse`` in its ``launcher`` mode, published
+    by the launcher or, on Kubernetes, by run-status ``sensors``).
     """
     return dg.Definitions(
         assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),
         asset_checks=table_checks,
         jobs=[build_warehouse, grid_feeds_job],
         schedules=[grid_feeds_hourly],
-        resources={"warehouse": Warehouse(), **feed_resources()},
+        sensors=sensors or [],
+        resources={"warehouse": warehouse or Warehouse(), **feed_resources()},
         executor=executor,
     )
 

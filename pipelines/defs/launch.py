@@ -97,7 +97,8 @@ def every_log(instance: dg.DagsterInstance) -> dict[str, str]:
 def _failures(events: Sequence[Any]) -> list[str]:
     from pipelines.cli import root_cause
 
-    return [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in events if e.is_step_failure]
+    steps = [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in events if e.is_step_failure]
+    return steps or [f"run: {e.message}" for e in events if e.event_type == dg.DagsterEventType.RUN_FAILURE]
 
 
 def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, instance: dg.DagsterInstance, run_config: dict[str, Any],
