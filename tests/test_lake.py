@@ -24,6 +24,7 @@ from pipelines.warehouse import lake
 from pipelines.warehouse.database import open_readonly
 from schemas.meta import columns
 from schemas.power_samples import PowerSamples
+from tests.test_feeds import ReplayServer, server  # noqa: F401 - the server fixture
 
 TABLE = "staging.power_samples"
 
@@ -281,3 +282,39 @@ def test_two_workers_build_the_same_warehouse(tmp_path: Path, built_warehouse: P
             if n != (0,) or m != (0,):
                 differ.append(table)
     assert differ == []
+
+
+def test_an_hourly_feed_run_writes_only_the_days_it_touches(tmp_path: Path, server: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The live feed's rows are Parquet per UTC day: a run that brings one zone's day rewrites that
+    day's file only; the DuckDB file holds none of the feed's rows (both feed tables are views)."""
+    from pipelines.ingest.feeds.electricitymaps import RecordedElectricityMaps
+    from pipelines.ingest.feeds.uk_carbon_intensity import RecordedUkCarbonIntensity
+    from tests.test_feed_schedule import de_history
+    from tests.test_feeds import Answer, em_api, run_feed
+
+    published = tmp_path / "wh.duckdb"
+    first = run_feed(published, uk=RecordedUkCarbonIntensity(), em=RecordedElectricityMaps())
+    assert first.success, first.failure_message()
+    live = {k: v for k, v in lake_files(published).items() if k.startswith("grid_intensity_live/")}
+    with open_readonly(published) as con:
+        kinds = dict(con.execute("select table_name, table_type from information_schema.tables where table_name in "
+                                 "('grid_intensity_live', 'carbon_intensity_payloads')").fetchall())
+        days = [r[0] for r in con.execute("select distinct strftime(period_start, '%Y-%m-%d') from staging.grid_intensity_live order by 1").fetchall()]
+    assert kinds == {"grid_intensity_live": "VIEW", "carbon_intensity_payloads": "VIEW"}
+    assert sorted(k.split("/")[1] for k in live) == [f"day={d}" for d in days] and len(days) >= 3
+
+    monkeypatch.setenv("ELECTRICITYMAPS_TOKEN", "test-token")
+    server.required_token = "test-token"
+    server.default = Answer(200, de_history(40.0))
+    second = run_feed(published, uk=RecordedUkCarbonIntensity(), em=em_api(server, ["DE"]))
+    assert second.success, second.failure_message()
+    with open_readonly(published) as con:
+        de_days = {r[0] for r in con.execute("select distinct strftime(period_start, '%Y-%m-%d') from staging.grid_intensity_live "
+                                             "where zone = 'DE' and source_id = 'feed_electricitymaps'").fetchall()}
+    after = {k: v for k, v in lake_files(published).items() if k.startswith("grid_intensity_live/")}
+    untouched = {k: v for k, v in live.items() if k.split("/")[1].removeprefix("day=") not in de_days}
+    assert untouched and {k: after[k] for k in untouched} == untouched, "a day the run did not touch was rewritten"
+    with open_readonly(published) as con:
+        current = [r[0] for r in con.execute(f"select partition_key from {lake.CATALOG} where table_name = 'staging.grid_intensity_live' "  # noqa: S608
+                                              "and superseded_at is null").fetchall()]
+    assert sorted(current) == sorted(set(days) | de_days), "one current file per day"

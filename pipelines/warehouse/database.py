@@ -36,18 +36,24 @@ from logging import Logger
 from pathlib import Path
 
 import duckdb
-import pandera.polars as pa
+import polars as pl
 
 from pipelines.paths import warehouse_path
 from pipelines.warehouse import lake
 from pipelines.warehouse.dictionary import describe_warehouse
+from schemas.grid_intensity import GridIntensity
 from schemas.power_samples import PowerSamples
+from schemas.raw_payloads import CarbonIntensityPayloads
 
 SCHEMAS = ("staging", "quarantine", "core", "marts", "meta")
 #: Working copies older than this, from runs that were killed, are swept at the next run start.
 STALE_AFTER_S = 6 * 3600
-#: The warehouse tables stored in the lake, and the model of each view's columns.
-LAKE_MODELS: dict[str, type[pa.DataFrameModel]] = {"staging.power_samples": PowerSamples}
+#: The warehouse tables stored in the lake: each view's model, partition column and key.
+LAKE_TABLES: dict[str, lake.LakeSpec] = {
+    "staging.power_samples": lake.LakeSpec(PowerSamples, "source_id", pl.col("source_id")),
+    "staging.grid_intensity_live": lake.LakeSpec(GridIntensity, "day", pl.col("period_start").dt.strftime("%Y-%m-%d")),
+    "raw.carbon_intensity_payloads": lake.LakeSpec(CarbonIntensityPayloads, "fetched_day", pl.col("fetched_at").dt.strftime("%Y-%m-%d")),
+}
 
 
 def runs_dir(published: Path) -> Path:
@@ -117,12 +123,21 @@ def _start(published: Path, work: Path) -> None:
         os.replace(partial, work)
 
 
+def lake_views(con: duckdb.DuckDBPyConnection, published: Path, run_id: str = "adopted") -> None:
+    """Every lake table as its view over the current files under ``published``'s lake (a table
+    of a warehouse written before the lake is moved into it first)."""
+    root = lake.lake_root(published)
+    lake.ensure_catalog(con)
+    for table, spec in LAKE_TABLES.items():
+        if table != "staging.power_samples":  # the logs' samples are ingested again from their files
+            lake.adopt(con, table, spec, root, run_id)
+        lake.refresh_view(con, table, spec.model, root)
+
+
 def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -> None:
     """Point every lake view at the current files under ``published``'s lake, then sweep it."""
     root = lake.lake_root(published)
-    lake.ensure_catalog(con)
-    for table, model in LAKE_MODELS.items():
-        lake.refresh_view(con, table, model, root)
+    lake_views(con, published)
     swept = lake.sweep(con, root)
     if any(swept.values()):
         log.info(f"lake swept: {swept['expired']} superseded file(s) past retention, {swept['orphans']} unlisted file(s)")

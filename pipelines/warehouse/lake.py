@@ -34,9 +34,11 @@ from pathlib import Path
 
 import duckdb
 import pandera.polars as pa
+import polars as pl
 
 from pipelines.identifiers import checked_identifier
-from schemas.meta import empty_frame
+from pipelines.warehouse.queries import query_pl
+from schemas.meta import conform, empty_frame
 
 #: The lake's folder, beside the published DuckDB file.
 LAKE_FOLDER = "lake"
@@ -90,6 +92,79 @@ class LakeFile:
 
     def as_row(self) -> dict[str, object]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class LakeSpec:
+    """How a warehouse table lies in the lake: its model, its hive partition column and the
+    expression that gives a row's partition key."""
+
+    model: type[pa.DataFrameModel]
+    column: str
+    key: pl.Expr
+
+
+def write_partitions(frame: pl.DataFrame, table: str, spec: LakeSpec, root: Path, run_id: str) -> list[LakeFile]:
+    """``frame``'s rows (the model's columns) as one new Parquet file per partition key."""
+    out: list[LakeFile] = []
+    if frame.height == 0:
+        return out
+    keyed = conform(spec.model, frame).with_columns(spec.key.alias("_lake_key"))
+    for (key,), part in sorted(keyed.partition_by("_lake_key", as_dict=True).items()):
+        path = new_file(root, table, spec.column, str(key), run_id)
+        part.drop("_lake_key").write_parquet(path, compression="zstd")
+        out.append(LakeFile(table, spec.column, str(key), path.relative_to(root).as_posix(), part.height, path.stat().st_size, run_id))
+    return out
+
+
+def read_partitions(con: duckdb.DuckDBPyConnection, table: str, spec: LakeSpec, root: Path, keys: Iterable[str]) -> pl.DataFrame:
+    """The current rows of partitions ``keys`` of ``table`` (the model's columns)."""
+    ensure_catalog(con)
+    files = [str(root / r[0]) for r in con.execute(
+        f"select file from {CATALOG} where table_name = $t and superseded_at is null and list_contains($keys, partition_key) "  # noqa: S608
+        "order by partition_key, file", {"t": table, "keys": sorted(set(keys))}).fetchall()]
+    if not files:
+        return empty_frame(spec.model)
+    return conform(spec.model, query_pl(con, "select * from read_parquet($files, hive_partitioning = false)", {"files": files}))
+
+
+def is_base_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether ``table`` is a table of this database (not a view)."""
+    schema, name = checked_identifier(table).split(".")
+    return bool(con.execute(
+        "select count(*) from duckdb_tables() where database_name = current_database() and schema_name = $s and table_name = $n",
+        {"s": schema, "n": name}).fetchall()[0][0])
+
+
+def adopt(con: duckdb.DuckDBPyConnection, table: str, spec: LakeSpec, root: Path, run_id: str) -> int:
+    """A warehouse written before the lake held ``table`` as a table: its rows become lake
+    partitions (nothing lost), then the table gives way to the view. Returns the rows moved."""
+    if not is_base_table(con, table):
+        return 0
+    frame = query_pl(con, f"select * from {checked_identifier(table)}")  # noqa: S608 - checked identifier
+    files = write_partitions(frame, table, spec, root, run_id)
+    con.execute("begin transaction")
+    try:
+        commit(con, table, files, replaces=[f.partition_key for f in files])
+        con.execute(f"drop table {checked_identifier(table)}")
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    return frame.height
+
+
+def compact(con: duckdb.DuckDBPyConnection, table: str, spec: LakeSpec, root: Path, run_id: str, *, before: str) -> list[str]:
+    """Every partition of ``table`` with a key below ``before`` that has more than one current
+    file (an append-only table: one file per run) rewritten as one file; returns their keys."""
+    ensure_catalog(con)
+    keys = [r[0] for r in con.execute(
+        f"select partition_key from {CATALOG} where table_name = $t and superseded_at is null and partition_key < $before "  # noqa: S608
+        "group by partition_key having count(*) > 1 order by 1", {"t": table, "before": before}).fetchall()]
+    for key in keys:
+        files = write_partitions(read_partitions(con, table, spec, root, [key]), table, spec, root, run_id)
+        commit(con, table, files, replaces=[key])
+    return keys
 
 
 def folder_of(table: str) -> str:
@@ -187,7 +262,7 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
         con.execute(f"drop table if exists {ident}")
     if files:
         listed = ", ".join(f"'{_literal(root / file)}'" for file in files)
-        con.execute(f"create or replace view {ident} as select * from read_parquet([{listed}])")  # noqa: S608
+        con.execute(f"create or replace view {ident} as select * from read_parquet([{listed}], hive_partitioning = false)")  # noqa: S608
     else:
         con.register("_lake_empty", empty_frame(model).to_arrow())
         typed = con.execute("select column_name, column_type from (describe select * from _lake_empty)").fetchall()

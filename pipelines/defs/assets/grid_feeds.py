@@ -16,6 +16,7 @@ running; the ``grid_intensity_live_fresh`` check also looks at the age of the ne
 
 import datetime as dt
 import json
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -35,6 +36,8 @@ from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_paylo
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
 from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.paths import sql_text
+from pipelines.warehouse import lake
+from pipelines.warehouse.database import LAKE_TABLES, lake_views
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.charging_windows import ChargingWindows
@@ -57,16 +60,14 @@ SOURCE_IDS = {"uk_carbon_intensity": "feed_uk_carbon_intensity", "electricitymap
 FEEDS = tuple(SOURCE_IDS)
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Create raw.carbon_intensity_payloads and staging.grid_intensity_live if absent (empty)."""
-    con.execute("create schema if not exists raw")
-    con.execute("create schema if not exists staging")
+def ensure_tables(con: duckdb.DuckDBPyConnection, published: Path) -> None:
+    """raw.carbon_intensity_payloads and staging.grid_intensity_live as views over their lake
+    files (empty with none), and the quarantine table."""
     con.execute("create schema if not exists quarantine")
-    for table, model in ((RAW_TABLE, CarbonIntensityPayloads), (LIVE_TABLE, GridIntensity), ("quarantine.rejected_rows", RejectedRows)):
-        con.register("_empty", empty_frame(model).to_arrow())
-        # table names are module constants; identifiers cannot be bound
-        con.execute(f"create table if not exists {table} as select * from _empty")  # noqa: S608
-        con.unregister("_empty")
+    con.register("_empty", empty_frame(RejectedRows).to_arrow())
+    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty")
+    con.unregister("_empty")
+    lake_views(con, published)
 
 
 def _uk_zone_options(payload: Payload, obj: Any) -> tuple[Any, dict[str, Any]]:
@@ -166,26 +167,55 @@ def sql_statements(relative: str) -> list[str]:
     return out
 
 
-def write_feed_batch(con: duckdb.DuckDBPyConnection, raw: pl.DataFrame, staged: pl.DataFrame, quarantined: pl.DataFrame) -> None:
-    """In one transaction: append raw payloads and quarantine rows, upsert the staged rows."""
-    statements = sql_statements("feeds/upsert_live.sql")
+def upsert_days(current: pl.DataFrame, incoming: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the days ``incoming`` touches after the upsert (sql/feeds/upsert_live.sql),
+    run on a scratch connection over ``current``, those days' stored rows: every key of the
+    upsert (zone, period, signal...) lies within one UTC day, so a day is upserted alone."""
+    scratch = duckdb.connect()
+    try:
+        scratch.execute("set TimeZone = 'UTC'")
+        scratch.execute("create schema staging")
+        scratch.register("_current", conform(GridIntensity, current).to_arrow())
+        scratch.execute(f"create table {LIVE_TABLE} as select * from _current")  # noqa: S608 - module constant
+        scratch.register("_incoming", conform(GridIntensity, incoming).to_arrow())
+        for statement in sql_statements("feeds/upsert_live.sql"):
+            scratch.execute(statement)
+        return conform(GridIntensity, query_pl(scratch, f"select * from {LIVE_TABLE}"))  # noqa: S608 - module constant
+    finally:
+        scratch.close()
+
+
+def write_feed_batch(con: duckdb.DuckDBPyConnection, published: Path, run_id: str, raw: pl.DataFrame, staged: pl.DataFrame,
+                     quarantined: pl.DataFrame) -> dict[str, int]:
+    """The batch into the lake and the run's working copy, in one transaction: the raw payloads
+    as a new file of each fetch day (append-only; days before today compacted to one file), the
+    live rows of each day they touch upserted into a new file of that day (the day's previous
+    file superseded), the quarantine rows appended. No file of a day the batch does not touch is
+    written, and the DuckDB file holds none of these rows."""
+    root = lake.lake_root(published)
+    raw_spec, live_spec = LAKE_TABLES[RAW_TABLE], LAKE_TABLES[LIVE_TABLE]
+    raw_files = lake.write_partitions(raw, RAW_TABLE, raw_spec, root, run_id)
+    days = sorted(set(staged.select(live_spec.key).to_series().to_list())) if staged.height else []
+    live_files: list[lake.LakeFile] = []
+    if days:
+        merged = upsert_days(lake.read_partitions(con, LIVE_TABLE, live_spec, root, days), staged)
+        live_files = lake.write_partitions(merged, LIVE_TABLE, live_spec, root, run_id)
     con.execute("begin transaction")
     try:
-        con.register("_raw", raw.to_arrow())
-        con.execute(f"insert into {RAW_TABLE} by name select * from _raw")  # noqa: S608 - module constant
-        con.unregister("_raw")
+        lake.commit(con, RAW_TABLE, raw_files, replaces=[])
+        lake.commit(con, LIVE_TABLE, live_files, replaces=days)
         if quarantined.height:
             con.register("_rejects", quarantined.to_arrow())
             con.execute("insert into quarantine.rejected_rows by name select * from _rejects")
             con.unregister("_rejects")
-        con.register("_incoming", staged.to_arrow())
-        for statement in statements:
-            con.execute(statement)
-        con.unregister("_incoming")
+        compacted = lake.compact(con, RAW_TABLE, raw_spec, root, run_id, before=dt.datetime.now(dt.UTC).date().isoformat())
         con.execute("commit")
     except BaseException:
         con.execute("rollback")
         raise
+    for table, spec in ((RAW_TABLE, raw_spec), (LIVE_TABLE, live_spec)):
+        lake.refresh_view(con, table, spec.model, root)
+    return {"days_written": len(days), "raw_files": len(raw_files), "raw_days_compacted": len(compacted)}
 
 
 class GridFeedsConfig(dg.Config):
@@ -251,7 +281,7 @@ def grid_intensity_live(
     window = context.partition_time_window
     start, end = window.start.astimezone(dt.UTC).date(), window.end.astimezone(dt.UTC).date()
     con = warehouse.connection()
-    ensure_tables(con)
+    ensure_tables(con, warehouse.published)
     spool = landing.spool_dir(warehouse.published)
     errors = fetch_all(context, spool, uk_carbon_intensity, electricitymaps, start, end, tuple(config.feeds))
     # only the payloads the warehouse does not hold yet are read; the landed ones are compacted
@@ -269,7 +299,7 @@ def grid_intensity_live(
             seen.add(payload.payload_id)
             pending.append((payload, run_id))
     raw, staged, quarantined, parse_errors = land_payloads(con, pending, context.run_id)
-    write_feed_batch(con, raw, staged, quarantined)
+    written = write_feed_batch(con, warehouse.published, context.run_id, raw, staged, quarantined)
     errors += parse_errors
     summary = query_pl(con, sql_text("feeds/freshness.sql"))
     total = con.execute(f"select count(*) from {LIVE_TABLE}").fetchall()[0][0]  # noqa: S608 - module constant
@@ -281,6 +311,8 @@ def grid_intensity_live(
         "spool_compacted": compacted["compacted"],
         "spool_days_pruned": compacted["days_pruned"],
         "rows_in_new_payloads": staged.height,
+        "days_rewritten": written["days_written"],
+        "raw_days_compacted": written["raw_days_compacted"],
         "rejected_records": quarantined.height,
         "newest_by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)),
     }
@@ -362,7 +394,7 @@ def charging_windows(config: ChargingWindowConfig, warehouse: Warehouse) -> dg.M
     if not 1 <= config.window_hours <= 24 or not 0 <= config.overnight_start_hour_utc <= 23:
         raise ValueError("window_hours must be 1..24 and overnight_start_hour_utc 0..23")
     con = warehouse.connection()
-    ensure_tables(con)
+    ensure_tables(con, warehouse.published)
     return build_table(
         con, "marts.charging_windows", "marts/charging_windows.sql",
         {"window_hours": config.window_hours, "overnight_start_hour": config.overnight_start_hour_utc}, ChargingWindows,

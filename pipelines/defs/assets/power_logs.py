@@ -573,7 +573,7 @@ def power_samples_pandera_schema(context: dg.AssetCheckExecutionContext, warehou
         block = listed[start:start + CHECK_FILES]
         paths = [str(root / file) for file, _ in block]
         for path in paths:
-            found = con.execute("select column_name, column_type from (describe select * from read_parquet($f))", {"f": path}).fetchall()
+            found = con.execute("select column_name, column_type from (describe select * from read_parquet($f, hive_partitioning = false))", {"f": path}).fetchall()
             if found != expected:
                 problems.append(f"{path}: columns {found} are not the model's {expected}")
         rows = dict(con.execute("select file_name, num_rows from parquet_file_metadata($files)", {"files": paths}).fetchall())
