@@ -43,6 +43,7 @@ from pipelines.ingest.energy.student_t import t_quantile
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.options import RunOptions, run_options
 from pipelines.ingest.parsers import registry
+from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES
 from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
 from pipelines.ingest.streaming import stream_nvidia_smi
@@ -65,6 +66,9 @@ GROUP = "power_logs"
 SAMPLED_PARSERS: dict[str, Parser] = registry.SAMPLED_PARSERS
 #: Sampled formats streamed into the warehouse (bounded memory) when staging has a connection.
 STREAMED_KINDS = frozenset({"nvidia_smi"})
+#: A log of a streamed format is streamed when larger than one block of the streaming parser;
+#: up to that it is read whole (within the same memory budget, and without a scratch table).
+STREAM_ABOVE = BLOCK_BYTES
 RUN_PARSERS: dict[str, Parser] = registry.RUN_PARSERS
 
 
@@ -348,35 +352,48 @@ class IngestedLog:
 
 def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str, scratch: Path,
                 log: Callable[[str], Any] = lambda _: None) -> list[IngestedLog]:
-    """Stage each log into a scratch DuckDB file of its own (bounded memory), then write its
-    samples as a new Parquet file of its lake partition; its run and rejects go to scratch Parquet
-    for the commit. Nothing is visible to readers until :func:`commit_logs` and the run's publish."""
+    """Stage each log and write its samples as a new Parquet file of its lake partition; its run
+    and rejects go to scratch Parquet for the commit. A log larger than one block
+    (:data:`STREAM_ABOVE`) is streamed through a scratch DuckDB file of the step (bounded
+    memory) and copied out; a smaller one is read whole, which the block budget allows, and
+    written straight from its frame. Nothing is visible to readers until :func:`commit_logs`
+    and the run's publish."""
     root = lake.lake_root(published)
     scratch.mkdir(parents=True, exist_ok=True)
     out: list[IngestedLog] = []
     db = scratch / f"stage-{os.getpid()}-{time.time_ns()}.duckdb"
-    con = duckdb.connect(str(db))
+    con: duckdb.DuckDBPyConnection | None = None
     try:
-        con.execute("set TimeZone = 'UTC'")
         for i, entry in enumerate(entries, start=1):
             started = time.perf_counter()
-            start_staged(con, SAMPLES_TABLE, PowerSamples)
-            staged, runs = stage_log(entry, run_id=run_id, con=con)
             target = lake.new_file(root, SAMPLES_TABLE, PARTITION_COLUMN, entry.id, run_id)
-            written = lake.copy_to_parquet(con, SAMPLES_TABLE, target, root, table=SAMPLES_TABLE, column=PARTITION_COLUMN,
-                                           key=entry.id, run_id=run_id)
+            streamed = entry.kind in STREAMED_KINDS and entry.file.stat().st_size > STREAM_ABOVE
+            if streamed:
+                if con is None:
+                    con = duckdb.connect(str(db))
+                    con.execute("set TimeZone = 'UTC'")
+                start_staged(con, SAMPLES_TABLE, PowerSamples)
+                staged, runs = stage_log(entry, run_id=run_id, con=con)
+                written = lake.copy_to_parquet(con, SAMPLES_TABLE, target, root, table=SAMPLES_TABLE, column=PARTITION_COLUMN,
+                                               key=entry.id, run_id=run_id)
+            else:
+                staged, runs = stage_log(entry, run_id=run_id)
+                staged.frame.write_parquet(target, compression="zstd")
+                written = lake.LakeFile(SAMPLES_TABLE, PARTITION_COLUMN, entry.id, target.relative_to(root).as_posix(),
+                                        staged.frame.height, target.stat().st_size, run_id)
             runs_file = scratch / f"{entry.id}.runs.parquet"
             conform(PowerLogRuns, runs.frame).write_parquet(runs_file)
             rejects_file = None
             if staged.rejects.height:
                 rejects_file = scratch / f"{entry.id}.rejects.parquet"
                 staged.rejects.write_parquet(rejects_file)
-            line = log_summary(entry, staged, runs.frame, streamed=entry.kind in STREAMED_KINDS)
+            line = log_summary(entry, staged, runs.frame, streamed=streamed)
             out.append(IngestedLog(entry.id, written, str(runs_file), None if rejects_file is None else str(rejects_file),
                                    staged.rejects.height, line))
             log(f"[{i}/{len(entries)}] {line}; {time.perf_counter() - started:.2f}s")
     finally:
-        con.close()
+        if con is not None:
+            con.close()
         for leftover in (db, Path(f"{db}.wal")):
             leftover.unlink(missing_ok=True)
         digests.flush()
