@@ -9,7 +9,11 @@
    which checks nothing and writes nothing). Each repeat runs in a fresh subprocess that
    reports the ingest's wall time (imports excluded) and its own peak memory: peak RSS at the
    end minus the RSS right after the imports. The two must agree on every GPU's energy to
-   1e-6 relative.
+   1e-6 relative. Then a ~37,000,000-sample (~2 GB) log (``--large-samples``; 0 skips it), also
+   cached in ``bench/out/``, is ingested by the project's implementation only (pandas would need
+   over 10 GB), the same worker, for its peak memory as a multiple of the file size: target
+   <= 1.5x, and flat (the ratio of the two logs' factors is printed: a peak that does not grow
+   with the log makes it about the inverse of their size ratio).
 2. **Cold build.** ``edge-carbon run`` (``python -m pipelines.cli run``, what ``make run``
    runs) is run in subprocesses, each publishing to a fresh ``EDGE_CARBON_WAREHOUSE``,
    ``EDGE_CARBON_SITE`` and ``DAGSTER_HOME`` in a temporary folder, so nothing is reused; its
@@ -28,16 +32,35 @@
    than numpy (numpy / SQL time >= 1). The two must agree on R for every draw, class and
    pattern of a 2,000-draw subsample, and on the summary of the full run, to 1e-9 relative.
 
-5. **Test suite.** The default suite (``make test``: ``python -m pytest``, the tests not
+5. **Fleet.** :mod:`bench.fleet`: a synthetic fleet of ``--fleet-logs`` nvidia-smi logs
+   (default 2,000) of ``--fleet-samples`` samples each (default 10,000: 20 million samples),
+   cached in ``bench/out/``, registered in a temporary sources folder's manifest and driven
+   through ``pipelines.defs.launch.materialise`` in subprocesses with their own sources folder,
+   warehouse and Dagster instance. (a) The full ingest into a fresh warehouse at 1 worker and
+   at 2, fresh subprocess each: wall and CPU seconds (the process's and its children's),
+   samples/s; targets: 2 workers no slower than 1, CPU within 10%. (c) In one warm subprocess
+   (imports once, so one log's time is not interpreter start-up), a warehouse built with 100
+   logs and grown to 500 and to all of them: the time to add one log (ingest and publish its
+   partition and the staging tables it feeds) at each size; target: largest / smallest median
+   <= 1.2. (b) On that full warehouse, re-ingesting every log against adding one (target >=
+   50x), and the downstream refresh (the marts) timed on its own. Its time is mostly that of
+   3 x ``--repeats`` ingests of the whole fleet (two fresh ones per repeat, one re-ingest),
+   so it fits in about 8 minutes on 2 cores only while one takes about 30 s or less; the
+   fleet's generation (about 1.1 GB) happens once. ``--fleet-repeats`` sets its repeats alone
+   (default ``--repeats``); ``--skip-fleet`` leaves it out.
+
+6. **Test suite.** The default suite (``make test``: ``python -m pytest``, the tests not
    marked slow) in a subprocess, wall time, median of ``--test-repeats`` runs (default
    ``--repeats``); target 90 s. It takes minutes: ``--skip-tests`` leaves it out.
 
 Medians of ``--repeats`` runs (default 3) are printed, then a table of each figure, its
 target and PASS/FAIL. The exit status is 1 if the energies disagree, numpy and the SQL
-model disagree, a build fails or a test fails; missing a speed or memory target is reported, not fatal.
+model disagree, a build or a materialisation fails or a test fails; missing a speed or memory target is
+reported, not fatal.
 
-``python -m bench worker IMPL PATH`` (IMPL is ``polars`` or ``pandas``) and ``python -m bench
-mc WAREHOUSE DRAWS CHECK_DRAWS`` are the subprocess sides; each prints one JSON object.
+``python -m bench worker IMPL PATH`` (IMPL is ``polars`` or ``pandas``), ``python -m bench
+mc WAREHOUSE DRAWS CHECK_DRAWS`` and ``python -m bench fleet-worker JSON`` are the subprocess
+sides; each prints one JSON object (the fleet worker's after its progress lines).
 """
 
 from __future__ import annotations
@@ -55,10 +78,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.fleet import FLEET_LOGS, FLEET_SAMPLES, bench_fleet
 from pipelines.paths import PROJECT_ROOT, WAREHOUSE_ENV
 
 OUT_DIR: Path = PROJECT_ROOT / "bench" / "out"
 SAMPLES = 5_000_000
+#: The large log of figure 1 (about 2 GB): the project's implementation only.
+LARGE_SAMPLES = 37_000_000
 RTOL = 1e-6
 TARGET_SPEEDUP = 5.0
 TARGET_MEMORY_X = 1.5
@@ -324,8 +350,11 @@ def parser_available() -> bool:
     return find_spec("pipelines.ingest.streaming") is not None and find_spec("pipelines.ingest.energy.integration") is not None
 
 
-def bench_ingest(report: Report, samples: int, repeats: int) -> None:
-    """Figures 1: file size, medians, speed ratio, peak memory, energy agreement."""
+def bench_ingest(report: Report, samples: int, repeats: int) -> float | None:
+    """Figures 1: file size, medians, speed ratio, peak memory, energy agreement.
+
+    Returns the project ingest's peak memory as a multiple of the file size (None if it did not run).
+    """
     from bench.nvidia_smi_log import cached_log
 
     started = time.perf_counter()
@@ -352,7 +381,7 @@ def bench_ingest(report: Report, samples: int, repeats: int) -> None:
     report.add("pandas ingest (median)", f"{med['pandas']:.2f} s", "", None)
     report.add("pandas ingest peak memory (median)", f"{mem['pandas'] / 1e6:.0f} MB ({mem['pandas'] / size:.2f}x file)")
     if "polars" not in results:
-        return
+        return None
     ratio = med["pandas"] / med["polars"]
     report.add("project ingest, streamed: parse, checks, energy, DuckDB write (median)", f"{med['polars']:.2f} s")
     report.add("speed ratio pandas / project", f"{ratio:.1f}x", f">= {TARGET_SPEEDUP:g}x", ratio >= TARGET_SPEEDUP)
@@ -373,6 +402,37 @@ def bench_ingest(report: Report, samples: int, repeats: int) -> None:
     report.add("energy agreement, every GPU", f"max rel diff {worst:.1e}", f"<= {RTOL:g}", agree)
     if not agree:
         report.fatal.append(f"project and pandas energies differ by {worst:.2e} relative (> {RTOL:g})")
+    return factor
+
+
+def bench_ingest_large(report: Report, samples: int, repeats: int, small_factor: float | None, small_samples: int = SAMPLES) -> None:
+    """Figure 1, the ~2 GB log: the project's ingest only, peak memory as a multiple of the file, median of repeats."""
+    from bench.nvidia_smi_log import cached_log
+
+    started = time.perf_counter()
+    path = cached_log(OUT_DIR, samples)
+    made = time.perf_counter() - started
+    size = path.stat().st_size
+    print(f"large nvidia-smi log: {path.relative_to(PROJECT_ROOT)}, {samples:,} samples, {size / 1e6:,.0f} MB "
+          f"(ready in {made:.1f}s); the project's ingest only")
+    results = []
+    for repeat in range(1, repeats + 1):
+        result = run_worker("polars", path)
+        results.append(result)
+        print(f"  repeat {repeat} polars: {result['seconds']:7.2f} s wall, {result['cpu_seconds']:7.2f} s CPU, "
+              f"peak {(result['peak_rss'] - result['rss_after_imports']) / 1e6:8.1f} MB above imports")
+    seconds = statistics.median(r["seconds"] for r in results)
+    peak = statistics.median(r["peak_rss"] - r["rss_after_imports"] for r in results)
+    factor = peak / size
+    label = f"{size / 1e9:.0f} GB" if size >= 1e9 else f"{size / 1e6:,.0f} MB"
+    report.add(f"project ingest, {label} log ({samples:,} samples) (median)", f"{seconds:.1f} s")
+    relative = ""
+    if small_factor:
+        print(f"  peak memory as a multiple of the file: {factor:.2f}x here, {small_factor:.2f}x on the "
+              f"{small_samples:,}-sample log; ratio {factor / small_factor:.2f}")
+        relative = f"; {factor / small_factor:.2f}x the small log's factor"
+    report.add(f"project ingest peak memory, {label} log", f"{peak / 1e6:.0f} MB ({factor:.2f}x file{relative})",
+               f"<= {TARGET_MEMORY_X:g}x file, flat", factor <= TARGET_MEMORY_X)
 
 
 def bench_cold_run(report: Report, repeats: int, extra: tuple[str, ...] = ()) -> None:
@@ -484,7 +544,7 @@ def bench_dashboards(report: Report, repeats: int, warehouse: Path) -> None:
 
 
 def bench_tests(report: Report, repeats: int, command: tuple[str, ...] = TEST_COMMAND) -> None:
-    """Figure 5: wall time of the default test suite (``command``) in a subprocess, median of repeats."""
+    """Figure 6: wall time of the default test suite (``command``) in a subprocess, median of repeats."""
     times: list[float] = []
     for repeat in range(1, repeats + 1):
         started = time.perf_counter()
@@ -538,6 +598,12 @@ def main(argv: list[str] | None = None) -> int:
         if len(argv) != 4:
             raise SystemExit("usage: python -m bench mc WAREHOUSE DRAWS CHECK_DRAWS")
         return mc_worker(Path(argv[1]), int(argv[2]), int(argv[3]))
+    if argv[:1] == ["fleet-worker"]:
+        if len(argv) != 2:
+            raise SystemExit("usage: python -m bench fleet-worker JSON")
+        from bench.fleet import worker as fleet_worker
+
+        return fleet_worker(argv[1])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=SAMPLES, help=f"nvidia-smi samples (default {SAMPLES:,})")
     parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (default 3)")
@@ -545,14 +611,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figure")
     parser.add_argument("--skip-dashboards", action="store_true", help="skip the dashboard rendering figure")
     parser.add_argument("--skip-monte-carlo", action="store_true", help="skip the Monte Carlo figures")
+    parser.add_argument("--large-samples", type=int, default=LARGE_SAMPLES,
+                        help=f"samples of the large (~2 GB) log, project ingest only (default {LARGE_SAMPLES:,}; 0 skips it)")
+    parser.add_argument("--skip-fleet", action="store_true", help="skip the fleet benchmark (minutes)")
+    parser.add_argument("--fleet-logs", type=int, default=FLEET_LOGS, help=f"logs in the fleet (default {FLEET_LOGS:,})")
+    parser.add_argument("--fleet-samples", type=int, default=FLEET_SAMPLES,
+                        help=f"samples per fleet log, a multiple of 2 (default {FLEET_SAMPLES:,})")
+    parser.add_argument("--fleet-repeats", type=int, default=None, help="repeats of each fleet figure (default: --repeats)")
     parser.add_argument("--skip-tests", action="store_true", help="skip the test suite's wall time (minutes per repeat)")
     parser.add_argument("--test-repeats", type=int, default=None, help="runs of the test suite (default: --repeats)")
     args = parser.parse_args(argv)
+    if not args.skip_fleet and (args.fleet_logs < 1 or args.fleet_samples < 2 or args.fleet_samples % 2):
+        parser.error("--fleet-logs must be >= 1 and --fleet-samples a positive multiple of 2 (two GPUs per poll)")
     report = Report()
     print(f"edge-carbon bench on {os.cpu_count()} CPU(s), python {sys.version.split()[0]}")
     warn_if_busy()
     if not args.skip_ingest:
-        bench_ingest(report, args.samples, args.repeats)
+        factor = bench_ingest(report, args.samples, args.repeats)
+        if args.large_samples > 0 and parser_available():
+            bench_ingest_large(report, args.large_samples, args.repeats, factor, args.samples)
     if not args.skip_run:
         print("cold edge-carbon run (fresh warehouse each time):")
         bench_cold_run(report, args.repeats, ("--skip-dashboards",))
@@ -566,6 +643,9 @@ def main(argv: list[str] | None = None) -> int:
             if warehouse is not None and not args.skip_monte_carlo:
                 print(f"Monte Carlo ({MC_DRAWS:,} draws, SQL and numpy, fresh subprocess each repeat):")
                 bench_monte_carlo(report, args.repeats, warehouse)
+    if not args.skip_fleet:
+        print(f"fleet benchmark ({args.fleet_logs:,} logs x {args.fleet_samples:,} samples):")
+        bench_fleet(report, args.fleet_logs, args.fleet_samples, args.fleet_repeats if args.fleet_repeats is not None else args.repeats)
     if not args.skip_tests:
         print("default test suite (`make test`, the tests not marked slow):")
         bench_tests(report, args.test_repeats if args.test_repeats is not None else args.repeats)

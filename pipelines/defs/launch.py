@@ -13,8 +13,9 @@ lies downstream of them; in one process, or in N worker processes.
 ``workers=1`` runs on the in-process executor: the Warehouse resource copies the published
 file at run start and publishes at run end. ``workers=N`` runs on the multiprocess executor
 with N processes: each step opens the run's working copy in turn (the ingest steps write
-Parquet and open no connection, so they run side by side), and the copy is published here
-once the run has succeeded (:func:`pipelines.warehouse.database.publish_run`).
+Parquet and open no connection, so they run side by side; the logs are split into N of them,
+as every step costs a process), and the copy is published here once the run has succeeded
+(:func:`pipelines.warehouse.database.publish_run`).
 """
 
 from __future__ import annotations
@@ -166,8 +167,12 @@ def materialise(
     for run_keys, tags in plan:
         if not run_keys:
             continue
-        success, run_id, failures = _execute(run_keys, tags, workers=workers, instance=instance, run_config=dict(run_config or {}),
-                                             published=warehouse)
+        config = dict(run_config or {})
+        if workers > 1 and SAMPLES_KEY in run_keys:  # one ingest step per worker: each step is a process
+            logs_in_run = order.index(tags[RANGE_END]) - order.index(tags[RANGE_START]) + 1
+            chunk = {"staging__power_samples": {"ops": {"plan_power_logs": {"config": {"chunk_logs": -(-logs_in_run // workers)}}}}}
+            config["ops"] = {**config.get("ops", {}), **chunk}
+        success, run_id, failures = _execute(run_keys, tags, workers=workers, instance=instance, run_config=config, published=warehouse)
         outcome.run_ids.append(run_id)
         outcome.failures += failures
         if not success:

@@ -76,7 +76,7 @@ def sha256_of(path: Path) -> str:
     stat = path.stat()
     cache = cache_path()
     records = _records(cache)
-    key = str(path.resolve())
+    key = os.path.abspath(path)
     hit = records.get(key)
     if (hit is not None and hit["size"] == stat.st_size and hit["mtime_ns"] == stat.st_mtime_ns
             and int(hit["mtime_ns"]) < int(hit["hashed_at_ns"]) - RACY_NS):

@@ -110,36 +110,36 @@ def load_manifest(root: Path | None = None) -> list[SourceEntry]:
     """Every entry of every ``*.toml`` in ``<root>/manifest/``, ids unique, sorted by id.
 
     ``root`` defaults to :func:`pipelines.paths.sources_dir` (``$EDGE_CARBON_SOURCES`` or
-    the shipped ``sources/``). The parse is reused while every manifest file keeps its
-    modification time and size (a fleet's manifest lists thousands of logs).
+    the shipped ``sources/``). Each file's parse is reused while it keeps its modification
+    time, size and inode (an atomic rewrite is a new inode), so registering a log into a small file re-reads that file only, however many
+    logs the other files list.
     """
     root = root or sources_dir()
-    files = sorted((root / "manifest").glob("*.toml"))
-    stamp = (root, tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files))
-    cached = _parsed.get(root)
-    if cached is None or cached[0] != stamp:
-        cached = _parsed[root] = (stamp, _read_manifest(root, files))
-    return list(cached[1])
-
-
-#: The last parse of each sources folder's manifest, with the files' (name, mtime, size) it read.
-_parsed: dict[Path, tuple[tuple[Any, ...], list[SourceEntry]]] = {}
-
-
-def _read_manifest(root: Path, files: list[Path]) -> list[SourceEntry]:
-    """Parse every manifest file (see :func:`load_manifest`)."""
     entries: dict[str, SourceEntry] = {}
-    for manifest_file in files:
-        try:
-            data = tomllib.loads(manifest_file.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ManifestError(manifest_file, f"not valid TOML: {exc}") from exc
-        for raw in data.get("source", []):
-            entry = _entry(raw, manifest_file, root)
+    for manifest_file in sorted((root / "manifest").glob("*.toml")):
+        for entry in _file_entries(manifest_file, root):
             if entry.id in entries:
                 raise ManifestError(manifest_file, f"source id {entry.id!r} is already used in {entries[entry.id].manifest_file}")
             entries[entry.id] = entry
     return [entries[key] for key in sorted(entries)]
+
+
+#: The last parse of each manifest file: its (mtime, size, inode) then, and its entries.
+_parsed: dict[tuple[Path, Path], tuple[tuple[int, int, int], list[SourceEntry]]] = {}
+
+
+def _file_entries(manifest_file: Path, root: Path) -> list[SourceEntry]:
+    """The entries of one manifest file, parsed again only when it changed."""
+    stat = manifest_file.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    cached = _parsed.get((root, manifest_file))
+    if cached is None or cached[0] != stamp:
+        try:
+            data = tomllib.loads(manifest_file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ManifestError(manifest_file, f"not valid TOML: {exc}") from exc
+        cached = _parsed[(root, manifest_file)] = (stamp, [_entry(raw, manifest_file, root) for raw in data.get("source", [])])
+    return cached[1]
 
 
 def entries_for(table: str, entries: Iterable[SourceEntry] | None = None) -> list[SourceEntry]:

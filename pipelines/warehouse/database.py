@@ -138,7 +138,7 @@ def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -
     """Point every lake view at the current files under ``published``'s lake, then sweep it."""
     root = lake.lake_root(published)
     lake_views(con, published)
-    swept = lake.sweep(con, root)
+    swept = lake.sweep(con, root, orphans=lake.orphan_scan_due(root))
     if any(swept.values()):
         log.info(f"lake swept: {swept['expired']} superseded file(s) past retention, {swept['orphans']} unlisted file(s)")
 

@@ -19,7 +19,7 @@ that the catalog, ``meta.lake_files`` in the DuckDB file, lists as current. So:
 - **Retention.** A superseded file is deleted :data:`RETENTION` after it was superseded, so a
   reader that opened the previous snapshot keeps its files for that long; a file no catalog
   lists (a killed run's, or a step's of a run still going) is deleted once it is older than
-  :data:`ORPHAN_AFTER`.
+  :data:`ORPHAN_AFTER`, by a walk of the lake at most every :data:`ORPHAN_SCAN_EVERY`.
 """
 
 from __future__ import annotations
@@ -272,9 +272,10 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
     return len(files)
 
 
-def sweep(con: duckdb.DuckDBPyConnection, root: Path, now: dt.datetime | None = None) -> dict[str, int]:
+def sweep(con: duckdb.DuckDBPyConnection, root: Path, now: dt.datetime | None = None, *, orphans: bool = True) -> dict[str, int]:
     """Delete what no reader may still need: files superseded longer than :data:`RETENTION`
-    ago (and their catalog rows), and unlisted files older than :data:`ORPHAN_AFTER`."""
+    ago (and their catalog rows), and, with ``orphans``, unlisted files older than
+    :data:`ORPHAN_AFTER` (a walk of the whole lake: :func:`orphan_scan_due` says when)."""
     ensure_catalog(con)
     stamp = now or dt.datetime.now(dt.UTC)
     expired = [r[0] for r in con.execute(
@@ -285,8 +286,10 @@ def sweep(con: duckdb.DuckDBPyConnection, root: Path, now: dt.datetime | None = 
         with contextlib.suppress(OSError):
             (root / file).unlink()
     con.execute(f"delete from {CATALOG} where superseded_at < $cut", {"cut": stamp - RETENTION})  # noqa: S608 - constant
+    if not orphans:
+        return {"expired": len(expired), "orphans": 0}
     listed = {r[0] for r in con.execute(f"select file from {CATALOG}").fetchall()}  # noqa: S608 - constant
-    orphans = 0
+    found = 0
     cut = (stamp - ORPHAN_AFTER).timestamp()
     if root.is_dir():
         for path in root.rglob("*.parquet"):
@@ -295,8 +298,30 @@ def sweep(con: duckdb.DuckDBPyConnection, root: Path, now: dt.datetime | None = 
             with contextlib.suppress(OSError):
                 if path.stat().st_mtime < cut:
                     path.unlink()
-                    orphans += 1
+                    found += 1
         for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only empty folders go
-    return {"expired": len(expired), "orphans": orphans}
+    return {"expired": len(expired), "orphans": found}
+
+
+#: How often the lake is walked for unlisted files (a run in between only deletes expired ones).
+ORPHAN_SCAN_EVERY = dt.timedelta(hours=1)
+#: The file whose modification time records the last walk.
+SCAN_MARK = ".orphan-scan"
+
+
+def orphan_scan_due(root: Path, now: dt.datetime | None = None) -> bool:
+    """Whether the lake was last walked for unlisted files longer than :data:`ORPHAN_SCAN_EVERY`
+    ago (or never); if so, the walk is recorded as done now."""
+    mark = root / SCAN_MARK
+    stamp = (now or dt.datetime.now(dt.UTC)).timestamp()
+    try:
+        if stamp - mark.stat().st_mtime < ORPHAN_SCAN_EVERY.total_seconds():
+            return False
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        root.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    return True

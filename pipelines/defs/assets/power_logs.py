@@ -228,7 +228,7 @@ def _validated_together(log_runs: Sequence[tuple[SourceEntry, Parsed]], *, run_i
     when a row fails: then they are validated file by file, for rejects that name their file."""
     if not log_runs:
         return None
-    frame = pl.concat([conform(BenchmarkRuns, parsed.frame) for _, parsed in log_runs], how="vertical")
+    frame = conform(BenchmarkRuns, pl.concat([parsed.frame for _, parsed in log_runs], how="diagonal_relaxed"))
     valid, rejects = split_valid(BenchmarkRuns, frame, file="the logs' runs")
     if rejects:
         return None
@@ -535,11 +535,13 @@ def ingested_log_runs(con: duckdb.DuckDBPyConnection, sampled: Sequence[SourceEn
     rows = (query_pl(con, f"select * from {LOG_RUNS_TABLE}") if table_exists(con, LOG_RUNS_TABLE)  # noqa: S608 - constant
             else empty_frame(PowerLogRuns))
     by_source = {key: frame for (key,), frame in rows.partition_by("source_id", as_dict=True).items()} if rows.height else {}
+    none = empty_frame(PowerLogRuns)
     out = []
     for entry in sampled:
         if entry.id not in ingested:
             continue
-        runs = by_source.get(entry.id, empty_frame(PowerLogRuns))
+        runs = by_source.get(entry.id)
+        runs = none if runs is None else runs
         rejects = [] if runs.height else [Reject(
             None, None, "no_samples", None,
             f"no valid power samples in {entry.path} (counted channels): run {run_options(entry.file, entry.options).run_id} cannot be integrated",
