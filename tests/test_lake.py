@@ -199,10 +199,8 @@ READER = textwrap.dedent(
 
 
 def test_reader_holds_its_snapshot_through_a_partitioned_run_and_a_feed_run(built_warehouse: Path, tmp_path: Path) -> None:
-    from pipelines.defs.definitions import defs
+    from pipelines.defs.assets.grid_feeds import grid_intensity_live
     from pipelines.defs.resources import Warehouse, feed_resources
-    from pipelines.defs.schedules import grid_feeds_job
-    from tests.conftest import with_run_config_for
 
     published = copy_warehouse(built_warehouse, tmp_path / "wh" / "edge_carbon.duckdb")
     stop = tmp_path / "stop"
@@ -213,9 +211,8 @@ def test_reader_holds_its_snapshot_through_a_partitioned_run_and_a_feed_run(buil
         key = "synthetic_table1_gpu_r1"
         outcome = materialise(scope="ingest", logs=[key], instance=instance, warehouse=published)
         assert outcome.success, outcome.failures
-        job = defs.resolve_job_def(grid_feeds_job.name)
-        feed = job.execute_in_process(
-            run_config=with_run_config_for({}, published, job), instance=instance, partition_key="2025-06-01",
+        feed = dg.materialize(  # the hourly run's feed step (the job also rebuilds what reads it: test_feed_schedule.py)
+            [grid_intensity_live], instance=instance, partition_key="2025-06-01",
             resources={"warehouse": Warehouse(path=str(published)), **feed_resources("recorded")}, raise_on_error=False,
         )
         assert feed.success, [e.step_key for e in feed.all_events if e.is_step_failure]
