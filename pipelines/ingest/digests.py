@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipelines.paths import warehouse_path
+from pipelines.paths import WAREHOUSE_ENV, warehouse_path
 
 #: A file modified this close to (or after) its hashing is hashed again (ns).
 RACY_NS = 2_000_000_000
@@ -49,6 +50,12 @@ def sha256_file(path: Path) -> str:
 
 def cache_path() -> Path:
     """Where the digests are recorded: ``.cache/sha256.json`` beside the published warehouse."""
+    return _cache_for(os.environ.get(WAREHOUSE_ENV))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_for(override: str | None) -> Path:
+    """:func:`cache_path` for one value of ``$EDGE_CARBON_WAREHOUSE`` (resolved once, not per file)."""
     return warehouse_path().parent / CACHE_NAME
 
 

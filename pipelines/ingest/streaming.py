@@ -26,8 +26,9 @@ Memory is a few blocks plus DuckDB's ``memory_limit`` (:data:`MEMORY_LIMIT` whil
 streams), whatever the log's length; the price is that the rows are written twice (a
 temporary scratch table of this stream, then the staged table) and checked by pandera block
 by block. The peak stays near 1.2x a 273 MB log's size and does not grow with the log
-(docs/benchmarks.md has the figures). The ``power_logs`` asset streams every nvidia-smi
-log into the run's working copy of the warehouse this way.
+(docs/benchmarks.md has the figures). The power-log partitions stream every nvidia-smi log
+larger than one block this way, into a scratch database of their step, before writing its
+Parquet file (pipelines/defs/assets/power_logs.py).
 """
 
 from __future__ import annotations

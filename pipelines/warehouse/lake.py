@@ -257,12 +257,18 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
     """
     files = current_files(con, table)
     ident = checked_identifier(table)
-    con.execute(f"create schema if not exists {ident.split('.')[0]}")
+    schema, name = ident.split(".")
+    con.execute(f"create schema if not exists {schema}")
     with contextlib.suppress(duckdb.CatalogException):
         con.execute(f"drop table if exists {ident}")
     if files:
         listed = ", ".join(f"'{_literal(root / file)}'" for file in files)
-        con.execute(f"create or replace view {ident} as select * from read_parquet([{listed}], hive_partitioning = false)")  # noqa: S608
+        body = f"select * from read_parquet([{listed}], hive_partitioning = false)"
+        found = con.execute("select sql from duckdb_views() where database_name = current_database() and schema_name = $s "
+                            "and view_name = $n", {"s": schema, "n": name}).fetchall()
+        if found and f"read_parquet(list_value({listed})," in found[0][0]:  # already over these files (DuckDB's own text)
+            return len(files)
+        con.execute(f"create or replace view {ident} as {body}")  # noqa: S608
     else:
         con.register("_lake_empty", empty_frame(model).to_arrow())
         typed = con.execute("select column_name, column_type from (describe select * from _lake_empty)").fetchall()

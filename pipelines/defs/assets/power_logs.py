@@ -1,19 +1,22 @@
 """Device benchmark power logs -> staging.power_samples, staging.benchmark_runs, staging.benchmark_series.
 
-One multi-asset stages the three tables in one transaction, because they are one derivation:
-every sampled log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL) is a run whose
+Every sampled log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL) is a run whose
 samples go to ``staging.power_samples`` and whose integrated energy becomes its row of
 ``staging.benchmark_runs``; per-run files (CodeCarbon, Zeus) go to ``staging.benchmark_runs``
 directly; repeated runs with a ``series_id`` are summarised in ``staging.benchmark_series``.
 
-An nvidia-smi log (the format of the longest logs) is streamed into the run's working copy of
-the warehouse (:func:`pipelines.ingest.streaming.stream_nvidia_smi`): its memory is bounded by
-a block budget and DuckDB's limit, not by the log. The other formats' samples are appended to
-the same table in manifest order as each file is staged, so no table of samples is held whole;
-the runs, series and every quarantine row are then written in one transaction. The samples
-are written before it, into the working copy, which is discarded when the run fails.
+``staging.power_samples`` is partitioned: each registered log is a dynamic partition
+(:mod:`pipelines.defs.partitions`) whose samples are one Parquet file of the lake
+(:mod:`pipelines.warehouse.lake`), read through a view. The asset is a graph: **plan** splits
+the run's logs into chunks, **ingest** (mapped over them, side by side on a multiprocess or
+Kubernetes executor) stages each log and writes its file, opening no connection to the
+warehouse, and **commit** lists the new files in the catalog with each log's run
+(meta.power_log_runs) and rejects, in one transaction. A log larger than one block is streamed
+(:func:`pipelines.ingest.streaming.stream_nvidia_smi`, bounded memory); a smaller one is read
+whole. ``power_runs`` then validates every run together (the logs' and the per-run files') and
+summarises the series.
 
-Manifest entries for this asset have ``table = "staging.power_samples"`` (sampled formats)
+Manifest entries for these assets have ``table = "staging.power_samples"`` (sampled formats)
 or ``table = "staging.benchmark_runs"`` (``codecarbon``, ``zeus_power``).
 """
 
