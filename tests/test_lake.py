@@ -158,6 +158,7 @@ def test_adding_one_log_writes_only_its_partition(tmp_path: Path, monkeypatch: p
     assert runs[0] == runs[1], "the copy integrates to the same energy as the log it copies"
 
 
+@pytest.mark.slow  # two subprocesses (a DuckDB client and edge-carbon sql) started in another folder
 def test_published_warehouse_answers_from_another_directory(built_warehouse: Path, tmp_path: Path) -> None:
     """A client started elsewhere reads the lake views: their files are named by absolute path."""
     script = "import duckdb, sys; con = duckdb.connect(sys.argv[1], read_only=True); " \
@@ -198,6 +199,7 @@ READER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a reader subprocess held open through two runs
 def test_reader_holds_its_snapshot_through_a_partitioned_run_and_a_feed_run(built_warehouse: Path, tmp_path: Path) -> None:
     from pipelines.defs.assets.grid_feeds import grid_intensity_live
     from pipelines.defs.resources import Warehouse, feed_resources
