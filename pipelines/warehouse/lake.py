@@ -219,28 +219,23 @@ def commit(con: duckdb.DuckDBPyConnection, table: str, files: Sequence[LakeFile]
 
 def current_keys(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """The partition keys of ``table`` that have a current file."""
-    ensure_catalog(con)
-    rows = con.execute(
-        f"select distinct partition_key from {CATALOG} where table_name = $t and superseded_at is null order by 1",  # noqa: S608
-        {"t": table},
-    ).fetchall()
-    return [r[0] for r in rows]
+    return sorted(set(_current(con, table, "partition_key")))
 
 
 def current_files(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """The current files of ``table``, relative to the lake, by partition key and file name."""
+    return _current(con, table, "file")
+
+
+def _current(con: duckdb.DuckDBPyConnection, table: str, column: str) -> list[str]:
+    """``column`` (partition_key or file) of every current file of ``table``, by key and file name."""
     ensure_catalog(con)
+    chosen = {"partition_key": "partition_key", "file": "file"}[column]
     rows = con.execute(
-        f"select file from {CATALOG} where table_name = $t and superseded_at is null order by partition_key, file",  # noqa: S608
+        f"select {chosen} from {CATALOG} where table_name = $t and superseded_at is null order by partition_key, file",  # noqa: S608
         {"t": table},
     ).fetchall()
     return [r[0] for r in rows]
-
-
-def lake_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every table the catalog has files for."""
-    ensure_catalog(con)
-    return [r[0] for r in con.execute(f"select distinct table_name from {CATALOG} order by 1").fetchall()]  # noqa: S608
 
 
 def _literal(path: Path | str) -> str:

@@ -108,6 +108,17 @@ def write_table(
     return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), **(metadata or {})}
 
 
+def ensure_table(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
+    """Create ``table`` (and its schema) with ``model``'s columns and no rows, unless it exists."""
+    ident = checked_identifier(table)
+    con.execute(f"create schema if not exists {ident.split('.')[0]}")
+    con.register("_ensure_empty", empty_frame(model).to_arrow())
+    try:
+        con.execute(f"create table if not exists {ident} as select * from _ensure_empty")  # noqa: S608 - checked identifier
+    finally:
+        con.unregister("_ensure_empty")
+
+
 def start_staged(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:
     """Replace ``table`` by an empty one with ``model``'s columns, for rows staged as they are read.
 
@@ -138,10 +149,7 @@ def write_staged(con: duckdb.DuckDBPyConnection, staged: Sequence[StagedTable]) 
     A table whose rows are already written (``in_table`` set) is left as it is; its quarantine
     rows are replaced all the same.
     """
-    con.execute("create schema if not exists quarantine")
-    con.register("_empty_rejects", empty_frame(RejectedRows).to_arrow())
-    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty_rejects")
-    con.unregister("_empty_rejects")
+    ensure_table(con, "quarantine.rejected_rows", RejectedRows)
     con.execute("begin transaction")
     try:
         for item in staged:

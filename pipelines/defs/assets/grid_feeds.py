@@ -39,7 +39,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse import lake
 from pipelines.warehouse.database import LAKE_TABLES, lake_views
 from pipelines.warehouse.queries import query_pl
-from pipelines.warehouse.tables import preview_md
+from pipelines.warehouse.tables import ensure_table, preview_md
 from schemas.charging_windows import ChargingWindows
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform, empty_frame
@@ -63,10 +63,7 @@ FEEDS = tuple(SOURCE_IDS)
 def ensure_tables(con: duckdb.DuckDBPyConnection, published: Path) -> None:
     """raw.carbon_intensity_payloads and staging.grid_intensity_live as views over their lake
     files (empty with none), and the quarantine table."""
-    con.execute("create schema if not exists quarantine")
-    con.register("_empty", empty_frame(RejectedRows).to_arrow())
-    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty")
-    con.unregister("_empty")
+    ensure_table(con, "quarantine.rejected_rows", RejectedRows)
     lake_views(con, published)
 
 

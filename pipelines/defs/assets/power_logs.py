@@ -53,7 +53,7 @@ from pipelines.ingest.streaming import stream_nvidia_smi
 from pipelines.paths import sql_text
 from pipelines.warehouse import lake
 from pipelines.warehouse.queries import query_pl, table_exists
-from pipelines.warehouse.tables import append_staged, start_staged, write_staged
+from pipelines.warehouse.tables import append_staged, ensure_table, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.lake import PowerLogRuns
@@ -414,12 +414,8 @@ def commit_logs(con: duckdb.DuckDBPyConnection, ingested: Sequence[IngestedLog],
     touched = sorted({*keys, *retired})
     runs_files = [item.runs_file for item in ingested]
     reject_files = [item.rejects_file for item in ingested if item.rejects_file]
-    con.register("_empty_log_runs", empty_frame(PowerLogRuns).to_arrow())
-    con.execute(f"create table if not exists {LOG_RUNS_TABLE} as select * from _empty_log_runs")  # noqa: S608 - constant
-    con.unregister("_empty_log_runs")
-    con.register("_empty_rejects", empty_frame(RejectedRows).to_arrow())
-    con.execute("create table if not exists quarantine.rejected_rows as select * from _empty_rejects")
-    con.unregister("_empty_rejects")
+    ensure_table(con, LOG_RUNS_TABLE, PowerLogRuns)
+    ensure_table(con, "quarantine.rejected_rows", RejectedRows)
     con.execute("begin transaction")
     try:
         lake.commit(con, SAMPLES_TABLE, [item.samples for item in ingested], replaces=keys, retire=retired)
