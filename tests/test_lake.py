@@ -128,6 +128,7 @@ def materialised(instance: dg.DagsterInstance, run_id: str) -> set[tuple[str, st
     return {(r.event_log_entry.dagster_event.asset_key.to_user_string(), r.event_log_entry.dagster_event.partition) for r in records}
 
 
+@pytest.mark.slow  # two ingest runs into a fresh warehouse (CI runs it; the fast loop keeps the catalog's unit test)
 def test_adding_one_log_writes_only_its_partition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sources = linked_sources(tmp_path)
     monkeypatch.setenv(SOURCES_ENV, str(sources))
