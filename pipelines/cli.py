@@ -67,9 +67,16 @@ def run(args: argparse.Namespace) -> int:
         ops["dashboards__site"] = {"config": {"static_exports": args.static_exports}}
     if ops:
         run_config["ops"] = ops
+    if args.workers < 1:
+        print(f"--workers must be 1 or more, not {args.workers}", file=sys.stderr)
+        return 2
     with dg.DagsterInstance.get() as instance:
-        outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
-                              run_config=run_config, instance=instance)
+        try:
+            outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
+                                  run_config=run_config, instance=instance)
+        except ValueError as exc:  # a log that is not registered, too many partitions
+            print(f"edge-carbon run: {exc}", file=sys.stderr)
+            return 2
     elapsed = time.perf_counter() - started
     if not outcome.success:
         for failure in outcome.failures:

@@ -318,3 +318,13 @@ def test_an_hourly_feed_run_writes_only_the_days_it_touches(tmp_path: Path, serv
         current = [r[0] for r in con.execute(f"select partition_key from {lake.CATALOG} where table_name = 'staging.grid_intensity_live' "  # noqa: S608
                                               "and superseded_at is null").fetchall()]
     assert sorted(current) == sorted(set(days) | de_days), "one current file per day"
+
+
+@pytest.mark.slow  # starts edge-carbon in a subprocess
+def test_running_a_log_that_is_not_registered_is_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, WAREHOUSE_ENV: str(tmp_path / "wh.duckdb"), "DAGSTER_HOME": str(tmp_path / "dh")}
+    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "run", "--logs", "no_such_log"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == "edge-carbon run: not a registered power log: no_such_log (edge-carbon register adds one)"
+    assert "Traceback" not in done.stderr and not (tmp_path / "wh.duckdb").exists()
