@@ -129,7 +129,7 @@ def test_step_pods_are_bounded_and_share_the_runs_copy() -> None:
         dg.validate_run_config(job, {"execution": {"config": {"max_concurrency": 1}}})
     # every step opens the run's shared copy; the sensors publish a succeeded run and discard a failed one
     assert k8s.defs.resources["warehouse"].publish == "launcher"
-    assert {s.name for s in k8s.defs.sensors or []} == {"publish_succeeded", "discard_failed"}
+    assert {s.name for s in k8s.defs.sensors or []} == {"power_log_partitions", "publish_succeeded", "discard_failed"}
     assert local_defs.resources["warehouse"].publish == "run"
 
 

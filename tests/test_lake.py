@@ -328,3 +328,22 @@ def test_running_a_log_that_is_not_registered_is_one_line(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == "edge-carbon run: not a registered power log: no_such_log (edge-carbon register adds one)"
     assert "Traceback" not in done.stderr and not (tmp_path / "wh.duckdb").exists()
+
+
+def test_the_partition_sensor_follows_the_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a daemon runs, a log registered in the manifest gains its partition, and loses it when taken out."""
+    from pipelines.defs.partitions import power_log_partitions, registered_logs
+
+    sources = linked_sources(tmp_path)
+    monkeypatch.setenv(SOURCES_ENV, str(sources))
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("power_logs", ["a_log_no_longer_registered"])
+    add_log(sources)
+    result = power_log_partitions(dg.build_sensor_context(instance=instance))
+    assert isinstance(result, dg.SensorResult)
+    [gone, new] = result.dynamic_partitions_requests
+    assert isinstance(gone, dg.DeleteDynamicPartitionsRequest) and list(gone.partition_keys) == ["a_log_no_longer_registered"]
+    assert isinstance(new, dg.AddDynamicPartitionsRequest) and list(new.partition_keys) == registered_logs() and ADDED in new.partition_keys
+    instance.delete_dynamic_partition("power_logs", "a_log_no_longer_registered")
+    instance.add_dynamic_partitions("power_logs", list(new.partition_keys))
+    assert isinstance(power_log_partitions(dg.build_sensor_context(instance=instance)), dg.SkipReason)

@@ -23,6 +23,7 @@ from pipelines.defs.assets import (
     verdict,
 )
 from pipelines.defs.assets.dashboards import site_asset
+from pipelines.defs.partitions import power_log_partitions
 from pipelines.defs.resources import Warehouse, feed_resources
 from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job
 
@@ -96,7 +97,7 @@ def definitions(
         asset_checks=table_checks,
         jobs=[build_warehouse, grid_feeds_job],
         schedules=[grid_feeds_hourly],
-        sensors=sensors or [],
+        sensors=[power_log_partitions, *(sensors or [])],
         resources={"warehouse": warehouse or Warehouse(), **feed_resources()},
         executor=executor,
     )
