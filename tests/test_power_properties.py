@@ -188,6 +188,16 @@ def test_valid_header_then_arbitrary_text(scratch: Path, kind: str, header_and_t
     parse_only(scratch, kind, (head + "\n" + tail).encode("utf-8"))
 
 
+@pytest.mark.parametrize("tail", [b"x^0", "x^\U000c6100".encode(), b"\x1f\x8b1", b"x\x9c1", b"x\xda1"])
+def test_lines_that_start_like_compressed_data_are_read_as_text(scratch: Path, tail: bytes) -> None:
+    """Found by the property above: a block starting with a zlib or gzip header (``x^``) was
+    decompressed by the CSV reader. Now its line is read as text and quarantined."""
+    head = LOGS["nvidia_smi"][3].split("\n")[0]
+    parsed = parse_only(scratch, "nvidia_smi", head.encode("utf-8") + b"\n" + tail)
+    assert parsed is not None and parsed.frame.height == 0
+    assert [r.source_row for r in parsed.rejects] and {r.source_row for r in parsed.rejects} == {2}
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @FULL
 @given(edits=EDITS)

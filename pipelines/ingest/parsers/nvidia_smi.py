@@ -183,11 +183,21 @@ class _Layout:
         return {kinds[i][0] if i in kinds else f"c{i}": kinds[i][1] if i in kinds else pl.String() for i in range(len(self.names))}
 
 
+#: First bytes by which Polars' CSV reader takes its input for gzip, zlib or zstd data; a block
+#: of text lines may start with them (``x^...`` is a zlib header).
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x28\xb5\x2f\xfd")
+
+
 def _read(path: Path, first_line: int, block: bytes, layout: _Layout, typed: bool) -> pl.DataFrame:
-    """The block's lines as a frame (one row per line, blank lines all-null)."""
+    """The block's lines as a frame (one row per line, blank lines all-null).
+
+    A block that starts like compressed data is read after a blank line, whose row is dropped,
+    so the reader parses its lines as text instead of decompressing them.
+    """
+    guarded = block.startswith(_COMPRESSED_MAGIC)
     try:
         frame = pl.read_csv(
-            block,
+            b"\n" + block if guarded else block,
             has_header=False,
             schema=layout.schema(typed),
             columns=sorted(layout.take),
@@ -202,7 +212,7 @@ def _read(path: Path, first_line: int, block: bytes, layout: _Layout, typed: boo
     except pl.exceptions.PolarsError as exc:
         message = str(exc).splitlines()[0] if str(exc) else repr(exc)
         raise SourceParseError(path, first_line, f"cannot read the lines from here on as CSV: {message}") from exc
-    return frame.rename({"c_t": _T, "c_i": _I, "c_p": _P})
+    return (frame.slice(1) if guarded else frame).rename({"c_t": _T, "c_i": _I, "c_p": _P})
 
 
 def _from_text(frame: pl.DataFrame) -> pl.DataFrame:
