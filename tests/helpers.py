@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,27 @@ def examples(n: int) -> int:
     (at least 10) in the default ``make test``, so the everyday loop stays fast and CI keeps
     the full search."""
     return n if os.environ.get(FULL_PROPERTIES_ENV) == "1" else max(10, n // 3)
+
+
+def kill_run_when(args: list[str], env: dict[str, str], ready: Callable[[str], bool], *, timeout_s: float = 120) -> None:
+    """Start ``python -m pipelines.cli ARGS`` in the project, SIGKILL it at the first output line
+    for which ``ready(line)`` holds, and check that the kill is what ended it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from pipelines.paths import PROJECT_ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT_ROOT, env={**env, "PYTHONUNBUFFERED": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    deadline, seen = time.time() + timeout_s, ""
+    for line in proc.stdout:
+        seen += line
+        if ready(line):
+            break
+        assert time.time() < deadline, seen
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, seen[-2000:]

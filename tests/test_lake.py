@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
@@ -19,11 +18,12 @@ import pytest
 
 from pipelines.defs.launch import SAMPLES_KEY, materialise
 from pipelines.ingest.digests import sha256_file
-from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from pipelines.paths import SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
 from pipelines.warehouse import lake
 from pipelines.warehouse.database import open_readonly
 from schemas.meta import columns
 from schemas.power_samples import PowerSamples
+from tests.helpers import kill_run_when
 from tests.test_feeds import ReplayServer, server  # noqa: F401 - the server fixture
 
 TABLE = "staging.power_samples"
@@ -238,19 +238,9 @@ def test_killed_partitioned_run_leaves_the_last_good_state(built_warehouse: Path
     with open_readonly(published) as con:
         before = con.execute("select count(*), sum(round(power_w * 1000)::hugeint) from staging.power_samples").fetchone()
     files_before = lake_files(published)
-    env = {**os.environ, WAREHOUSE_ENV: str(published), "DAGSTER_HOME": str(tmp_path / "dh"), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "run", "--only", "ingest"], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert proc.stdout is not None
-    deadline, seen = time.time() + 120, ""
-    for line in proc.stdout:  # wait until the run has written Parquet of its own
-        seen += line
-        if "(streamed)" in line or len(lake_files(published)) > len(files_before):
-            break
-        assert time.time() < deadline, seen
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
+    env = {**os.environ, WAREHOUSE_ENV: str(published), "DAGSTER_HOME": str(tmp_path / "dh")}
+    # kill it once it has written Parquet of its own
+    kill_run_when(["run", "--only", "ingest"], env, lambda line: "(streamed)" in line or len(lake_files(published)) > len(files_before))
     assert sha256_file(published) == before_sha
     assert len(lake_files(published)) > len(files_before), "the killed run had written files"
     with open_readonly(published) as con:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import duckdb
@@ -17,8 +15,9 @@ import pytest
 
 from pipelines.errors import SourceIntegrityError
 from pipelines.ingest.manifest import load_manifest, verify
-from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from pipelines.paths import SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
 from tests.conftest import build
+from tests.helpers import kill_run_when
 
 
 def _sha(path: Path) -> str:
@@ -103,22 +102,8 @@ def test_open_reader_and_materialisation_both_succeed(published: Path, tmp_path:
 @pytest.mark.slow  # starts `edge-carbon run` in a subprocess (kills it once it is writing)
 def test_killed_run_leaves_previous_warehouse_complete(published: Path) -> None:
     before_sha, before = _sha(published), _counts(published)
-    env = {**os.environ, WAREHOUSE_ENV: str(published), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.cli", "run"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    assert proc.stdout is not None
-    deadline = time.time() + 120
-    seen = ""
-    for line in proc.stdout:  # wait until the run has written into its working copy
-        seen += line
-        if "verified" in line and "source files" in line:
-            break
-        assert time.time() < deadline, seen
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
+    # kill it once it has written into its working copy
+    kill_run_when(["run"], {**os.environ, WAREHOUSE_ENV: str(published)}, lambda line: "verified" in line and "source files" in line)
     assert _sha(published) == before_sha
     assert _counts(published) == before
 

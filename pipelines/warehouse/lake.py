@@ -182,8 +182,8 @@ def new_file(root: Path, table: str, column: str, key: str, run_id: str) -> Path
 def copy_to_parquet(con: duckdb.DuckDBPyConnection, relation: str, path: Path, root: Path, *, table: str, column: str, key: str,
                     run_id: str) -> LakeFile:
     """Write ``relation`` (a checked table name on ``con``) to ``path`` as Parquet (zstd); its LakeFile."""
-    con.execute(f"copy (select * from {checked_identifier(relation)}) to '{_literal(path)}' (format parquet, compression zstd)")  # noqa: S608
-    rows = con.execute(f"select count(*) from {checked_identifier(relation)}").fetchall()[0][0]  # noqa: S608 - checked identifier
+    # COPY answers with the number of rows it wrote
+    rows = con.execute(f"copy (select * from {checked_identifier(relation)}) to '{_literal(path)}' (format parquet, compression zstd)").fetchall()[0][0]  # noqa: S608
     return LakeFile(table, column, key, path.relative_to(root).as_posix(), int(rows), path.stat().st_size, run_id)
 
 
@@ -243,6 +243,15 @@ def _literal(path: Path | str) -> str:
     return str(path).replace("'", "''")
 
 
+def model_columns(con: duckdb.DuckDBPyConnection, model: type[pa.DataFrameModel]) -> list[tuple[str, str]]:
+    """(name, DuckDB type) of the model's columns, in table order, as DuckDB stores them."""
+    con.register("_model_empty", empty_frame(model).to_arrow())
+    try:
+        return [tuple(r) for r in con.execute("select column_name, column_type from (describe select * from _model_empty)").fetchall()]
+    finally:
+        con.unregister("_model_empty")
+
+
 def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel], root: Path) -> int:
     """``create or replace view <table>`` over its current files (absolute paths), or, with none,
     over no rows of the model's columns; returns the number of files.
@@ -265,10 +274,7 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
             return len(files)
         con.execute(f"create or replace view {ident} as {body}")  # noqa: S608
     else:
-        con.register("_lake_empty", empty_frame(model).to_arrow())
-        typed = con.execute("select column_name, column_type from (describe select * from _lake_empty)").fetchall()
-        con.unregister("_lake_empty")
-        columns = ", ".join(f'cast(null as {kind}) as "{name}"' for name, kind in typed)
+        columns = ", ".join(f'cast(null as {kind}) as "{name}"' for name, kind in model_columns(con, model))
         con.execute(f"create or replace view {ident} as select {columns} where false")  # noqa: S608
     return len(files)
 

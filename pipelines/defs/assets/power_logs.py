@@ -583,15 +583,14 @@ def power_samples_pandera_schema(context: dg.AssetCheckExecutionContext, warehou
     listed = con.execute(
         f"select file, row_count from {lake.CATALOG} where table_name = $t and run_id = $run and superseded_at is null order by file",  # noqa: S608
         {"t": SAMPLES_TABLE, "run": context.run.run_id}).fetchall()
-    con.register("_model_empty", empty_frame(PowerSamples).to_arrow())
-    expected = con.execute("select column_name, column_type from (describe select * from _model_empty)").fetchall()
-    con.unregister("_model_empty")
+    expected = lake.model_columns(con, PowerSamples)
     problems: list[str] = []
     for start in range(0, len(listed), CHECK_FILES):
         block = listed[start:start + CHECK_FILES]
         paths = [str(root / file) for file, _ in block]
         for path in paths:
-            found = con.execute("select column_name, column_type from (describe select * from read_parquet($f, hive_partitioning = false))", {"f": path}).fetchall()
+            found = [tuple(r) for r in con.execute(
+                "select column_name, column_type from (describe select * from read_parquet($f, hive_partitioning = false))", {"f": path}).fetchall()]
             if found != expected:
                 problems.append(f"{path}: columns {found} are not the model's {expected}")
         rows = dict(con.execute("select file_name, num_rows from parquet_file_metadata($files)", {"files": paths}).fetchall())
