@@ -35,6 +35,12 @@ b. **One log against the whole fleet.** In that same process, on the warehouse t
    registered log (``materialise(scope="ingest")`` on the same warehouse); target >= 50x. The
    downstream refresh (``scope="downstream"``: the marts, no partitions) is timed separately.
 
+d. **Catalog commit.** ``pipelines.warehouse.lake.commit`` of :data:`CATALOG_FILES` new files
+   (one per log of a fleet of that size) into an empty catalog, in this process, against the
+   same rows inserted one statement each (:func:`commit_row_by_row`, the baseline); fresh
+   in-memory DuckDB each repeat, inside a transaction as in the pipeline. No target: it shows
+   what the publish step of a 100,000-log ingest pays for its catalog.
+
 Missing a target is reported; a failed materialisation is fatal.
 """
 
@@ -81,6 +87,8 @@ TARGET_WORKERS_RATIO = 1.0
 TARGET_CPU_TOLERANCE = 0.10
 TARGET_ONE_LOG_RATIO = 50.0
 TARGET_FLAT = 1.2
+#: Catalog rows committed by figure (d).
+CATALOG_FILES = 20_000
 
 
 # --- the fleet: logs, sources folder, manifest ---------------------------------------------
@@ -471,9 +479,9 @@ def bench_fleet(report: Report, logs: int = FLEET_LOGS, samples: int = FLEET_SAM
     with tempfile.TemporaryDirectory(prefix="edge_carbon_fleet_") as tmp_name:
         tmp = Path(tmp_name)
         sources = make_sources(tmp, directory)
-        if not fleet_ingest(report, tmp, sources, fleet, logs, repeats):
-            return
-        fleet_growth(report, tmp, sources, directory, logs, repeats)
+        if fleet_ingest(report, tmp, sources, fleet, logs, repeats):
+            fleet_growth(report, tmp, sources, directory, logs, repeats)
+    catalog_commit(report, CATALOG_FILES, repeats)
 
 
 def fleet_ingest(report: Report, tmp: Path, sources: Path, fleet: Sequence[FleetLog], logs: int, repeats: int) -> bool:
@@ -541,3 +549,58 @@ def fleet_growth(report: Report, tmp: Path, sources: Path, directory: Path, logs
     print(f"  one log {one:.2f} s against all {result['full_logs']:,} logs {full:.1f} s: {ratio:.0f}x; "
           f"downstream refresh {downstream:.1f} s (median)")
     report.add("fleet: downstream refresh (marts, scope=downstream) (median)", f"{downstream:.1f} s")
+
+
+# --- figure (d): the catalog's commit ------------------------------------------------------
+
+
+def catalog_files(count: int) -> list[Any]:
+    """``count`` catalog entries of new files, one per log, as a fleet's ingest writes them."""
+    from pipelines.warehouse.lake import LakeFile
+
+    return [LakeFile(TABLE, "source_id", log_id(n), f"power_samples/source_id={log_id(n)}/part-bench-{n:06d}.parquet",
+                     FLEET_SAMPLES, 150_000, "bench") for n in range(1, count + 1)]
+
+
+def commit_row_by_row(con: Any, files: Sequence[Any], now: dt.datetime) -> None:
+    """The baseline of figure (d): one ``insert`` statement a catalog row."""
+    from pipelines.warehouse import lake
+
+    lake.ensure_catalog(con)
+    for item in files:
+        con.execute(f"insert into {lake.CATALOG} values ($table_name, $partition_column, $partition_key, $file, "  # noqa: S608
+                    "$row_count, $size_bytes, $run_id, $now, null)", {**item.as_row(), "now": now})
+
+
+def time_commit(files: Sequence[Any], row_by_row: bool) -> float:
+    """Seconds to commit ``files`` into a fresh in-memory catalog, one transaction; checks the count."""
+    import duckdb
+
+    from pipelines.warehouse import lake
+
+    con = duckdb.connect()
+    now = dt.datetime.now(dt.UTC)
+    started = time.perf_counter()
+    con.execute("begin")
+    if row_by_row:
+        commit_row_by_row(con, files, now)
+    else:
+        lake.commit(con, TABLE, files, replaces=[f.partition_key for f in files], now=now)
+    con.execute("commit")
+    seconds = time.perf_counter() - started
+    (count,) = con.execute(f"select count(*) from {lake.CATALOG}").fetchone()  # noqa: S608 - constant
+    con.close()
+    if count != len(files):
+        raise RuntimeError(f"catalog commit: {count:,} rows for {len(files):,} files")
+    return seconds
+
+
+def catalog_commit(report: Report, count: int = CATALOG_FILES, repeats: int = 3) -> None:
+    """Figure (d): see the module docstring."""
+    files = catalog_files(count)
+    batched = statistics.median(time_commit(files, row_by_row=False) for _ in range(repeats))
+    baseline = statistics.median(time_commit(files, row_by_row=True) for _ in range(repeats))
+    print(f"fleet (d): catalog commit of {count:,} files: {batched:.2f} s in one statement, {baseline:.2f} s one a row "
+          f"(medians of {repeats})", flush=True)
+    report.add(f"fleet: catalog commit of {count:,} files, one statement / one a row (medians)",
+               f"{batched:.2f} s / {baseline:.2f} s ({baseline / batched:.0f}x)")

@@ -5,12 +5,14 @@ No timing is asserted here, and the pipeline is not run; ``make bench`` measures
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -20,6 +22,7 @@ from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import entries_for, load_manifest, verify
 from pipelines.ingest.parsers.registry import SAMPLED_PARSERS
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, WAREHOUSE_ENV
+from pipelines.warehouse import lake
 
 LOGS = 3
 SAMPLES = 200
@@ -160,3 +163,19 @@ def test_grow_worker_protocol(tiny_fleet: tuple[Path, list[fleet.FleetLog]], tmp
     assert result["ok"] and result["full_logs"] == 3
     assert [(m["logs"], len(m["seconds"])) for m in result["marginal"]] == [(1, 1), (2, 1)]
     assert len(result["full_seconds"]) == len(result["downstream_seconds"]) == 1
+
+
+def test_catalog_commit_baseline_writes_the_same_rows() -> None:
+    files = fleet.catalog_files(5)
+    assert [f.partition_key for f in files] == [fleet.log_id(n) for n in range(1, 6)]
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    tables = []
+    for row_by_row in (False, True):
+        con = duckdb.connect()
+        if row_by_row:
+            fleet.commit_row_by_row(con, files, now)
+        else:
+            lake.commit(con, fleet.TABLE, files, replaces=[], now=now)
+        tables.append(con.execute(f"select * from {lake.CATALOG} order by file").fetchall())  # noqa: S608 - constant
+    assert tables[0] == tables[1] and len(tables[0]) == 5
+    assert tables[0][0][-2:] == (now, None)

@@ -42,6 +42,8 @@ def test_catalog_lists_current_files_only_and_sweeps_by_retention(tmp_path: Path
     first = [_write(con, root, key, "run-1", n) for key, n in (("a", 3), ("b", 4))]
     t0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     lake.commit(con, TABLE, first, replaces=["a", "b"], now=t0)
+    catalog = con.execute(f"select * from {lake.CATALOG} order by file").fetchall()  # noqa: S608 - test constants
+    assert catalog == sorted([(*f.as_row().values(), t0, None) for f in first], key=lambda row: row[3])
     lake.refresh_view(con, TABLE, PowerSamples, root)
     assert con.execute(f"select count(*) from {TABLE}").fetchall() == [(7,)]  # noqa: S608 - test constants
     # a second version of a, a leftover file no catalog lists, then b retired

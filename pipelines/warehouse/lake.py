@@ -66,6 +66,12 @@ create table if not exists {CATALOG} (
 )"""
 
 
+#: The name the rows of a commit are registered under while they are inserted.
+_NEW_FILES = "lake_files_committed"
+_NEW_FILES_SCHEMA = {"table_name": pl.String, "partition_column": pl.String, "partition_key": pl.String, "file": pl.String,
+                     "row_count": pl.Int64, "size_bytes": pl.Int64, "run_id": pl.String}
+
+
 def lake_root(published: Path) -> Path:
     """The lake folder of the warehouse published at ``published``."""
     return published.parent / LAKE_FOLDER
@@ -209,12 +215,16 @@ def commit(con: duckdb.DuckDBPyConnection, table: str, files: Sequence[LakeFile]
             "and list_contains($keys, partition_key)",
             {"now": stamp, "table": table, "keys": gone},
         )
-    for item in files:
-        con.execute(
-            f"insert into {CATALOG} values ($table_name, $partition_column, $partition_key, $file, $row_count, $size_bytes, "  # noqa: S608
-            "$run_id, $now, null)",
-            {**item.as_row(), "now": stamp},
-        )
+    if files:  # one statement for the lot: a row-by-row insert takes seconds per 10,000 files
+        con.register(_NEW_FILES, pl.DataFrame([item.as_row() for item in files], schema=_NEW_FILES_SCHEMA))
+        try:
+            con.execute(
+                f"insert into {CATALOG} select table_name, partition_column, partition_key, file, row_count, size_bytes, "  # noqa: S608
+                f"run_id, $now, null from {_NEW_FILES}",
+                {"now": stamp},
+            )
+        finally:
+            con.unregister(_NEW_FILES)
 
 
 def current_keys(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -267,15 +277,15 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
         con.execute(f"drop table if exists {ident}")
     if files:
         listed = ", ".join(f"'{_literal(root / file)}'" for file in files)
-        body = f"select * from read_parquet([{listed}], hive_partitioning = false)"
+        body = f"select * from read_parquet([{listed}], hive_partitioning = false)"  # noqa: S608 - quoted paths
         found = con.execute("select sql from duckdb_views() where database_name = current_database() and schema_name = $s "
                             "and view_name = $n", {"s": schema, "n": name}).fetchall()
         if found and f"read_parquet(list_value({listed})," in found[0][0]:  # already over these files (DuckDB's own text)
             return len(files)
-        con.execute(f"create or replace view {ident} as {body}")  # noqa: S608
+        con.execute(f"create or replace view {ident} as {body}")
     else:
         columns = ", ".join(f'cast(null as {kind}) as "{name}"' for name, kind in model_columns(con, model))
-        con.execute(f"create or replace view {ident} as select {columns} where false")  # noqa: S608
+        con.execute(f"create or replace view {ident} as select {columns} where false")
     return len(files)
 
 
