@@ -9,10 +9,13 @@ from typing import Any
 
 import pandera.polars as pa
 import polars as pl
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.staging import Parser, Staged, parse_entry, validate_parsed
+from pipelines.paths import PROJECT_ROOT
 
 
 def entry_for(path: Path, *, kind: str, table: str, options: dict[str, Any] | None = None, source_id: str = "test_source") -> SourceEntry:
@@ -114,3 +117,15 @@ def kill_run_when(args: list[str], env: dict[str, str], ready: Callable[[str], b
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, seen[-2000:]
+
+
+def pinned_versions(constraints: Path = PROJECT_ROOT / "constraints.txt") -> dict[str, str]:
+    """The ``name==version`` pins of a constraints file, by canonical distribution name (PEP 503)."""
+    pins = {}
+    for line in constraints.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            requirement = Requirement(line)
+            (pin,) = requirement.specifier
+            pins[canonicalize_name(requirement.name)] = pin.version
+    return pins

@@ -30,6 +30,7 @@ from dagster_k8s.models import k8s_model_from_dict, k8s_snake_case_dict
 from pipelines.defs import k8s
 from pipelines.defs.definitions import defs as local_defs
 from pipelines.paths import PROJECT_ROOT, SOURCES_ENV, WAREHOUSE_ENV
+from tests.helpers import pinned_versions
 
 PROFILE = PROJECT_ROOT / "pipelines" / "deploy" / "k8s"
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -210,7 +211,7 @@ def test_the_webserver_and_the_daemon_run_this_instance(name: str) -> None:
 
 
 def test_the_k8s_extra_is_pinned() -> None:
-    pinned = {line.split("==")[0].lower() for line in (PROJECT_ROOT / "constraints.txt").read_text().splitlines() if "==" in line}
+    pinned = set(pinned_versions())
     extra = PYPROJECT["project"]["optional-dependencies"]["k8s"]
     assert {"dagster-k8s", "dagster-postgres"} <= set(extra)
     assert set(extra) <= pinned

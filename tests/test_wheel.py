@@ -25,8 +25,10 @@ from pathlib import Path
 import duckdb
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from pipelines.paths import PROJECT_ROOT, SOURCES_ENV, WAREHOUSE_ENV, sql_text
+from tests.helpers import pinned_versions
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 #: The top-level packages the wheel ships (bench/ and tests/ stay in the repository).
@@ -64,22 +66,6 @@ def test_the_docs_name_the_supported_pythons() -> None:
 
 def test_sql_is_read_from_the_checkout() -> None:
     assert sql_text("model/macros.sql") == (PROJECT_ROOT / "sql" / "model" / "macros.sql").read_text(encoding="utf-8")
-
-
-def canonical(name: str) -> str:
-    """A distribution name as pip compares it (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def pinned_versions(constraints: Path) -> dict[str, str]:
-    """``name==version`` lines of a constraints file, by canonical name."""
-    pins = {}
-    for line in constraints.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if "==" in line:
-            name, version = line.split("==", 1)
-            pins[canonical(name.split("[", 1)[0])] = version.split(";", 1)[0].strip()
-    return pins
 
 
 def declared_requirements(wheel: Path) -> list[Requirement]:
@@ -121,9 +107,9 @@ def test_installed_wheel_builds_the_warehouse(tmp_path: Path) -> None:
     assert dashboard_sql and dashboard_sql <= names, sorted(dashboard_sql - names)
     assert not [n for n in names if n.startswith(("sources/", "tests/", "bench/", "dashboards/site/"))]
 
-    pins = pinned_versions(PROJECT_ROOT / "constraints.txt")
+    pins = pinned_versions()
     for requirement in declared_requirements(wheel):
-        key = canonical(requirement.name)
+        key = canonicalize_name(requirement.name)
         assert key in pins, f"{requirement.name} is a dependency of the wheel but constraints.txt does not pin it"
         assert requirement.specifier.contains(pins[key], prereleases=True), f"constraints.txt pins {key}=={pins[key]}, outside {requirement}"
 

@@ -68,8 +68,6 @@ create table if not exists {CATALOG} (
 
 #: The name the rows of a commit are registered under while they are inserted.
 _NEW_FILES = "lake_files_committed"
-_NEW_FILES_SCHEMA = {"table_name": pl.String, "partition_column": pl.String, "partition_key": pl.String, "file": pl.String,
-                     "row_count": pl.Int64, "size_bytes": pl.Int64, "run_id": pl.String}
 
 
 def lake_root(published: Path) -> Path:
@@ -216,13 +214,9 @@ def commit(con: duckdb.DuckDBPyConnection, table: str, files: Sequence[LakeFile]
             {"now": stamp, "table": table, "keys": gone},
         )
     if files:  # one statement for the lot: a row-by-row insert takes seconds per 10,000 files
-        con.register(_NEW_FILES, pl.DataFrame([item.as_row() for item in files], schema=_NEW_FILES_SCHEMA))
-        try:
-            con.execute(
-                f"insert into {CATALOG} select table_name, partition_column, partition_key, file, row_count, size_bytes, "  # noqa: S608
-                f"run_id, $now, null from {_NEW_FILES}",
-                {"now": stamp},
-            )
+        con.register(_NEW_FILES, pl.DataFrame([item.as_row() for item in files]))
+        try:  # by name: LakeFile's fields are the catalog's columns; superseded_at stays null
+            con.execute(f"insert into {CATALOG} by name select *, $now as written_at from {_NEW_FILES}", {"now": stamp})  # noqa: S608
         finally:
             con.unregister(_NEW_FILES)
 
