@@ -183,14 +183,17 @@ def monte_carlo_scenario(con: Any) -> str:
 
 
 def headline_summary(summary: Any) -> Any:
-    """The rows of a ``pipelines.model.uncertainty.summarize`` frame on each scenario's headline basis."""
+    """The rows of a ``pipelines.model.uncertainty.summarize`` frame on each scenario's headline basis and network method."""
     import polars as pl
 
+    if "is_headline_method" in summary.columns:
+        summary = summary.filter(pl.col("is_headline_method"))
     return summary.filter(pl.col("is_headline")) if "is_headline" in summary.columns else summary
 
 
 def relative_difference(values: Any, reference: Any) -> float:
-    """max |values / reference - 1| over two equally long arrays; inf where one is missing or not finite."""
+    """max |values / reference - 1| over two equally long arrays; inf where one is missing or not finite
+    (both missing, as a summary over no feasible draw is on both sides, agree)."""
     import numpy as np
 
     values, reference = np.asarray(values, dtype=np.float64), np.asarray(reference, dtype=np.float64)
@@ -200,7 +203,9 @@ def relative_difference(values: Any, reference: Any) -> float:
         return 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         diff = np.abs(values / reference - 1)
-    return float(np.max(np.where(np.isfinite(diff) | (values == reference), np.nan_to_num(diff), np.inf)))
+    both_missing = np.isnan(values) & np.isnan(reference)
+    agree = np.isfinite(diff) | (values == reference) | both_missing
+    return float(np.max(np.where(agree, np.where(both_missing, 0.0, np.nan_to_num(diff)), np.inf)))
 
 
 def per_draw_difference(con: Any, draws: Any) -> float:

@@ -3,9 +3,18 @@
 It evaluates what ``sql/model/evaluate.sql`` (over the macros of ``sql/model/macros.sql``)
 evaluates for each scenario's headline basis: ``peak_flops`` where the device class has a
 stated count, else ``headline_basis`` (0 binding, 1 measured_throughput), for both device
-classes and all six communication patterns. Every expression keeps the SQL's operand order,
-so the two agree to the last few bits (``make bench`` and the tests hold them to 1e-9
-relative).
+classes and all six communication patterns, each under its accounting frame's headline
+network method (the first of :data:`schemas.vocabulary.FRAME_NETWORK_METHODS`: as_published
+radio, attributional volume, consequential marginal). That covers the job's length by workload
+(``job_years``), the accelerators' work (``work_tflops``: a stated count at the devices' peak,
+else the accelerator's utilisation x its FP32 roofline) and the tokens it trains on, the
+measured basis's floor of devices at their peak, the battery-wear policy's replaced share, and
+a pipeline fleet over its link resized in the resizing frames (:data:`RESIZING_FRAMES`, at most
+:data:`RESIZE_CAP` x its count). Each draw also carries link_feasible (its fleet sends its
+traffic within the window), and the summary is over the feasible draws, as
+``sql/model/uncertainty_summary.sql``. Not covered: mixed fleets (a class's ``fleet_share``), whose
+'fleet' rows the SQL adds beside the classes'. Every expression keeps the SQL's operand order,
+so the two agree to the last few bits (``make bench`` and the tests hold them to 1e-9 relative).
 
 Inputs are :class:`pipelines.model.uncertainty.Draws`: the drawn columns (one row per draw) and each
 scenario's constants. A parameter is a numpy array (one value per draw) or a float (the same
@@ -23,7 +32,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.model.uncertainty import Draws
-from schemas.vocabulary import PATTERNS
+from schemas.vocabulary import (
+    ACCOUNTING_FRAMES,
+    FRAME_NETWORK_METHODS,
+    PATTERN_ENDS,
+    PATTERNS,
+    RESIZE_CAP,
+    RESIZING_FRAMES,
+)
 
 #: Edge device classes, in report order (the column prefixes of their parameters).
 DEVICE_CLASSES = ("laptop", "phone")
@@ -33,6 +49,12 @@ QUANTILES = (0.05, 0.5, 0.95)
 BINDING, MEASURED, STATED = 0, 1, 2
 #: whole_devices' tolerance: an exact ratio a hair above an integer does not round up.
 WHOLE_EPS = 1e-9
+#: Each accounting frame's headline network method, by the frame's code (accounting_frame).
+HEADLINE_METHODS = {code: FRAME_NETWORK_METHODS[frame][0] for code, frame in enumerate(ACCOUNTING_FRAMES)}
+#: Codes of the frames that resize a fleet over its link (core.frame_network_methods resizes_fleet).
+RESIZING_CODES = tuple(code for code, frame in enumerate(ACCOUNTING_FRAMES) if frame in RESIZING_FRAMES)
+#: The link check's tolerance: a fleet is over its link above (1 + this) x what it can send.
+LINK_EPS = 1e-9
 
 Value = np.ndarray | float
 Params = Mapping[str, Value]
@@ -53,9 +75,31 @@ def choose(condition: Value, if_true: Value, if_false: Value) -> Value:
     return np.where(condition, if_true, if_false)
 
 
+def case_of(code: Value, branches: Mapping[int, Callable[[], Value]], default: Callable[[], Value]) -> Value:
+    """``case cast(code as integer) when k then branches[k] ... else default end``: only the codes present are evaluated."""
+    code = sql_integer(code)
+    if np.ndim(code) == 0:
+        return branches.get(int(code), default)()
+    present = [int(k) for k in np.unique(code)]
+    values = [np.broadcast_to(branches.get(k, default)(), np.shape(code)) for k in present]
+    if len(present) == 1:
+        return values[0]
+    return np.select([code == k for k in present], values)
+
+
 def whole_devices(x: Value) -> Value:
     """A whole number of devices: ceil with a small tolerance."""
     return np.ceil(x - WHOLE_EPS)
+
+
+def kwh_of_joules(energy_j: Value) -> Value:
+    """Joules to kWh."""
+    return energy_j / 3.6e6
+
+
+def transfer_seconds(bytes_moved: Value, bandwidth_mb_per_s: Value) -> Value:
+    """Seconds to move ``bytes_moved`` at a link bandwidth in MB/s."""
+    return bytes_moved / (bandwidth_mb_per_s * 1e6)
 
 
 def attainable_tflops(peak_tflops: Value, intensity: Value, bandwidth_gb_per_s: Value) -> Value:
@@ -74,12 +118,30 @@ def memory_floor_devices(params: Value, training_bytes_per_param: Value, memory_
     return np.maximum(whole_devices(params * training_bytes_per_param / (memory_gb * 1e9 * usable_fraction)), 1)
 
 
-def network_kwh_per_gb_for_frame(frame: Value, network_kwh_per_gb: Value, router_kwh_per_gb: Value,
-                                 network_marginal_w_per_mbps: Value, router_marginal_w_per_mbps: Value) -> Value:
-    """Network energy per GB: marginal power in the consequential frame (2), average intensities otherwise."""
-    return choose(sql_integer(frame) == 2,
-                  (network_marginal_w_per_mbps + router_marginal_w_per_mbps) * 8000 / 3.6e6,
-                  network_kwh_per_gb + router_kwh_per_gb)
+def cloud_operational_kgco2e(power_w: Value, utilisation: Value, hours_per_day: Value, horizon_years: Value, pue: Value,
+                             comm_share: Value, grid_gco2e_per_kwh: Value) -> Value:
+    """Cloud GPU operational carbon over the horizon: P x u x h x 365 x T x PUE x (1 + comm share) x CI."""
+    return power_w * utilisation * hours_per_day * 365 * horizon_years * pue * (1 + comm_share) * grid_gco2e_per_kwh / 1e6
+
+
+def training_flops(params: Value, tokens: Value) -> Value:
+    """Training FLOPs of a dense transformer: 6 x N x D."""
+    return 6 * params * tokens
+
+
+def accelerator_hours(flops: Value, peak_tflops: Value, mfu: Value) -> Value:
+    """Accelerator-hours to deliver ``flops`` at a model FLOPs utilisation of a peak in TFLOPS."""
+    return flops / (peak_tflops * 1e12 * mfu) / 3600
+
+
+def job_years(hours: Value, count: Value, hours_per_day: Value) -> Value:
+    """Calendar years a job of ``hours`` accelerator-hours takes on ``count`` accelerators."""
+    return hours / (count * hours_per_day * 365)
+
+
+def cloud_embodied_charged_kgco2e(frame: Value, embodied_kgco2e: Value, horizon_years: Value, life_years: Value) -> Value:
+    """Cloud embodied carbon charged to the horizon: amortised over its life in the attributional frame (1), in full otherwise."""
+    return embodied_kgco2e * choose(sql_integer(frame) == 1, np.minimum(horizon_years / life_years, 1), 1)
 
 
 def edge_wall_factor(charger_efficiency: Value, battery_throughput_share: Value, round_trip_efficiency: Value) -> Value:
@@ -87,11 +149,55 @@ def edge_wall_factor(charger_efficiency: Value, battery_throughput_share: Value,
     return (1 - battery_throughput_share + battery_throughput_share / round_trip_efficiency) / charger_efficiency
 
 
+def device_embodied_kgco2e(total_kgco2e: Value, nonuse_share: Value, horizon_years: Value, lifetime_years: Value) -> Value:
+    """A device's non-use-phase embodied carbon re-amortised to the horizon."""
+    return total_kgco2e * nonuse_share * np.minimum(horizon_years / lifetime_years, 1)
+
+
+def edge_operational_kgco2e(devices: Value, online_fraction: Value, power_w: Value, hours_per_day: Value, horizon_years: Value,
+                            grid_gco2e_per_kwh: Value) -> Value:
+    """Training electricity of a fleet over the horizon: devices x online x P x h x 365 x T x CI."""
+    return devices * online_fraction * power_w * hours_per_day * 365 * horizon_years * grid_gco2e_per_kwh / 1e6
+
+
+def battery_cycles(throughput_share: Value, power_w: Value, hours_per_day: Value, online_fraction: Value, horizon_years: Value,
+                   battery_wh: Value) -> Value:
+    """Extra battery charge cycles per device over the horizon from training."""
+    return throughput_share * power_w * hours_per_day * online_fraction * 365 * horizon_years / battery_wh
+
+
 def battery_life_lost_years(rated_cycles: Value, owner_cycles_per_year: Value, training_cycles: Value,
                             horizon_years: Value, lifetime_years: Value) -> Value:
     """Years of device life lost when training's extra cycles wear the battery out early."""
     return np.maximum(np.minimum(rated_cycles / owner_cycles_per_year, lifetime_years)
                       - rated_cycles / (owner_cycles_per_year + training_cycles / horizon_years), 0)
+
+
+def replaced_share(replacement_share: Value, life_lost_years: Value) -> Value:
+    """The share of devices replaced whole because training wore their battery out early (none where no life is lost)."""
+    return choose(life_lost_years > 0, replacement_share, 0.0)
+
+
+def embodied_allocated_kgco2e(policy: Value, nonuse_kgco2e: Value, horizon_embodied_kgco2e: Value, battery_embodied_share: Value,
+                              cycles: Value, rated_cycles: Value, training_hours_per_day: Value, owner_hours_per_day: Value,
+                              owner_cycles_per_year: Value, replacement_share: Value, horizon_years: Value,
+                              lifetime_years: Value) -> Value:
+    """One device's embodied carbon charged to training, per policy (0 none, 1 battery wear, 2 per use hour).
+
+    Battery wear: a device replaced whole (replaced_share) is charged its share of service life
+    lost, and carries no separate battery wear; the rest are charged the battery's wear.
+    """
+
+    def battery_wear() -> Value:
+        lost = battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)
+        replaced = replaced_share(replacement_share, lost)
+        return (replaced * nonuse_kgco2e * np.minimum(lost / lifetime_years, 1)
+                + (1 - replaced) * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles)
+
+    def per_use_hour() -> Value:
+        return horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
+
+    return case_of(policy, {0: lambda: 0.0, 1: battery_wear, 2: per_use_hour}, lambda: np.nan)
 
 
 def pipeline_stages(devices_online: Value, layers: Value, min_stages: Value, activation_bytes_per_boundary: Value,
@@ -102,15 +208,97 @@ def pipeline_stages(devices_online: Value, layers: Value, min_stages: Value, act
     return choose(activation_bytes_per_boundary > allreduce_bytes_per_token / devices_online, fewest, most)
 
 
+def comm_bytes(pattern: str, devices: Value, params: Value, bytes_per_param: Value, tokens: Value, tokens_per_device_step: Value,
+               local_steps_per_sync: Value, hidden_size: Value, activation_bytes: Value, compression: Value,
+               stages: Value) -> Value:
+    """Bytes a fleet of ``devices`` online devices moves to train on ``tokens`` tokens, per pattern."""
+    syncs = tokens / (devices * tokens_per_device_step * local_steps_per_sync)
+    if pattern in ("idealized", "radio_window"):
+        moved = syncs * devices * params * bytes_per_param
+    elif pattern == "parameter_server":
+        moved = syncs * 2 * devices * params * bytes_per_param
+    elif pattern == "ring_allreduce":
+        moved = syncs * 2 * np.maximum(devices - 1, 0) * params * bytes_per_param
+    elif pattern == "pipeline":
+        moved = (tokens * 2 * (stages - 1) * hidden_size * activation_bytes
+                 + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
+                 * np.maximum(1 - stages / devices, 0))
+    else:
+        moved = 0.0
+    return moved / compression
+
+
+def radio_window_kwh(devices_online: Value, radio_power_w: Value, window_s: Value, link_utilisation: Value) -> Value:
+    """The paper's radio model: every online device's radio busy for its window at the link utilisation."""
+    return devices_online * window_s * link_utilisation * radio_power_w / 3.6e6
+
+
+def radio_kwh(pattern: str, bytes_moved: Value, bandwidth_mb_per_s: Value, radio_power_w: Value, devices_online: Value,
+              window_s: Value, link_utilisation: Value) -> Value:
+    """The sending device's radio energy (kWh, at the device): the window for radio_window, else the bytes at the link rate."""
+    if pattern == "none":
+        return 0.0
+    if pattern == "radio_window":
+        return radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation)
+    return kwh_of_joules(transfer_seconds(bytes_moved, bandwidth_mb_per_s) * radio_power_w)
+
+
+def network_kwh(method: str, gb: Value, home_ends: int, server_ends: int, network_kwh_per_gb: Value, router_kwh_per_gb: Value,
+                network_marginal_w_per_mbps: Value, router_marginal_w_per_mbps: Value, line_w: Value, line_share: Value,
+                line_hours: Value) -> Value:
+    """Network energy of a pattern's traffic (kWh) by network method: radio, volume, marginal or time."""
+    if method == "radio":
+        return gb * (network_kwh_per_gb + router_kwh_per_gb)
+    if method == "volume":
+        return gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb)
+    if method == "marginal":
+        per_mbps = network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps if home_ends + server_ends > 0 else 0
+        return gb * per_mbps * 8000 / 3.6e6
+    if method == "time":
+        return line_w * line_share * line_hours / 1000 if home_ends + server_ends > 0 else 0
+    raise ValueError(f"unknown network method {method!r}")
+
+
+def pipeline_bytes_at(activation_bytes_per_stage: Value, kp: Value, n: Value, s: Value) -> Value:
+    """Pipeline traffic at a fixed global batch for ``n`` online devices in ``s`` stages."""
+    return activation_bytes_per_stage * (s - 1) + kp * (n / s - 1)
+
+
+def pipeline_fleet_for_link(activation_bytes_per_stage: Value, kp: Value, s0: Value, layers: Value,
+                            link_bytes_per_window: Value) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest fleet whose links carry a pipeline's traffic, as (n, s) per draw (NaN where none can).
+
+    For each stage count s from s0 to the layers where the link beats each device's share of the
+    all-reduce, n = max((a (s - 1) - kp) / (L W - kp / s), s); the least n, then the least s
+    (``list_min`` of the SQL's {n, s} structs), over a draws x stage counts grid.
+    """
+    a, kp, s0, layers, link = np.broadcast_arrays(*(np.atleast_1d(np.asarray(x, dtype=np.float64))
+                                                    for x in (activation_bytes_per_stage, kp, sql_integer(s0),
+                                                              sql_integer(layers), link_bytes_per_window)))
+    s = np.arange(np.min(s0), np.max(layers) + 1, dtype=np.float64) if a.size else np.empty(0)
+    if s.size == 0:
+        return np.full(a.shape, np.nan), np.full(a.shape, np.nan)
+    a, kp, s0, layers, link = (x[:, None] for x in (a, kp, s0, layers, link))
+    valid = (s >= s0) & (s <= layers) & (link > kp / s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.where(valid, np.maximum((a * (s - 1) - kp) / (link - kp / s), s), np.inf)
+    best = np.argmin(n, axis=1)  # the first least n: the least s among equal n
+    rows = np.arange(n.shape[0])
+    found = valid[rows, best]
+    return np.where(found, n[rows, best], np.nan), np.where(found, s[best], np.nan)
+
+
 # --- the evaluation -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Fleet:
-    """A device class's fleet per draw on its headline basis: devices and the fraction of them online."""
+    """A device class's fleet per draw on its headline basis: devices, the fraction of them online,
+    and the work one accelerator delivers (TFLOPS) on the basis that counts them."""
 
     devices: Value
     online_fraction: Value
+    work_tflops: Value
 
 
 @dataclass(frozen=True)
@@ -119,25 +307,30 @@ class Cloud:
 
     total_kgco2e: Value
     attainable_tflops: Value
-    tokens: Value
     speedup_vs_ref: Value
+    job_years: Value
 
 
 def cloud(p: Params) -> Cloud:
-    """The cloud GPU (main or alternative variant): carbon over the horizon, roofline speed and tokens trained."""
+    """The cloud GPUs (main or alternative variant): the job's length, its carbon and the roofline speed."""
     alt = sql_integer(p["cloud_gpu_variant"]) == 1
     power_w = choose(alt, p["cloud_alt_gpu_power_w"], p["cloud_gpu_power_w"])
     tflops = choose(alt, p["cloud_alt_gpu_tflops"], p["cloud_gpu_tflops"])
+    fp16_tflops = choose(alt, p["cloud_alt_gpu_fp16_tflops"], p["cloud_gpu_fp16_tflops"])
     bandwidth = choose(alt, p["cloud_alt_gpu_mem_bandwidth_gb_per_s"], p["cloud_gpu_mem_bandwidth_gb_per_s"])
     speedup = choose(alt, p["cloud_alt_speedup_vs_ref"], p["cloud_speedup_vs_ref"])
-    horizon, hours, utilisation = p["horizon_years"], p["cloud_hours_per_day"], p["cloud_utilisation"]
-    charged = p["cloud_gpu_embodied_kgco2e"] * choose(
-        sql_integer(p["accounting_frame"]) == 1, np.minimum(horizon / p["cloud_embodied_life_years"], 1), 1)
-    operational = ((power_w + p["cloud_node_overhead_w"]) * utilisation * hours * 365 * horizon * p["cloud_pue"]
-                   * (1 + p["cloud_comm_energy_share"]) * p["cloud_grid_gco2e_per_kwh"] / 1e6)
+    count, hours = p["cloud_gpu_count"], p["cloud_hours_per_day"]
+    years = case_of(p["workload_kind"], {
+        1: lambda: job_years(p["workload_gpu_hours"], count, hours),
+        2: lambda: job_years(accelerator_hours(training_flops(p["fleet_model_params"], p["workload_tokens"]), fp16_tflops,
+                                               p["workload_mfu"]), count, hours),
+    }, lambda: p["horizon_years"])
+    total = count * (
+        cloud_embodied_charged_kgco2e(p["accounting_frame"], p["cloud_gpu_embodied_kgco2e"], years, p["cloud_embodied_life_years"])
+        + cloud_operational_kgco2e(power_w + p["cloud_node_overhead_w"], p["cloud_utilisation"], hours, years, p["cloud_pue"],
+                                   p["cloud_comm_energy_share"], p["cloud_grid_gco2e_per_kwh"]))
     attainable = attainable_tflops(tflops, p["arithmetic_intensity_flop_per_byte"], bandwidth)
-    tokens = utilisation * attainable * 1e12 * 3600 * hours * 365 * horizon / (6 * p["fleet_model_params"])
-    return Cloud(charged + operational, attainable, tokens, speedup)
+    return Cloud(total, attainable, speedup, years)
 
 
 def headline_codes(p: Params, stated: Value) -> Value:
@@ -146,10 +339,13 @@ def headline_codes(p: Params, stated: Value) -> Value:
     return choose(~np.isnan(stated), STATED, measured)
 
 
-def fleet_on_basis(p: Params, c: str, gpu: Cloud, basis: int, stated: Value, memory_exact: Value) -> Fleet:
-    """Devices (x the device multiplier) and online fraction of class ``c`` on one headline basis."""
+def fleet_on_basis(p: Params, c: str, gpu: Cloud, hours: Value, basis: int, stated: Value, memory_exact: Value) -> Fleet:
+    """Devices (x the device multiplier x the accelerators), online fraction and work of class ``c`` on one headline basis."""
+    multiplier, count, cloud_hours = p["device_multiplier"], p["cloud_gpu_count"], p["cloud_hours_per_day"]
     if basis == STATED:
-        return Fleet(stated * p["device_multiplier"], 1.0)
+        return Fleet(whole_devices(stated) * multiplier * count, 1.0, stated * p[f"{c}_tflops"] * hours / cloud_hours)
+    gpu_work = p["cloud_utilisation"] * gpu.attainable_tflops
+    online, slowdown = p["device_online_fraction"], p["straggler_slowdown"]
     if basis == MEASURED:
         gpu_capacity = 3600 * gpu.speedup_vs_ref / p["cloud_ref_job_time_s"]
         device_capacity = 3600 / p[f"{c}_job_time_s"]
@@ -157,102 +353,146 @@ def fleet_on_basis(p: Params, c: str, gpu: Cloud, basis: int, stated: Value, mem
         gpu_capacity = gpu.attainable_tflops * p["cloud_utilisation"]
         device_capacity = attainable_tflops(p[f"{c}_tflops"], p["arithmetic_intensity_flop_per_byte"],
                                             p[f"{c}_mem_bandwidth_gb_per_s"])
-    online = p["device_online_fraction"]
-    exact = np.maximum(devices_for_throughput(gpu_capacity, p["cloud_hours_per_day"], device_capacity, p["edge_hours_per_day"],
-                                              online, p["straggler_slowdown"]),
+    exact = np.maximum(devices_for_throughput(gpu_capacity, cloud_hours, device_capacity, hours, online, slowdown),
                        whole_devices(memory_exact))
-    return Fleet(whole_devices(exact) * p["device_multiplier"], online)
+    if basis == MEASURED:
+        # devices cannot run above their peak: at least those that deliver the GPU's work at it
+        exact = np.maximum(exact, devices_for_throughput(gpu_work, cloud_hours, p[f"{c}_tflops"], hours, online, slowdown))
+    return Fleet(whole_devices(exact) * multiplier * count, online, gpu_work)
 
 
-def headline_fleet(p: Params, c: str, gpu: Cloud, memory_stages: Value) -> Fleet:
+def headline_fleet(p: Params, c: str, gpu: Cloud, hours: Value, memory_stages: Value) -> Fleet:
     """The fleet of class ``c`` on each draw's headline basis (the bases present, merged per draw)."""
     stated = whole_devices(p[f"{c}_devices_per_gpu"] * (p["cloud_hours_per_day"] / p["devices_stated_cloud_hours_per_day"])
-                           * (p["devices_stated_hours_per_day"] / p["edge_hours_per_day"]))
+                           * (p["devices_stated_hours_per_day"] / hours))
     memory_exact = memory_stages / memory_floor_devices(p["fleet_model_params"], p["training_bytes_per_param"],
                                                         p["cloud_gpu_memory_gb"], p["cloud_usable_memory_fraction"])
     codes = headline_codes(p, stated)
     present = [int(code) for code in np.unique(codes)]
-    fleets = {basis: fleet_on_basis(p, c, gpu, basis, stated, memory_exact) for basis in present}
+    fleets = {basis: fleet_on_basis(p, c, gpu, hours, basis, stated, memory_exact) for basis in present}
     if len(present) == 1:
         return fleets[present[0]]
-    return Fleet(np.select([codes == b for b in present], [np.broadcast_to(fleets[b].devices, np.shape(codes)) for b in present]),
-                 np.select([codes == b for b in present],
-                           [np.broadcast_to(fleets[b].online_fraction, np.shape(codes)) for b in present]))
+    conditions = [codes == b for b in present]
+
+    def merged(field: str) -> np.ndarray:
+        return np.select(conditions, [np.broadcast_to(getattr(fleets[b], field), np.shape(codes)) for b in present])
+
+    return Fleet(merged("devices"), merged("online_fraction"), merged("work_tflops"))
 
 
-def embodied_allocated_kgco2e(p: Params, c: str, online: Value) -> Value:
-    """One device's embodied carbon charged to training, per edge_embodied_policy (0 none, 1 battery wear, 2 per use hour)."""
-    horizon, hours, power = p["horizon_years"], p["edge_hours_per_day"], p[f"{c}_train_power_w"]
-    lifetime, rated = p[f"{c}_lifetime_years"], p[f"{c}_battery_rated_cycles"]
-    nonuse = p[f"{c}_embodied_kgco2e"] * p[f"{c}_nonuse_share"]
-    policy = sql_integer(p["edge_embodied_policy"])
+@dataclass(frozen=True)
+class Traffic:
+    """A pattern's fleet per draw, resized where its frame resizes a fleet over its link: devices and bytes moved."""
 
-    def battery_wear() -> Value:
-        cycles = p["battery_throughput_share"] * power * hours * online * 365 * horizon / p[f"{c}_battery_wh"]
-        lost = battery_life_lost_years(rated, p[f"{c}_owner_cycles_per_year"], cycles, horizon, lifetime)
-        return (nonuse * p[f"{c}_battery_embodied_share"] * cycles / rated
-                + p["device_replacement_share"] * nonuse * np.minimum(lost / lifetime, 1))
-
-    def per_use_hour() -> Value:
-        horizon_embodied = p[f"{c}_embodied_kgco2e"] * p[f"{c}_nonuse_share"] * np.minimum(horizon / lifetime, 1)
-        training_hours = hours * online
-        return horizon_embodied * training_hours / (training_hours + p[f"{c}_owner_hours_per_day"])
-
-    branches: dict[int, Callable[[], Value]] = {0: lambda: 0.0, 1: battery_wear, 2: per_use_hour}
-    if np.ndim(policy) == 0:
-        return branches.get(int(policy), lambda: np.nan)()
-    return np.select([policy == code for code in branches], [np.broadcast_to(f(), np.shape(policy)) for f in branches.values()],
-                     np.nan)
+    devices: Value
+    comm_bytes: Value
 
 
-def comm_kwh_per_pattern(p: Params, gpu: Cloud, devices_online: Value, memory_stages: Value, wall: Value) -> dict[str, Value]:
-    """Communication energy (kWh) of each pattern for a fleet with ``devices_online`` devices online."""
+def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window_s: Value, memory_stages: Value) -> Traffic:
+    """The pattern's traffic from the compute-equivalent fleet; a pipeline over its link in a resizing
+    frame is resized to the fewest devices (and stages) that carry it, up to RESIZE_CAP x the fleet."""
+    devices, online = fleet.devices, fleet.online_fraction
+    if pattern == "none":
+        return Traffic(devices, 0.0)
     params, bytes_per_param, compression = p["fleet_model_params"], p["bytes_per_param"], p["comm_compression"]
-    tokens, n = gpu.tokens, devices_online
-    tokens_per_step = p["batch_size"] * p["sequence_length"]
-    hidden, activation = p["fleet_model_hidden_size"], p["activation_bytes"]
-    syncs = gpu.tokens / (n * tokens_per_step * p["local_steps_per_sync"])
-    allreduce_per_token = 2 * params * bytes_per_param / (tokens_per_step * p["local_steps_per_sync"])
-    stages = pipeline_stages(n, p["fleet_model_layers"], memory_stages, 2 * hidden * activation, allreduce_per_token)
-    idealized = syncs * n * params * bytes_per_param / compression
-    moved = {
-        "idealized": idealized,
-        "parameter_server": syncs * 2 * n * params * bytes_per_param / compression,
-        "ring_allreduce": syncs * 2 * np.maximum(n - 1, 0) * params * bytes_per_param / compression,
-        "pipeline": (tokens * 2 * (stages - 1) * hidden * activation
-                     + tokens * 2 * params * bytes_per_param / (tokens_per_step * p["local_steps_per_sync"])
-                     * np.maximum(1 - stages / n, 0)) / compression,
-    }
-    network = network_kwh_per_gb_for_frame(p["accounting_frame"], p["network_kwh_per_gb"], p["router_kwh_per_gb"],
-                                           p["network_marginal_w_per_mbps"], p["router_marginal_w_per_mbps"])
-    bandwidth, radio = p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"]
-    window_s = p["edge_hours_per_day"] * 3600 * 365 * p["horizon_years"]
-    out: dict[str, Value] = {"none": 0.0,
-                             "radio_window": n * window_s * p["link_utilisation"] * radio / 3.6e6 * wall
-                             + idealized / 1e9 * network}
-    for pattern, bytes_moved in moved.items():
-        out[pattern] = bytes_moved / (bandwidth * 1e6) * radio / 3.6e6 * wall + bytes_moved / 1e9 * network
-    return out
+    tokens_per_step, local_steps = p["batch_size"] * p["sequence_length"], p["local_steps_per_sync"]
+    hidden, activation, layers = p["fleet_model_hidden_size"], p["activation_bytes"], p["fleet_model_layers"]
+    n = devices * online
+    stages = (pipeline_stages(n, layers, memory_stages, 2 * hidden * activation,
+                              2 * params * bytes_per_param / (tokens_per_step * local_steps))
+              if pattern == "pipeline" else np.nan)
+    base = comm_bytes(pattern, n, params, bytes_per_param, tokens, tokens_per_step, local_steps, hidden, activation, compression,
+                      stages)
+    resizable = PATTERN_ENDS[pattern][2] and np.isin(sql_integer(p["accounting_frame"]), RESIZING_CODES)
+    if not np.any(resizable):
+        return Traffic(devices, base)
+    link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s
+    per_stage = tokens * 2 * hidden * activation / compression
+    kp = tokens * 2 * params * bytes_per_param / (tokens_per_step * local_steps * compression) * stages / (devices * online)
+    over = np.broadcast_to(resizable & (base / n > link * (1 + LINK_EPS)), np.shape(base / n))
+    if not np.any(over):
+        return Traffic(devices, base)
+    shape = np.broadcast_shapes(np.shape(over), np.shape(per_stage), np.shape(kp), np.shape(stages), np.shape(link),
+                                np.shape(devices), np.shape(online))
+    over = np.broadcast_to(over, shape)
+
+    def at_over(x: Value) -> np.ndarray:
+        return np.broadcast_to(x, shape)[over]
+
+    n_link, s_link = np.full(shape, np.nan), np.full(shape, np.nan)
+    n_link[over], s_link[over] = pipeline_fleet_for_link(at_over(per_stage), at_over(kp), at_over(stages), at_over(layers),
+                                                         at_over(link))
+    with np.errstate(invalid="ignore"):
+        resized = ~np.isnan(n_link) & (whole_devices(n_link / online) <= RESIZE_CAP * devices)
+    devices_pattern = np.where(resized, np.maximum(whole_devices(n_link / online), devices), devices)
+    stages_pattern = np.where(resized, s_link, stages)
+    changed = (devices_pattern != devices) | (stages_pattern != stages)
+    moved = np.where(changed, pipeline_bytes_at(per_stage, kp, devices_pattern * online, stages_pattern), base)
+    return Traffic(devices_pattern, moved)
 
 
-def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], np.ndarray]:
-    """R on the headline basis per (device class, pattern), one value per draw."""
+def headline_network_kwh(p: Params, pattern: str, gb: Value, line_hours: Value) -> Value:
+    """network_kwh under each draw's accounting frame's headline network method."""
+    home_ends, server_ends, _ = PATTERN_ENDS[pattern]
+
+    def by(method: str) -> Callable[[], Value]:
+        return lambda: network_kwh(method, gb, home_ends, server_ends, p["network_kwh_per_gb"], p["router_kwh_per_gb"],
+                                   p["network_marginal_w_per_mbps"], p["router_marginal_w_per_mbps"], p["line_power_w"],
+                                   p["line_training_share"], line_hours)
+
+    return case_of(p["accounting_frame"], {code: by(method) for code, method in HEADLINE_METHODS.items()}, lambda: np.nan)
+
+
+def job_tokens(p: Params, work_tflops: Value, years: Value) -> Value:
+    """Tokens of the job: the workload's, or what the accelerators train on over it: their work / (6 x params FLOPs per token)."""
+    return case_of(p["workload_kind"], {2: lambda: p["workload_tokens"]},
+                   lambda: (p["cloud_gpu_count"] * work_tflops * 1e12 * 3600 * p["cloud_hours_per_day"] * 365 * years
+                            / training_flops(p["fleet_model_params"], 1)))
+
+
+def link_feasible(pattern: str, comm_bytes_moved: Value, devices_online: Value, bandwidth_mb_per_s: Value, window_s: Value) -> Value:
+    """Whether each online device sends its share within its training window: radio time / window <= 1 (+ 1e-9)."""
+    if pattern == "none":
+        return True
+    return comm_bytes_moved / devices_online / (bandwidth_mb_per_s * 1e6) / window_s <= 1 + LINK_EPS
+
+
+def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """R on the headline basis and network method per (device class, pattern), one value per draw,
+    and whether the draw's fleet can send its traffic over its links (link_feasible)."""
     gpu = cloud(p)
+    years = gpu.job_years
     wall = edge_wall_factor(p["edge_charger_efficiency"], p["battery_throughput_share"], p["battery_round_trip_efficiency"])
     grid = p["edge_grid_gco2e_per_kwh"]
-    out: dict[tuple[str, str], np.ndarray] = {}
+    out: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
     for c in DEVICE_CLASSES:
+        hours = p.get(f"{c}_hours_per_day", np.nan)
+        hours = choose(np.isnan(hours), p["edge_hours_per_day"], hours)
         memory_stages = memory_floor_devices(p["fleet_model_params"], p["training_bytes_per_param"], p[f"{c}_memory_gb"],
                                              p["edge_usable_memory_fraction"])
-        fleet = headline_fleet(p, c, gpu, memory_stages)
-        devices, online = fleet.devices, fleet.online_fraction
-        operational = (devices * online * (p[f"{c}_train_power_w"] * wall) * p["edge_hours_per_day"] * 365 * p["horizon_years"]
-                       * grid / 1e6)
-        embodied = devices * embodied_allocated_kgco2e(p, c, online)
-        comm = comm_kwh_per_pattern(p, gpu, devices * online, memory_stages, wall)
+        fleet = headline_fleet(p, c, gpu, hours, memory_stages)
+        online = fleet.online_fraction
+        tokens = job_tokens(p, fleet.work_tflops, years)
+        window_s = hours * 3600 * 365 * years
+        power = p[f"{c}_train_power_w"]
+        operational = edge_operational_kgco2e(1, online, power * wall, hours, years, grid)
+        embodied = embodied_allocated_kgco2e(
+            p["edge_embodied_policy"], p[f"{c}_embodied_kgco2e"] * p[f"{c}_nonuse_share"],
+            device_embodied_kgco2e(p[f"{c}_embodied_kgco2e"], p[f"{c}_nonuse_share"], years, p[f"{c}_lifetime_years"]),
+            p[f"{c}_battery_embodied_share"],
+            battery_cycles(p["battery_throughput_share"], power, hours, online, years, p[f"{c}_battery_wh"]),
+            p[f"{c}_battery_rated_cycles"], hours * online, p[f"{c}_owner_hours_per_day"], p[f"{c}_owner_cycles_per_year"],
+            p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
         for pattern in PATTERNS:
-            r = gpu.total_kgco2e / (operational + embodied + comm[pattern] * grid / 1000)
-            out[(c, pattern)] = np.broadcast_to(np.asarray(r, dtype=np.float64), (n_draws,))
+            traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, memory_stages)
+            devices_online = traffic.devices * online
+            comm = (radio_kwh(pattern, traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
+                              window_s, p["link_utilisation"]) * wall
+                    + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
+            r = gpu.total_kgco2e / (traffic.devices * operational + traffic.devices * embodied + comm * grid / 1000)
+            feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s)
+            out[(c, pattern)] = (np.broadcast_to(np.asarray(r, dtype=np.float64), (n_draws,)),
+                                 np.broadcast_to(np.asarray(feasible, dtype=bool), (n_draws,)))
     return out
 
 
@@ -283,21 +523,29 @@ def scenario_params(draws: Draws) -> dict[str, tuple[np.ndarray, dict[str, Value
 
 
 def evaluate(draws: Draws) -> pl.DataFrame:
-    """R per draw: scenario_id, variant_id, device_class, pattern, reduction_factor (headline basis)."""
+    """R per draw: scenario_id, variant_id, device_class, pattern, reduction_factor, link_feasible
+    (headline basis, each frame's headline network method)."""
     frames = []
     for scenario, (variants, params) in scenario_params(draws).items():
-        for (c, pattern), r in reduction_factors(params, len(variants)).items():
+        for (c, pattern), (r, feasible) in reduction_factors(params, len(variants)).items():
             frames.append(pl.DataFrame({"scenario_id": scenario, "variant_id": variants, "device_class": c,
-                                        "pattern": pattern, "reduction_factor": r}))
+                                        "pattern": pattern, "reduction_factor": r, "link_feasible": feasible}))
     return pl.concat(frames)
 
 
 def summarize(draws: Draws) -> pl.DataFrame:
-    """p05, p50, p95 (linear interpolation, as DuckDB's quantile_cont) and mean of R per scenario x class x pattern."""
+    """p05, p50, p95 (linear interpolation, as DuckDB's quantile_cont) and mean of R per scenario x class x pattern.
+
+    As uncertainty_summary.sql, over the draws whose fleet can send its traffic (n_feasible of
+    n_draws); NaN where none can (the SQL's null).
+    """
     rows = []
     for scenario, (variants, params) in scenario_params(draws).items():
-        for (c, pattern), r in reduction_factors(params, len(variants)).items():
-            p05, p50, p95 = np.quantile(r, QUANTILES)
+        for (c, pattern), (r, feasible) in reduction_factors(params, len(variants)).items():
+            kept = r if feasible.all() else r[feasible]
+            p05, p50, p95 = np.quantile(kept, QUANTILES) if kept.size else (np.nan,) * len(QUANTILES)
+            mean = np.mean(kept) if kept.size else np.nan
             rows.append({"scenario_id": scenario, "device_class": c, "pattern": pattern, "n_draws": len(r),
-                         "p05": float(p05), "p50": float(p50), "p95": float(p95), "mean": float(np.mean(r))})
+                         "n_feasible": int(kept.size), "p05": float(p05), "p50": float(p50), "p95": float(p95),
+                         "mean": float(mean)})
     return pl.DataFrame(rows).sort("scenario_id", "device_class", "pattern")

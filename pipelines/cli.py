@@ -115,6 +115,31 @@ def render_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def sobol(args: argparse.Namespace) -> int:
+    """The full Sobol study: indices of log R at ``--base-samples`` over the published warehouse's
+    scenarios, written to docs/results/sobol_full.csv for ``edge-carbon docs`` to render."""
+    import duckdb
+    import polars as pl
+
+    from pipelines.model.formula import scenario_inputs
+    from pipelines.model.uncertainty import DEFAULT_SEED, sobol_rows
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.docs import FULL_STUDY_RESULTS, write_full_study
+    from pipelines.warehouse.queries import query_pl
+
+    with open_readonly(warehouse_path()) as con:
+        base = scenario_inputs(con)
+        parameters = query_pl(con, "select * from core.scenario_parameters")
+    started = time.perf_counter()
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    frame = sobol_rows(duckdb.connect(), base, parameters, args.base_samples, seed, print)
+    out = Path.cwd() / FULL_STUDY_RESULTS
+    write_full_study(frame.with_columns(pl.lit(seed, dtype=pl.Int64).alias("seed")), out)
+    print(f"wrote {out} ({frame.height:,} indices, {args.base_samples} base samples, {time.perf_counter() - started:.0f} s); "
+          "now run `edge-carbon docs`")
+    return 0
+
+
 def sql(args: argparse.Namespace) -> int:
     """Run one read-only query against the published warehouse and print the result.
 
@@ -241,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
                        help="PNG + SVG exports of the charts into the site's static/ folder: none (default: the site "
                             "is interactive HTML), headline (the charts the Dagster UI shows, as a UI run makes) or all")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
-                       help="Sobol base samples (a power of 2) for marts.uncertainty_drivers; the full study of "
-                            "docs/findings.md uses 8192 (default: the build's 256)")
+                       help="Sobol base samples (a power of 2) for marts.uncertainty_drivers (default: the build's 256; "
+                            "the full study of docs/findings.md is `edge-carbon sobol`)")
     build.set_defaults(func=run)
     docs = sub.add_parser("docs", help="render the verdict from the published warehouse into README.md, docs/findings.md and docs/validation.md")
     docs.set_defaults(func=render_docs)
+    study = sub.add_parser("sobol", help="the full Sobol study over the published warehouse's scenarios, into docs/results/sobol_full.csv")
+    study.add_argument("--base-samples", type=int, default=8192, metavar="N", help="Sobol base samples, a power of 2 (default 8192)")
+    study.add_argument("--seed", type=int, default=None, help="seed of the Sobol sequence (default: the build's)")
+    study.set_defaults(func=sobol)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")
     query.add_argument("--format", choices=["table", "csv", "json", "markdown"], default="table",
@@ -276,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--extends", metavar="PARENT", help="scenario to inherit every other parameter from")
     new.add_argument("--set", action="append", metavar="PARAM=VALUE", help="override a parameter of the parent")
     new.add_argument("--range", action="append", metavar="PARAM=LOW:HIGH[:DIST]",
-                     help="range of an overridden parameter (DIST: uniform, triangular, normal, lognormal, point)")
+                     help="range of an overridden parameter (DIST: uniform, triangular, split_triangular, normal, lognormal, point)")
     new.add_argument("--reason", help="reasoning written on every row (default: says it was set on the command line)")
     new.add_argument("--status", default="assumed", help="paper | primary | derived | assumed (default assumed)")
     new.add_argument("--title", help="title of the manifest entry")

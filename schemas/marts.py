@@ -11,6 +11,10 @@ from schemas.vocabulary import (
     COMM_PATTERNS,
     DEVICE_CLASS_PATTERN,
     EDGE_DEVICE_CLASSES,
+    FEASIBLE_SHARE_MIN,
+    NETWORK_METHODS,
+    VERDICT_HOLDS,
+    VERDICTS,
 )
 
 
@@ -97,7 +101,7 @@ class FleetEquivalence(pa.DataFrameModel):
     cloud_gpu_count: float = pa.Field(ge=1, description="Cloud accelerators the job runs on (1 in the paper).")
     fleet_share: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="The class's share of a mixed fleet's work (summed on the fleet row); null when the class stands alone against the whole job.")
     job_years: float = pa.Field(gt=0, description="Calendar years of the job (the horizon, or the workload's accelerator-hours over cloud_gpu_count x cloud hours a day).")
-    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "fleet"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds) | fleet (a mixed fleet's sum).")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "device_peak", "fleet"], description="formula | stated (the paper's own count) | memory_capacity (the memory floor binds) | device_peak (measured basis: the devices needed to do the GPU's work at their peak FLOPS bind) | fleet (a mixed fleet's sum).")
     devices_memory_floor: float = pa.Field(nullable=True, ge=1, description="(Null on the fleet row.) Memory floor: devices holding the fleet model's training state per GPU holding it. A capacity floor under every basis, not an equivalence (no R of its own).")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge training carbon over the horizon (operational + allocated embodied), kgCO2e.")
     edge_operational_kgco2e: float = pa.Field(ge=0, description="Operational part, kgCO2e.")
@@ -191,9 +195,11 @@ class PaperReproduction(pa.DataFrameModel):
 
 
 class Verdict(pa.DataFrameModel):
-    """marts.verdict: the answer. Grain: scenario x accounting frame x basis x edge device class.
+    """marts.verdict: the answer. Grain: scenario x basis x edge device class x network method.
 
-    The one table the README, the tests and the dashboards read for the verdict.
+    The one table the README, the tests and the dashboards read for the verdict. A scenario's
+    accounting frame admits one or more network methods (core.frame_network_methods); the
+    verdict is the frame's reading over all of them, repeated on each of its rows.
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
@@ -201,29 +207,49 @@ class Verdict(pa.DataFrameModel):
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: the scenario's headline and measured_throughput.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
-    devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis.")
-    reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only (marts.fleet_equivalence).")
+    network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How communication's network energy is counted: radio (the paper's), volume (average kWh/GB at both ends), time (line and router power for the hours held) or marginal (a power model).")
+    is_headline_method: bool = pa.Field(description="The frame's headline network method (the one the other marts use).")
+    devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis (the compute-equivalent fleet).")
+    reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only.")
     p05: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R, compute only.")
     p50: float = pa.Field(gt=0, description="Monte Carlo median of R, compute only.")
     p95: float = pa.Field(gt=0, description="Monte Carlo 95th percentile of R, compute only.")
     share_r_below_1: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1, compute only.")
     share_r_below_4: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4 (below the paper's low end), compute only.")
     comm_pattern: str = pa.Field(description="The communication pattern of the 'with communication' columns (the scenario's comm_pattern).")
-    reduction_factor_with_comm: float = pa.Field(gt=0, description="Deterministic R with comm_pattern's communication.")
-    p05_with_comm: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R with communication.")
-    p50_with_comm: float = pa.Field(gt=0, description="Monte Carlo median of R with communication.")
-    p95_with_comm: float = pa.Field(gt=0, description="Monte Carlo 95th percentile of R with communication.")
-    share_r_below_1_with_comm: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1, with communication.")
-    link_time_share: float = pa.Field(ge=0, description="Radio time the pattern needs / the training window (deterministic); > 1: the links cannot carry it.")
-    verdict: str = pa.Field(description="The Monte Carlo range of R with communication against the claim of 4-8x: claim holds (p05 >= 4), below the claim (p95 < 4), edge emits more (p95 < 1), or claim uncertain.")
+    devices_with_comm_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU of the fleet that communicates: resized to carry its traffic where the frame resizes, else the compute-equivalent fleet.")
+    resized_from: float = pa.Field(nullable=True, gt=0, description="The compute-equivalent count per GPU the fleet was resized from to carry its traffic; null when not resized.")
+    reduction_factor_with_comm: float = pa.Field(gt=0, description="Deterministic R with comm_pattern's communication and this network method (the resized fleet).")
+    p05_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo 5th percentile of R with communication, over the feasible draws (null: none is feasible).")
+    p50_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo median of R with communication, over the feasible draws.")
+    p95_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo 95th percentile of R with communication, over the feasible draws.")
+    share_r_below_1_with_comm: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of the feasible draws with R < 1, with communication.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time the pattern needs / the training window (deterministic, the fleet that communicates); > 1: the links cannot carry it.")
+    required_link_mb_per_s: float = pa.Field(nullable=True, ge=0, description="Link rate, MB/s, each online device needs to send its share of the traffic within its training window (deterministic).")
+    link_mb_per_s: float = pa.Field(gt=0, description="The scenario's link rate per device, MB/s (edge_bandwidth_mb_per_s).")
+    feasible_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of the Monte Carlo draws whose fleet (resized the same way) can send its traffic over its links.")
+    implied_device_utilisation: float = pa.Field(gt=0, le=1, description="The device's achieved FLOPS over its FP32 peak while it trains: the cloud GPU's work (its stated utilisation x FP32 roofline, or a stated count at the devices' peak) over the compute-equivalent fleet's peak, online and slowed by stragglers. Above 1 no fleet of this size could do the work, so the measured basis counts at least the devices that can (blocking); a warning check flags values above the best reported training utilisations.")
+    claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x), which the verdict reads (schemas/vocabulary.py CLAIM_LOW).")
+    claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x).")
+    verdict_if_feasible: str = pa.Field(isin=list(VERDICTS[1:]), description="The frame's reading of R with communication over its methods (lowest p05, highest p95) against the claim's low end, were the fleet feasible.")
+    verdict_driver_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method whose bound sets verdict_if_feasible: the lowest p05 where the claim holds or is uncertain, the highest p95 where R stays below it.")
+    verdict: str = pa.Field(isin=list(VERDICTS), description="verdict_if_feasible, or 'infeasible at the stated link' where the fleet's traffic exceeds its link even resized (deterministically, or in more than half the draws) or its required rate is unknown.")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "basis", "device_class"]
+        unique = ["scenario_id", "basis", "device_class", "network_method"]
 
-    @pa.dataframe_check(description="p05 <= p50 <= p95, with and without communication")
+    @pa.dataframe_check(description="p05 <= p50 <= p95, compute only, and with communication where any draw is feasible")
     @classmethod
     def ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return data.lazyframe.select(
             (pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95"))
-            & (pl.col("p05_with_comm") <= pl.col("p50_with_comm")) & (pl.col("p50_with_comm") <= pl.col("p95_with_comm")))
+            & ((pl.col("p05_with_comm") <= pl.col("p50_with_comm")) & (pl.col("p50_with_comm") <= pl.col("p95_with_comm")))
+            .fill_null(pl.col("p05_with_comm").is_null()))
+
+    @pa.dataframe_check(description="no row reads 'claim holds' where its fleet cannot send its traffic")
+    @classmethod
+    def holds_only_if_feasible(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        infeasible = ((pl.col("link_time_share") > 1 + 1e-9) | pl.col("required_link_mb_per_s").is_null()
+                      | (pl.col("feasible_share") < FEASIBLE_SHARE_MIN))
+        return data.lazyframe.select(~(infeasible & (pl.col("verdict") == VERDICT_HOLDS)))

@@ -8,7 +8,7 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.marts import finite_positive
-from schemas.vocabulary import DEVICE_CLASS_PATTERN, PATTERNS, POLICIES
+from schemas.vocabulary import DEVICE_CLASS_PATTERN, NETWORK_METHODS, PATTERNS, POLICIES
 
 PATTERN_LIST = list(PATTERNS)
 
@@ -44,7 +44,7 @@ class Communication(pa.DataFrameModel):
     params: float = pa.Field(gt=0, description="Parameters.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern: " + ", ".join(PATTERNS) + ".")
     devices: float = pa.Field(gt=0, description="Devices per GPU on the scenario's headline basis for this model.")
-    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "fleet"], description="Where the count comes from (fleet: a mixed fleet's classes summed).")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "device_peak", "fleet"], description="Where the count comes from (device_peak: the devices the work needs at their peak bind; fleet: a mixed fleet's classes summed).")
     comm_gb: float = pa.Field(ge=0, description="Data the fleet moves over the horizon, GB.")
     comm_kwh: float = pa.Field(ge=0, description="Radio (power x time at the link bandwidth) + network (kWh/GB) energy, kWh.")
     comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon at the edge grid intensity, kgCO2e.")
@@ -158,33 +158,44 @@ class BreakEven(pa.DataFrameModel):
 
 
 class Uncertainty(pa.DataFrameModel):
-    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x metric."""
+    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x network method x metric.
+
+    Quantiles and means are over the feasible draws: those whose fleet, resized where the frame
+    resizes it, can send its traffic over its links in its training window.
+    """
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(description="Equivalence basis: the scenario's headline, and measured_throughput beside it.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How the network energy is counted (core.network_methods).")
+    is_headline_method: bool = pa.Field(description="The frame's headline network method.")
     metric: str = pa.Field(isin=["reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e"], description="reduction_factor | edge_added_kgco2e | cloud_total_kgco2e.")
-    p05: float = pa.Field(description="5th percentile over the draws.")
-    p50: float = pa.Field(description="Median.")
-    p95: float = pa.Field(description="95th percentile.")
-    mean: float = pa.Field(description="Mean.")
+    p05: float = pa.Field(nullable=True, description="5th percentile over the feasible draws (null: none is feasible).")
+    p50: float = pa.Field(nullable=True, description="Median over the feasible draws.")
+    p95: float = pa.Field(nullable=True, description="95th percentile over the feasible draws.")
+    mean: float = pa.Field(nullable=True, description="Mean over the feasible draws.")
     n_draws: int = pa.Field(ge=1, description="Draws.")
+    n_feasible: int = pa.Field(ge=0, description="Draws whose fleet can send its traffic over its links (resized where the frame resizes).")
     share_r_below_1: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1 (R rows only).")
     share_r_below_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4.")
     share_link_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose traffic fits the links in the training window.")
     share_memory_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose training state fits device memory.")
+    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was resized to carry its traffic.")
     seed: int = pa.Field(description="Random seed of the draws.")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "basis", "pattern", "metric"]
+        unique = ["scenario_id", "device_class", "basis", "pattern", "network_method", "metric"]
 
-    @pa.dataframe_check(description="p05 <= p50 <= p95")
+    @pa.dataframe_check(description="p05 <= p50 <= p95, or all three null (no feasible draw)")
     @classmethod
     def ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return data.lazyframe.select((pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95")))
+        return data.lazyframe.select(
+            pl.when(pl.col("p05").is_null())
+            .then(pl.col("p50").is_null() & pl.col("p95").is_null())
+            .otherwise((pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95"))))
 
 
 class UncertaintyDistribution(pa.DataFrameModel):

@@ -7,7 +7,7 @@ import pandera.polars as pa
 from schemas.base import Provenance
 
 STATUSES = ["paper", "primary", "derived", "assumed"]
-DISTRIBUTIONS = ["point", "uniform", "triangular", "normal", "lognormal"]
+DISTRIBUTIONS = ["point", "uniform", "triangular", "split_triangular", "normal", "lognormal"]
 
 
 class ScenarioParameters(Provenance):
@@ -25,7 +25,7 @@ class ScenarioParameters(Provenance):
     unit: str = pa.Field(description="Unit of value, low and high.")
     low: float = pa.Field(nullable=True, description="Plausible low end (sensitivity, Monte Carlo).")
     high: float = pa.Field(nullable=True, description="Plausible high end.")
-    distribution: str = pa.Field(isin=DISTRIBUTIONS, description="point | uniform | triangular | normal | lognormal.")
+    distribution: str = pa.Field(isin=DISTRIBUTIONS, description="point | uniform | triangular (mode = value) | split_triangular (mode and median = value: half the draws on a triangle rising from low to value, half on one falling from value to high) | normal | lognormal (median = value, low/high its 95% interval).")
     status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
     factor_ref: str = pa.Field(nullable=True, description="Staged row the value was taken from, e.g. device_specs.device_id=nvidia-h100-sxm.tdp_w.")
     reasoning: str = pa.Field(nullable=True, description="Why this value: citation, derivation or the assumption made.")

@@ -55,3 +55,48 @@ DEVICE_FIELDS = {
 #: accelerator for a horizon, a number of accelerator-hours, or model parameters x tokens
 #: (6 N D FLOPs at a model FLOPs utilisation).
 WORKLOADS = {0: "horizon", 1: "gpu_hours", 2: "params_tokens"}
+#: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R).
+CLAIM_LOW = 4.0
+CLAIM_HIGH = 8.0
+#: How communication's network energy is counted (core.network_methods): the method name and what it charges.
+NETWORK_METHODS = {
+    "radio": "The paper's model: the device radio (busy for the window, or for the bytes at the link rate) plus any "
+             "average kWh per GB at one end (0 in the paper).",
+    "volume": "Average energy per GB (Carbon Trust 2021): the fixed network and the home router at every home end a "
+              "byte passes, the fixed network alone at a server's end; plus the sending device's radio.",
+    "time": "The home line and router's power for the hours the training holds them (Malmodin 2020 fixed-line idle "
+            "power), times training's share of the line; plus the sending device's radio. Independent of bytes.",
+    "marginal": "A power model (Malmodin 2020): the core's marginal W per Mbit/s once and the access line and router's "
+                "at every home end, per byte; plus the sending device's radio. Idle power is drawn anyway.",
+}
+#: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
+#: Attributional accounts allocate by volume or by time in use; a consequential one counts marginal power.
+FRAME_NETWORK_METHODS = {
+    "as_published": ("radio",),
+    "attributional": ("volume", "time"),
+    "consequential": ("marginal",),
+}
+#: Frames whose fleets are resized to the smallest fleet whose links carry its traffic (as_published keeps the paper's).
+RESIZING_FRAMES = ("attributional", "consequential")
+#: A resized fleet may grow to at most this many times its compute-equivalent count.
+RESIZE_CAP = 10.0
+#: Per communication pattern (core.patterns): the home ends and server ends each byte passes, and whether
+#: the traffic each device sends falls as the fleet grows at a fixed global batch (so a larger fleet can
+#: carry it). The paper's idealized pattern and its radio window send to a controller (a server).
+PATTERN_ENDS = {
+    "none": (0, 0, False),
+    "radio_window": (1, 1, False),
+    "idealized": (1, 1, False),
+    "parameter_server": (1, 1, False),
+    "ring_allreduce": (2, 0, False),
+    "pipeline": (2, 0, True),
+}
+#: Verdict categories of marts.verdict, in order of precedence.
+VERDICT_INFEASIBLE = "infeasible at the stated link"
+VERDICT_EDGE_MORE = "edge emits more"
+VERDICT_BELOW = f"below the claim (R < {CLAIM_LOW:g})"
+VERDICT_HOLDS = f"claim holds (R >= {CLAIM_LOW:g})"
+VERDICT_UNCERTAIN = f"claim uncertain (p05-p95 spans {CLAIM_LOW:g})"
+VERDICTS = (VERDICT_INFEASIBLE, VERDICT_EDGE_MORE, VERDICT_BELOW, VERDICT_HOLDS, VERDICT_UNCERTAIN)
+#: A verdict row whose Monte Carlo draws are feasible in less than this share is infeasible.
+FEASIBLE_SHARE_MIN = 0.5

@@ -132,7 +132,9 @@ def test_asset_checks_only_read(built_warehouse: Path) -> None:
     evaluations = {e.asset_check_key: e for e in result.get_asset_check_evaluations()}
     assert set(evaluations) == set(GRAPH.asset_check_keys)
     failed = sorted(f"{k.asset_key.to_user_string()}:{k.name}" for k, e in evaluations.items() if not e.passed)
-    assert failed == ["staging/grid_intensity_live:grid_intensity_live_fresh"]
+    assert failed == ["marts/verdict:implied_utilisation_plausible", "staging/grid_intensity_live:grid_intensity_live_fresh"]
+    warned = evaluations[dg.AssetCheckKey(dg.AssetKey(["marts", "verdict"]), "implied_utilisation_plausible")]
+    assert warned.severity == dg.AssetCheckSeverity.WARN and warned.metadata["rows_above_ceiling"].value > 0
 
 
 def test_dagster_home_defaults_to_the_project_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

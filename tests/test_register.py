@@ -238,10 +238,10 @@ def test_scenario_override_leaving_the_monte_carlo_warns(sources: Path, capsys: 
     assert code == 0
     warnings = err.splitlines()
     assert len(warnings) == 1
-    assert "device_online_fraction has a range in realistic_base (triangular 0.4..0.95)" in warnings[0]
-    assert "leaves the Monte Carlo; add --range device_online_fraction=LOW:HIGH[:triangular]" in warnings[0]
+    assert "device_online_fraction has a range in realistic_base (split_triangular 0.4..0.95)" in warnings[0]
+    assert "leaves the Monte Carlo; add --range device_online_fraction=LOW:HIGH[:split_triangular]" in warnings[0]
     assert "parameter,value,unit,low,high,distribution,status,factor_ref,reasoning,range_ref\n" in out
-    assert "straggler_slowdown,1.5,ratio,1,2,triangular,assumed," in out  # the parent's distribution is kept
+    assert "straggler_slowdown,1.5,ratio,1,2,split_triangular,assumed," in out  # the parent's distribution is kept
     assert 'extends = "realistic_attributional"' in out
     assert _state(sources) == before
 

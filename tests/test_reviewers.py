@@ -83,8 +83,9 @@ def test_memory_floor_for_opt_66b(built_warehouse: Path) -> None:
 def test_ring_allreduce_bytes_for_15_laptops_training_opt_125m(built_warehouse: Path) -> None:
     params, bytes_per_param, devices = 125e6, 4.0, 15  # paper_text: 15 laptops, fp32 on the wire
     tokens_per_device_step = 8 * 2048
-    # the tokens the GPU would train on in 3 years: 67 TFLOPS x seconds / (6 x params)
-    tokens = H100_FP32_TFLOPS * 1e12 * 3600 * H_CLOUD * HOURS_PER_HORIZON / (6 * params)
+    # the tokens the 15 stated laptops train on in 3 years, the work the paper equates them with:
+    # 15 x 6.8 TFLOPS x 8 h of every 24 (= 34 TFLOPS, the H100's FP64 figure the count came from) / (6 x params)
+    tokens = devices * M2PRO_FP32_TFLOPS * H_EDGE / H_CLOUD * 1e12 * 3600 * H_CLOUD * HOURS_PER_HORIZON / (6 * params)
     syncs = tokens / (devices * tokens_per_device_step)  # every device takes its own batch; a sync every step
     ring_bytes = syncs * 2 * (devices - 1) * params * bytes_per_param  # 2 (N - 1) / N x p b from each of N devices
     radio_kwh = ring_bytes / 10e6 * 0.5 / 3.6e6  # 10 MB/s at 0.5 W, no network energy in the paper
@@ -109,9 +110,11 @@ def test_battery_wear_share_under_realistic(built_warehouse: Path) -> None:
     wear = total_kg * nonuse * 0.05 * cycles / 1000  # battery = 5% of the 225 kg -> 5.17 kg
     assert wear == pytest.approx(5.174, rel=1e-3)
     # the battery would last min(1,000 / 200 owner cycles a year, 4-year life) = 4 y; with training
-    # 1,000 / (200 + 153.3) = 2.83 y: 30% of owners replace the laptop 1.17 y early
+    # 1,000 / (200 + 153.3) = 2.83 y; no study gives the share of owners who then replace the laptop,
+    # so the headline carries 0 (marts.sensitivity sweeps 0-0.6): battery wear alone
     lost = min(1000 / 200, lifetime) - 1000 / (200 + cycles / T_YEARS)
-    per_device = wear + 0.3 * total_kg * nonuse * lost / lifetime
+    assert lost > 0
+    per_device = wear
     got, is_policy = one(built_warehouse, "select embodied_per_device_kgco2e, is_scenario_policy from marts.embodied_allocation "
                                           "where scenario_id = 'realistic_consequential' and device_class = 'laptop' "
                                           "and policy = 'battery_wear'")
@@ -165,15 +168,18 @@ def test_monte_carlo_with_collapsed_ranges_equals_the_deterministic_marts(built_
         summary = uncertainty_rows(summarize(con, draw_inputs(base, collapsed, 2_000, seed=1)), seed=1)
         fleet = query_pl(con, "select device_class, reduction_factor, reduction_factor_with_comm from marts.fleet_equivalence "
                               "where scenario_id = 'paper_text' and is_headline")
-        comm = query_pl(con, "select device_class, pattern, reduction_factor from marts.communication "
+        comm = query_pl(con, "select device_class, pattern, reduction_factor, link_time_share from marts.communication "
                              "where scenario_id = 'paper_text' and model_id = 'OPT-1.3B'")
     p50 = {(c, p): v for c, p, v in summary.filter(pl.col("metric") == "reduction_factor").select("device_class", "pattern", "p50").rows()}
     assert len(p50) == 2 * len(PATTERNS)
-    for device_class, r, r_comm in fleet.rows():
+    for device_class, r, _ in fleet.rows():
         assert p50[(device_class, "none")] == pytest.approx(r, rel=1e-12)
-        assert p50[(device_class, "radio_window")] == pytest.approx(r_comm, rel=1e-12)
-    for device_class, pattern, r in comm.rows():
-        assert p50[(device_class, pattern)] == pytest.approx(r, rel=1e-12)
+    # every collapsed draw is the deterministic fleet: summarised where its links carry its traffic, null where not
+    for device_class, pattern, r, link in comm.rows():
+        if link <= 1:
+            assert p50[(device_class, pattern)] == pytest.approx(r, rel=1e-12)
+        else:
+            assert p50[(device_class, pattern)] is None
     assert p50[("laptop", "none")] == pytest.approx(CLOUD_TOTAL_KG / (15 * LAPTOP_KG), rel=2e-3)
 
 

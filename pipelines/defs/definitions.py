@@ -13,6 +13,7 @@ from pipelines.defs.assets import (
     equivalence,
     grid_feeds,
     marts,
+    methods,
     power_logs,
     scenarios,
     sensitivity,
@@ -28,7 +29,8 @@ from pipelines.defs.resources import Warehouse, feed_resources
 from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job
 
 #: Every module that defines tables of the warehouse (assets and their checks).
-MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, marts, equivalence, sensitivity, uncertainty, verdict, validation]
+MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, methods, marts, equivalence, sensitivity, uncertainty, verdict,
+           validation]
 
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {

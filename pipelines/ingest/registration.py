@@ -56,7 +56,7 @@ SCENARIO_TABLE = "core.scenario_parameters"
 #: Sampled power logs: one run per file, its run id unique across files.
 SAMPLES_TABLE = "staging.power_samples"
 SCENARIO_COLUMNS = ("parameter", "value", "unit", "low", "high", "distribution", "status", "factor_ref", "reasoning", "range_ref")
-DISTRIBUTIONS = ("point", "uniform", "triangular", "normal", "lognormal")
+DISTRIBUTIONS = ("point", "uniform", "triangular", "split_triangular", "normal", "lognormal")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SCENARIO_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _LOCAL_HEADER = (

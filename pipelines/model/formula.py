@@ -16,15 +16,46 @@ from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import install_macros
 from schemas.vocabulary import (
+    ACCOUNTING_FRAMES,
     BASES,
     BASIS_FILTERS,
     DEVICE_FIELDS,
     DEVICE_MARKER,
+    FRAME_NETWORK_METHODS,
     HEADLINE_BASES,
+    PATTERN_ENDS,
     PATTERNS,
+    RESIZE_CAP,
+    RESIZING_FRAMES,
 )
 
 KEYS = ("scenario_id", "variant_id")
+#: Which network methods to evaluate: each frame's headline method, or every method it admits.
+METHOD_FILTERS = ("headline", "all")
+
+
+def pattern_rows() -> pa.Table:
+    """core.patterns: each communication pattern's home and server ends and whether a larger fleet carries its traffic."""
+    return pa.table({
+        "name": list(PATTERN_ENDS),
+        "home_ends": [ends[0] for ends in PATTERN_ENDS.values()],
+        "server_ends": [ends[1] for ends in PATTERN_ENDS.values()],
+        "resizable": [ends[2] for ends in PATTERN_ENDS.values()],
+    })
+
+
+def frame_method_rows() -> pa.Table:
+    """core.frame_network_methods: the network methods each accounting frame admits, its headline first."""
+    rows = [(code, frame, method, rank == 0, frame in RESIZING_FRAMES)
+            for code, frame in enumerate(ACCOUNTING_FRAMES)
+            for rank, method in enumerate(FRAME_NETWORK_METHODS[frame])]
+    return pa.table({
+        "frame_code": pa.array([r[0] for r in rows], pa.int32()),
+        "accounting_frame": [r[1] for r in rows],
+        "network_method": [r[2] for r in rows],
+        "is_frame_headline": [r[3] for r in rows],
+        "resizes_fleet": [r[4] for r in rows],
+    })
 
 
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -146,13 +177,15 @@ def model_view(
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
     basis_filter: str | None = None,
+    methods: str = "headline",
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
     ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``inputs`` holds every parameter column, or, with ``constants`` (one row per scenario),
-    only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql). Queries
+    only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql).
+    ``methods``: each frame's headline network method, or ``all`` it admits (:data:`METHOD_FILTERS`). Queries
     over the view aggregate in DuckDB without materialising one row per draw, class and
     pattern in Python.
     """
@@ -177,6 +210,12 @@ def model_view(
     )
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
+    if methods not in METHOD_FILTERS:
+        raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
+    con.execute("set variable model_method_filter = $methods", {"methods": methods})
+    con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
+    con.register("model_pattern_rows", pattern_rows())
+    con.register("model_frame_methods", frame_method_rows())
     con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
     fleets = "model/fleet.sql" if _has_fleets(table, constants) else "model/class_rows.sql"
     con.execute("create or replace temp view model_evaluation as " + sql_text(fleets))
@@ -185,6 +224,8 @@ def model_view(
     finally:
         con.execute("drop view if exists model_evaluation")
         con.execute("drop view if exists model_class_rows")
+        con.unregister("model_pattern_rows")
+        con.unregister("model_frame_methods")
         if constants is None:
             con.unregister("model_inputs")
             con.unregister("model_devices")
@@ -206,9 +247,11 @@ def evaluate(
     *,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
+    basis_filter: str | None = None,
+    methods: str = "headline",
 ) -> pl.DataFrame:
-    """R and its parts per input row x device class x basis x pattern (sql/model/evaluate.sql)."""
-    with model_view(con, inputs, all_bases=all_bases, patterns=patterns):
+    """R and its parts per input row x device class x basis x pattern x network method (sql/model/evaluate.sql)."""
+    with model_view(con, inputs, all_bases=all_bases, patterns=patterns, basis_filter=basis_filter, methods=methods):
         return query_pl(con, "select * from model_evaluation")
 
 

@@ -1,8 +1,9 @@
 """Monte Carlo and variance-based sensitivity over the model's one formula.
 
 Every parameter with a range is drawn from its distribution (``core.scenario_parameters``:
-uniform, triangular with the value as mode, normal or lognormal with low/high as the 95%
-interval around the value); the draws are model inputs like any other and go through
+uniform, triangular with the value as mode, split_triangular with the value as mode and median
+(half the draws on [low, value], half on [value, high], each half a right triangle peaked at the value), normal or lognormal with
+low/high as the 95% interval around the value); the draws are model inputs like any other and go through
 ``sql/model/evaluate.sql`` in one set-wise query. Variance shares come from SALib's Sobol
 indices of log R, with the same inverse-CDF transform applied to SALib's unit-cube samples.
 
@@ -32,7 +33,10 @@ from scipy.special import ndtri
 from pipelines.model.formula import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
+from schemas.vocabulary import CLAIM_LOW
 
+#: The global seed of the Monte Carlo and Sobol draws (the build's default).
+DEFAULT_SEED = 20250701
 #: two-sided 95% normal quantile: low/high of a normal or lognormal row are value -/+ this many sd
 Z95 = 1.959963984540054
 #: unit-cube samples are kept inside (0, 1) so normal tails stay finite
@@ -101,6 +105,19 @@ def to_values(unit: np.ndarray, p: Ranged, scratch: tuple[np.ndarray, np.ndarray
     elif p.distribution == "uniform":
         u *= p.high - p.low
         u += p.low
+    elif p.distribution == "split_triangular":
+        # half the draws on [low, value] with density rising to the value, half on [value, high]
+        # falling from it: the value is the mode and the median. Inverse CDF:
+        # u < 1/2: low + (value - low) sqrt(2u); else high - (high - value) sqrt(2 (1 - u))
+        below = scratch[1] if scratch is not None else np.empty(u.shape, dtype=bool)
+        np.less(u, 0.5, out=below)
+        np.subtract(1.0, u, out=u, where=~below)
+        u *= 2
+        np.sqrt(u, out=u)
+        np.multiply(u, p.value - p.low, out=u, where=below)
+        np.add(u, p.low, out=u, where=below)
+        np.multiply(u, -(p.high - p.value), out=u, where=~below)
+        np.add(u, p.high, out=u, where=~below)
     elif p.distribution == "triangular":
         a, b, c = p.low, p.high, p.value
         rising, below = scratch if scratch is not None else (np.empty_like(u), np.empty(u.shape, dtype=bool))
@@ -198,15 +215,17 @@ def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray)
 
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
-    basis and measured_throughput)."""
-    with model_view(con, draws.drawn, constants=draws.constants, basis_filter="headline_and_measured"):
-        return query_pl(con, sql_text("model/uncertainty_summary.sql"), {"bins_per_decade": BINS_PER_DECADE})
+    basis and measured_throughput, every network method each frame admits)."""
+    with model_view(con, draws.drawn, constants=draws.constants, basis_filter="headline_and_measured", methods="all"):
+        return query_pl(con, sql_text("model/uncertainty_summary.sql"),
+                        {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW})
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
-    """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x metric."""
-    # the cloud side's quantiles come from one pattern's draws (they do not depend on the pattern)
-    cloud = summary.filter(pl.col("cloud_total_kgco2e_quantiles").is_not_null()).select(
+    """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x network method x metric,
+    over the draws whose fleet can send its traffic (null where none can)."""
+    # the cloud side's quantiles come from one pattern's draws (they do not depend on the pattern or method)
+    cloud = summary.filter(pl.col("cloud_total_kgco2e_quantiles").is_not_null() & pl.col("is_headline_method")).select(
         "scenario_id", "device_class", "basis", pl.col("cloud_total_kgco2e_quantiles").alias("cloud_quantiles"))
     summary = summary.join(cloud, on=["scenario_id", "device_class", "basis"], how="left").with_columns(
         pl.col("cloud_quantiles").alias("cloud_total_kgco2e_quantiles")).drop("cloud_quantiles")
@@ -215,21 +234,23 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
         q = pl.col(f"{metric}_quantiles")
         is_r = metric == "reduction_factor"
         parts.append(summary.select(
-            "scenario_id", "device_class", "basis", "is_headline", "pattern", pl.lit(metric).alias("metric"),
+            "scenario_id", "device_class", "basis", "is_headline", "pattern", "network_method", "is_headline_method",
+            pl.lit(metric).alias("metric"),
             q.list.get(0).alias("p05"), q.list.get(1).alias("p50"), q.list.get(2).alias("p95"),
-            pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64),
+            pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64), pl.col("n_feasible").cast(pl.Int64),
             *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
-              for c in ("share_r_below_1", "share_r_below_4", "share_link_feasible", "share_memory_feasible")],
+              for c in ("share_r_below_1", "share_r_below_4", "share_link_feasible", "share_memory_feasible", "share_resized")],
             pl.lit(seed, dtype=pl.Int64).alias("seed"),
         ))
-    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "metric")
+    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "network_method", "metric")
 
 
 def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:
     """marts.uncertainty_distribution: the histogram of R (log-spaced bins) per scenario x class x
-    pattern, on the headline basis."""
-    frame = summary.filter(pl.col("is_headline")).select("scenario_id", "device_class", "pattern", "n_draws", pl.col("log10_histogram").alias("bins"))
-    return frame.explode("bins").select(
+    pattern, on the headline basis and the frame's headline network method (feasible draws; share of all draws)."""
+    frame = summary.filter(pl.col("is_headline") & pl.col("is_headline_method")).select(
+        "scenario_id", "device_class", "pattern", "n_draws", pl.col("log10_histogram").alias("bins"))
+    return frame.explode("bins").drop_nulls("bins").select(
         "scenario_id", "device_class", "pattern",
         (10 ** (pl.col("bins").struct.field("key").cast(pl.Float64) / BINS_PER_DECADE)).alias("bin_low"),
         (10 ** ((pl.col("bins").struct.field("key").cast(pl.Float64) + 1) / BINS_PER_DECADE)).alias("bin_high"),

@@ -29,6 +29,7 @@ from schemas.charging_windows import ChargingWindows
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
+from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.marts import (
     DistributedTrainingEnergy,
     FleetEquivalence,
@@ -38,8 +39,8 @@ from schemas.marts import (
     TrainingEnergy,
     Verdict,
 )
-from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.meta import columns
+from schemas.methods import FrameNetworkMethods, NetworkMethods, Patterns
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
 from schemas.power_samples import PowerSamples
@@ -81,6 +82,9 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "quarantine.rejected_rows": RejectedRows,
     "core.scenario_parameters": ScenarioParameters,
     "core.scenario_devices": ScenarioDevices,
+    "core.network_methods": NetworkMethods,
+    "core.frame_network_methods": FrameNetworkMethods,
+    "core.patterns": Patterns,
     "marts.training_energy": TrainingEnergy,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,

@@ -1,58 +1,130 @@
--- marts.verdict: the answer, one row per scenario x accounting frame x basis x edge device
--- class. The deterministic R (compute only, and with the scenario's named communication
--- pattern) from marts.fleet_equivalence, beside the Monte Carlo p05/p50/p95 of the same basis
--- and pattern from marts.uncertainty (the scenario's own draws). Bases: the scenario's headline
--- and measured_throughput. The claim is R of 4-8x; `verdict` reads the Monte Carlo range of R
--- with communication against it.
+-- marts.verdict: the answer, one row per scenario x basis x edge device class x network method
+-- the scenario's accounting frame admits (core.frame_network_methods). The deterministic R
+-- (compute only, and with the scenario's named communication pattern) from the model's
+-- evaluation of core.scenarios (read here as the relation `evaluated`: the headline basis and
+-- measured_throughput, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
+-- basis, pattern and method from marts.uncertainty (the scenario's own feasible draws).
+-- Feasibility: a fleet that cannot send its traffic over its links does not train. Outside the
+-- paper's frame a fleet is first resized to the smallest one whose links carry its traffic
+-- (resized_from: the compute-equivalent count); a row is infeasible where its deterministic
+-- traffic still exceeds the link, its required rate is unknown, or fewer than
+-- $feasible_share_min of its draws are feasible.
+-- `verdict_if_feasible` reads the range of R with communication over every method the frame
+-- admits (the lowest p05 and the highest p95) against the claim's low end ($claim_low);
+-- `verdict_driver_method` names the method whose bound sets that reading; `verdict` is it,
+-- unless the fleet is infeasible.
 with frames as (
     select
         scenario_id,
-        accounting_frame_name(accounting_frame) as accounting_frame
+        accounting_frame_name(accounting_frame) as accounting_frame,
+        comm_pattern_name(comm_pattern) as comm_pattern
     from core.scenarios
 ),
 
-det as (
-    select * from marts.fleet_equivalence where is_headline or basis = 'measured_throughput'
+compute_only as (
+    select * from evaluated where pattern = 'none'
+),
+
+with_comm as (
+    select evaluated.*
+    from evaluated
+    inner join frames on evaluated.scenario_id = frames.scenario_id and evaluated.pattern = frames.comm_pattern
 ),
 
 mc as (
-    select scenario_id, device_class, basis, pattern, p05, p50, p95, share_r_below_1, share_r_below_4
+    select scenario_id, device_class, basis, pattern, network_method, p05, p50, p95, share_r_below_1, share_r_below_4,
+           share_link_feasible
     from marts.uncertainty
     where metric = 'reduction_factor'
+),
+
+rows as (
+    select
+        compute_only.scenario_id,
+        frames.accounting_frame,
+        compute_only.basis,
+        compute_only.is_headline,
+        compute_only.device_class,
+        compute_only.network_method,
+        compute_only.is_headline_method,
+        compute_only.devices / compute_only.cloud_gpu_count as devices_per_gpu,
+        compute_only.reduction_factor,
+        compute.p05,
+        compute.p50,
+        compute.p95,
+        compute.share_r_below_1,
+        compute.share_r_below_4,
+        frames.comm_pattern,
+        with_comm.devices / with_comm.cloud_gpu_count as devices_with_comm_per_gpu,
+        with_comm.resized_from / with_comm.cloud_gpu_count as resized_from,
+        with_comm.reduction_factor as reduction_factor_with_comm,
+        comm.p05 as p05_with_comm,
+        comm.p50 as p50_with_comm,
+        comm.p95 as p95_with_comm,
+        comm.share_r_below_1 as share_r_below_1_with_comm,
+        with_comm.link_time_share,
+        with_comm.required_link_mb_per_s,
+        with_comm.link_mb_per_s,
+        comm.share_link_feasible as feasible_share,
+        compute_only.implied_device_utilisation,
+        coalesce(with_comm.link_feasible and with_comm.required_link_mb_per_s is not null
+                 and comm.share_link_feasible >= $feasible_share_min, false) as feasible,
+        -- the bounds of R with communication this row's range reads: the feasible draws'
+        -- p05-p95, or the deterministic R where no draw is feasible
+        coalesce(comm.p05, with_comm.reduction_factor) as low_with_comm,
+        coalesce(comm.p95, with_comm.reduction_factor) as high_with_comm
+    from compute_only
+    inner join frames on compute_only.scenario_id = frames.scenario_id
+    inner join with_comm
+        on with_comm.scenario_id = compute_only.scenario_id and with_comm.device_class = compute_only.device_class
+        and with_comm.basis = compute_only.basis and with_comm.network_method = compute_only.network_method
+    inner join mc as compute
+        on compute.scenario_id = compute_only.scenario_id and compute.device_class = compute_only.device_class
+        and compute.basis = compute_only.basis and compute.pattern = 'none' and compute.network_method = compute_only.network_method
+    inner join mc as comm
+        on comm.scenario_id = compute_only.scenario_id and comm.device_class = compute_only.device_class
+        and comm.basis = compute_only.basis and comm.pattern = frames.comm_pattern
+        and comm.network_method = compute_only.network_method
+),
+
+-- the frame's reading over its methods: the lowest low and the highest high, and the methods that set them
+frame_range as (
+    select
+        scenario_id,
+        basis,
+        device_class,
+        min(low_with_comm) as frame_low,
+        max(high_with_comm) as frame_high,
+        arg_min(network_method, low_with_comm) as low_method,
+        arg_max(network_method, high_with_comm) as high_method,
+        bool_and(feasible) as frame_feasible
+    from rows
+    group by scenario_id, basis, device_class
+),
+
+readings as (
+    select
+        frame_range.*,
+        case
+            when frame_high < 1 then $verdict_edge_more
+            when frame_low >= $claim_low then $verdict_holds
+            when frame_high < $claim_low then $verdict_below
+            else $verdict_uncertain
+        end as verdict_if_feasible,
+        case
+            when frame_high < $claim_low then high_method
+            else low_method
+        end as verdict_driver_method
+    from frame_range
 )
 
 select
-    det.scenario_id,
-    frames.accounting_frame,
-    det.basis,
-    det.is_headline,
-    det.device_class,
-    det.devices_per_gpu,
-    det.reduction_factor,
-    compute.p05 as p05,
-    compute.p50 as p50,
-    compute.p95 as p95,
-    compute.share_r_below_1,
-    compute.share_r_below_4,
-    det.comm_pattern,
-    det.reduction_factor_with_comm,
-    comm.p05 as p05_with_comm,
-    comm.p50 as p50_with_comm,
-    comm.p95 as p95_with_comm,
-    comm.share_r_below_1 as share_r_below_1_with_comm,
-    det.link_time_share,
-    case
-        when comm.p95 < 1 then 'edge emits more'
-        when comm.p05 >= 4 then 'claim holds (R >= 4)'
-        when comm.p95 < 4 then 'below the claim (R < 4)'
-        else 'claim uncertain (p05-p95 spans 4)'
-    end as verdict
-from det
-inner join frames using (scenario_id)
-inner join mc as compute
-    on compute.scenario_id = det.scenario_id and compute.device_class = det.device_class
-    and compute.basis = det.basis and compute.pattern = 'none'
-inner join mc as comm
-    on comm.scenario_id = det.scenario_id and comm.device_class = det.device_class
-    and comm.basis = det.basis and comm.pattern = det.comm_pattern
-order by det.scenario_id, det.device_class, det.is_headline desc, det.basis
+    rows.* exclude (feasible, low_with_comm, high_with_comm),
+    cast($claim_low as double) as claim_low,
+    cast($claim_high as double) as claim_high,
+    readings.verdict_if_feasible,
+    readings.verdict_driver_method,
+    case when readings.frame_feasible then readings.verdict_if_feasible else $verdict_infeasible end as verdict
+from rows
+inner join readings using (scenario_id, basis, device_class)
+order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method

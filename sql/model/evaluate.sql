@@ -59,8 +59,6 @@ with gpus as (
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_mem_bandwidth_gb_per_s else cloud_gpu_mem_bandwidth_gb_per_s end
             as gpu_mem_bandwidth_gb_per_s,
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_speedup_vs_ref else cloud_speedup_vs_ref end as gpu_speedup_vs_ref,
-        network_kwh_per_gb_for_frame(accounting_frame, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
-                                     router_marginal_w_per_mbps) as frame_network_kwh_per_gb,
         edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
     from model_inputs
 ),
@@ -153,12 +151,23 @@ counted as (
             as devices_memory_stages,
         devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
             as devices_throughput_exact,
+        -- on the measured basis, devices cannot run above their peak: at least the devices that
+        -- deliver the GPU's work (its utilisation x FP32 roofline) at the devices' peak FLOPS
+        case when basis = 'measured_throughput' then
+            devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
+                                   online_fraction, slowdown)
+        end as devices_peak_exact,
         case
             -- a class without a memory figure has no floor, so no binding or measured count
             when basis in ('binding', 'measured_throughput') and devices_memory_exact is null then null
-            when basis in ('binding', 'measured_throughput') then greatest(
+            when basis = 'binding' then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
+            when basis = 'measured_throughput' then greatest(
+                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
+                whole_devices(devices_memory_exact),
+                devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
+                                       online_fraction, slowdown))
             else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
@@ -171,7 +180,9 @@ fleet as (
         case
             when basis = 'peak_flops' and devices_stated is not null then 'stated'
             when basis in ('binding', 'measured_throughput') and devices_memory_floor > whole_devices(devices_throughput_exact)
-                then 'memory_capacity'
+                and devices_memory_floor >= whole_devices(coalesce(devices_peak_exact, 0)) then 'memory_capacity'
+            when basis = 'measured_throughput' and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
+                then 'device_peak'
             else 'formula'
         end as devices_from,
         -- the class's share of the job on every cloud accelerator
@@ -181,11 +192,14 @@ fleet as (
             cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
             + cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                        cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh)) as cloud_total_kgco2e,
-        -- tokens of the class's share of the job: the workload's, or what the accelerators would
-        -- train on over the job: their delivered work / (6 x params FLOPs per token)
-        share * case when cast(workload_kind as integer) = 2 then workload_tokens
-            else cloud_gpu_count * cloud_utilisation * gpu_attainable_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * job_years
-                / training_flops(fleet_model_params, 1) end as tokens,
+        -- the work one accelerator delivers (TFLOPS over its hours), from the basis that counts
+        -- the devices: a stated count (the paper's) at the devices' peak, as the paper equates
+        -- them; otherwise the accelerator's utilisation x its FP32 roofline, which on the measured
+        -- basis is its measured job rate x the job's FLOPs at that utilisation
+        case when basis = 'peak_flops' and devices_stated is not null
+            then devices_stated * device_tflops * hours_per_day / cloud_hours_per_day
+            else cloud_utilisation * gpu_attainable_tflops
+        end as work_tflops,
         -- one device's scheduled training window over the job, s (the online share is counted
         -- once, in the devices online)
         hours_per_day * 3600 * 365 * job_years as window_s
@@ -195,49 +209,121 @@ fleet as (
 carbon as (
     select
         fleet.*,
-        edge_operational_kgco2e(devices, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
-                                edge_grid_gco2e_per_kwh) as edge_operational_kgco2e,
-        devices * embodied_allocated_kgco2e(
+        -- tokens of the class's share of the job: the workload's, or what the accelerators train
+        -- on over the job: their work / (6 x params FLOPs per token)
+        share * case when cast(workload_kind as integer) = 2 then workload_tokens
+            else cloud_gpu_count * work_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * job_years
+                / training_flops(fleet_model_params, 1) end as tokens,
+        -- the device's achieved FLOPS over its peak: the class's share of the work over its
+        -- devices' peak while they train, online and slowed by stragglers (to 12 decimals: a
+        -- stated count is exactly at its peak)
+        round(share * cloud_gpu_count * work_tflops * cloud_hours_per_day * slowdown
+              / (devices * online_fraction * device_tflops * hours_per_day), 12) as implied_device_utilisation,
+        -- one device's training electricity and allocated embodied carbon over the job
+        edge_operational_kgco2e(1, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
+                                edge_grid_gco2e_per_kwh) as edge_operational_per_device_kgco2e,
+        embodied_allocated_kgco2e(
             edge_embodied_policy, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
             battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
             battery_rated_cycles, hours_per_day * online_fraction, owner_hours_per_day, owner_cycles_per_year,
-            device_replacement_share, job_years, lifetime_years) as edge_embodied_kgco2e
+            device_replacement_share, job_years, lifetime_years) as edge_embodied_per_device_kgco2e
     from fleet
 ),
 
+-- one row per communication pattern (model_pattern_rows: its ends and whether a larger fleet
+-- carries its traffic) and network method the scenario's frame admits (model_frame_methods:
+-- every one, or the frame's headline method only)
 patterns as (
     select
         carbon.*,
         pattern.name as pattern,
-        devices * online_fraction as devices_online,
+        pattern.home_ends,
+        pattern.server_ends,
+        pattern.resizable and method.resizes_fleet as resizable,
+        method.network_method,
+        method.is_frame_headline as is_headline_method,
+        devices * online_fraction as devices_online_base,
         case when pattern.name = 'pipeline' then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
                                                             batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
                                                             activation_bytes, fleet_model_layers, devices_memory_stages) end as pipeline_stages
     from carbon
-    cross join (select unnest(getvariable('model_patterns')) as name) as pattern
+    inner join model_pattern_rows as pattern on list_contains(getvariable('model_patterns'), pattern.name)
+    inner join model_frame_methods as method
+        on method.frame_code = cast(carbon.accounting_frame as integer)
+        and (getvariable('model_method_filter') = 'all' or method.is_frame_headline)
 ),
 
+-- the traffic of the compute-equivalent fleet, and what one device can send in its window
 staged as (
     select
         patterns.*,
         case pattern
             when 'none' then 0.0
-            else comm_bytes(pattern, devices_online, fleet_model_params, bytes_per_param, tokens,
+            else comm_bytes(pattern, devices_online_base, fleet_model_params, bytes_per_param, tokens,
                             batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
                             comm_compression, pipeline_stages)
-        end as comm_bytes
+        end as comm_bytes_base,
+        edge_bandwidth_mb_per_s * 1e6 * window_s as link_bytes_per_window,
+        -- a pipeline's activation bytes per stage boundary, and its all-reduce coefficient at
+        -- the global batch of the compute-equivalent fleet (pipeline_bytes_at)
+        tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression as activation_bytes_per_stage,
+        tokens * 2 * fleet_model_params * bytes_per_param / (batch_size * sequence_length * local_steps_per_sync * comm_compression)
+            * pipeline_stages / (devices * online_fraction) as allreduce_kp
     from patterns
+),
+
+-- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
+-- fall (a pipeline), is resized: the fewest online devices (and their stages) that carry it
+sized as (
+    select
+        staged.*,
+        case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
+            then pipeline_fleet_for_link(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
+                                         link_bytes_per_window)
+        end as fleet_for_link
+    from staged
+),
+
+resized as (
+    select
+        sized.*,
+        -- resized up to the cap; otherwise the fleet stays as counted (and over its link)
+        case when fleet_for_link is not null
+                  and whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
+            then greatest(whole_devices(fleet_for_link.n / online_fraction), devices)
+            else devices
+        end as devices_pattern,
+        case when fleet_for_link is not null
+                  and whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
+            then fleet_for_link.s
+            else pipeline_stages
+        end as stages_pattern
+    from sized
+),
+
+traffic as (
+    select
+        resized.*,
+        devices_pattern * online_fraction as devices_online,
+        case when devices_pattern <> devices or stages_pattern <> pipeline_stages
+            then pipeline_bytes_at(activation_bytes_per_stage, allreduce_kp, devices_pattern * online_fraction, stages_pattern)
+            else comm_bytes_base
+        end as comm_bytes
+    from resized
 ),
 
 energy as (
     select
-        staged.*,
-        case pattern
-            when 'none' then 0.0
-            when 'radio_window' then radio_window_kwh(devices_online, wifi_radio_power_w, window_s, link_utilisation) * wall_factor
-                + comm_bytes / 1e9 * frame_network_kwh_per_gb
-            else comm_kwh(comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, frame_network_kwh_per_gb, wall_factor)
-        end as comm_kwh,
+        traffic.*,
+        devices_pattern * edge_operational_per_device_kgco2e as edge_operational_kgco2e,
+        devices_pattern * edge_embodied_per_device_kgco2e as edge_embodied_kgco2e,
+        radio_kwh(pattern, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s, link_utilisation)
+            * wall_factor
+        + network_kwh(network_method, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                      network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                      devices_online * window_s / 3600) as comm_kwh,
+        -- the link rate one online device needs to send its share within its training window
+        case pattern when 'none' then 0.0 else comm_bytes / devices_online / window_s / 1e6 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
         case pattern
             when 'none' then 0.0
@@ -245,13 +331,10 @@ energy as (
         end as link_time_share,
         -- data-parallel patterns hold the whole training state on every device; a pipeline 1/S of it
         fleet_model_params * training_bytes_per_param
-            / case when pattern = 'pipeline' then pipeline_stages else 1 end
-            <= device_memory_gb * 1e9 * edge_usable_memory_fraction as memory_feasible,
-        pipeline_stages
-    from staged
-)
-
-,
+            / case when pattern = 'pipeline' then stages_pattern else 1 end
+            <= device_memory_gb * 1e9 * edge_usable_memory_fraction as memory_feasible
+    from traffic
+),
 
 rows as (
     select
@@ -261,6 +344,8 @@ rows as (
         basis,
         is_headline,
         pattern,
+        network_method,
+        is_headline_method,
         cloud_gpu_capacity,
         device_capacity,
         capacity_unit,
@@ -269,7 +354,8 @@ rows as (
         devices_formula,
         devices_from,
         devices_memory_floor,
-        devices,
+        devices_pattern as devices,
+        case when devices_pattern > devices then devices end as resized_from,
         cloud_total_kgco2e,
         edge_operational_kgco2e,
         edge_embodied_kgco2e,
@@ -277,8 +363,12 @@ rows as (
         comm_kwh,
         comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
         link_time_share,
+        required_link_mb_per_s,
+        edge_bandwidth_mb_per_s as link_mb_per_s,
+        link_time_share <= 1 + 1e-9 as link_feasible,
         memory_feasible,
-        pipeline_stages,
+        stages_pattern as pipeline_stages,
+        implied_device_utilisation,
         edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
         fleet_share,
         hours_per_day,

@@ -12,11 +12,14 @@ select
     basis,
     bool_and(is_headline) as is_headline,
     pattern,
+    network_method,
+    bool_and(is_headline_method) as is_headline_method,
     any_value(cloud_gpu_capacity) as cloud_gpu_capacity,
     any_value(capacity_unit) as capacity_unit,
     any_value(online_fraction) as online_fraction,
     'fleet' as devices_from,
     sum(devices) as devices,
+    case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices)) end as resized_from,
     sum(cloud_total_kgco2e) as cloud_total_kgco2e,
     sum(edge_operational_kgco2e) as edge_operational_kgco2e,
     sum(edge_embodied_kgco2e) as edge_embodied_kgco2e,
@@ -24,6 +27,10 @@ select
     sum(comm_kwh) as comm_kwh,
     sum(comm_kgco2e) as comm_kgco2e,
     max(link_time_share) as link_time_share,
+    max(required_link_mb_per_s) as required_link_mb_per_s,
+    min(link_mb_per_s) as link_mb_per_s,
+    bool_and(link_feasible) as link_feasible,
+    max(implied_device_utilisation) as implied_device_utilisation,
     bool_and(memory_feasible) as memory_feasible,
     sum(edge_added_kgco2e) as edge_added_kgco2e,
     sum(fleet_share) as fleet_share,
@@ -32,6 +39,6 @@ select
     sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
 from model_class_rows
 where fleet_share is not null
-group by scenario_id, variant_id, basis, pattern
+group by scenario_id, variant_id, basis, pattern, network_method
 -- every class of the fleet has this basis (their shares sum to 1)
 having abs(sum(fleet_share) - 1) < 1e-6

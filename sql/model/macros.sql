@@ -116,20 +116,27 @@ create or replace temp macro battery_life_lost_years(rated_cycles, owner_cycles_
     greatest(least(rated_cycles / owner_cycles_per_year, lifetime_years)
              - rated_cycles / (owner_cycles_per_year + training_cycles / horizon_years), 0);
 
+-- The share of devices replaced whole because training wore their battery out early: the
+-- owners who replace the device (replacement_share), only where the device loses life at all.
+create or replace temp macro replaced_share(replacement_share, life_lost_years) as
+    case when life_lost_years > 0 then replacement_share else 0.0 end;
+
 -- Embodied carbon of one device charged to training over the horizon, per allocation policy:
 --   0 none: devices are owned anyway (the paper);
 --   1 battery wear (consequential): the battery's share of the device's non-use-phase embodied
 --     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
---     batteries), plus, for the share of owners who replace the whole device when its battery
---     wears out, the device's embodied carbon x the share of its service life lost;
+--     batteries); for the share of owners who replace the whole device when its battery
+--     wears out early, the device's embodied carbon x the share of its service life lost
+--     instead (a device charged for its replacement carries no separate battery wear);
 --   2 per use hour (attributional): the embodied carbon re-amortised to the horizon x training
 --     hours / (training hours + the owner's own use hours).
 create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
     case cast(policy as integer)
         when 0 then 0.0
-        when 1 then nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles
-            + replacement_share * nonuse_kgco2e
-              * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
+        when 1 then replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
+              * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
+            + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
+              * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles
         when 2 then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
     end;
 
@@ -187,3 +194,52 @@ create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, 
 -- online share counted once, in devices_online).
 create or replace temp macro radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation) as
     devices_online * window_s * link_utilisation * radio_power_w / 3.6e6;
+
+-- Network energy of a pattern's traffic (kWh) by network method (core.network_methods); the
+-- sending device's radio is charged apart (comm radio terms in evaluate.sql):
+--   radio    the paper's: average kWh per GB of the network and the router, at one end;
+--   volume   average kWh per GB: the fixed network and the home router at each of the
+--            `home_ends` a byte passes (both for device-to-device traffic), the fixed network
+--            alone at a server's end (`server_ends`);
+--   marginal a power model: the core's marginal W per Mbit/s once, the access line and
+--            router's at every home end; a GB is 8,000 Mbit, so W per Mbit/s x 8,000 J per GB;
+--   time     the home line and router's power (line_w) for the hours the training holds them
+--            (line_hours: every online device's training window), times training's share of
+--            the line; the bytes do not enter.
+create or replace temp macro network_kwh(method, gb, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                                         network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_w, line_share, line_hours) as
+    case method
+        when 'radio' then gb * (network_kwh_per_gb + router_kwh_per_gb)
+        when 'volume' then gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb)
+        when 'marginal' then gb * case when home_ends + server_ends > 0
+            then network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps else 0 end * 8000 / 3.6e6
+        when 'time' then case when home_ends + server_ends > 0 then line_w * line_share * line_hours / 1000 else 0 end
+    end;
+
+-- The sending device's radio energy (kWh, at the device: the wall factor is applied by the
+-- caller): the paper's radio window keeps every online device's radio busy for its window at
+-- the link utilisation; a byte pattern keeps it busy for the bytes at the link rate.
+create or replace temp macro radio_kwh(pattern, bytes, bandwidth_mb_per_s, radio_power_w, devices_online, window_s, link_utilisation) as
+    case pattern
+        when 'none' then 0.0
+        when 'radio_window' then radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation)
+        else kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w)
+    end;
+
+-- Pipeline traffic at a fixed global batch when a fleet of n0 online devices in s0 stages is
+-- resized to n online devices in s stages: the activations cross s - 1 boundaries whatever n is
+-- (activation_bytes_per_stage x (s - 1)), while the n / s replicas all-reduce the whole model
+-- every sync: kp x (n / s - 1) bytes, where kp = the all-reduce coefficient of comm_bytes x s0 / n0
+-- (the global batch, n0 / s0 replicas of a device batch each, is held).
+create or replace temp macro pipeline_bytes_at(activation_bytes_per_stage, kp, n, s) as
+    activation_bytes_per_stage * (s - 1) + kp * (n / s - 1);
+
+-- The smallest fleet whose links carry a pipeline's traffic: for each stage count s from s0 to
+-- the model's layers, bytes(n, s) / n <= L W gives n >= (a (s - 1) - kp) / (L W - kp / s) (at
+-- least s), where L W is what one device can send in its window; the fewest devices over s,
+-- as {n, s}. Null where no stage count lets any fleet carry it (each device's share of the
+-- all-reduce alone exceeds the link).
+create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window) as
+    list_min([{'n': greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s), 's': s}
+              for s in range(cast(s0 as bigint), cast(layers as bigint) + 1)
+              if link_bytes_per_window > kp / s]);

@@ -1,34 +1,76 @@
-"""The verdict: R per scenario, frame, basis and device class, with its Monte Carlo range."""
+"""The verdict: R per scenario, frame, basis, device class and network method, with its Monte Carlo range."""
 
 import dagster as dg
+import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import SqlTable
+from pipelines.model.formula import evaluate, scenario_inputs
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
+from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
+from schemas.vocabulary import (
+    CLAIM_HIGH,
+    CLAIM_LOW,
+    COMM_PATTERNS,
+    FEASIBLE_SHARE_MIN,
+    VERDICT_BELOW,
+    VERDICT_EDGE_MORE,
+    VERDICT_HOLDS,
+    VERDICT_INFEASIBLE,
+    VERDICT_UNCERTAIN,
+)
 
-VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
+VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict, also_reads=("core.scenarios", "core.scenario_parameters"))
+#: The verdict's bound parameters: the claim's low end, the feasibility rule and the categories' wording.
+VERDICT_PARAMS = {
+    "claim_low": CLAIM_LOW, "claim_high": CLAIM_HIGH, "feasible_share_min": FEASIBLE_SHARE_MIN, "verdict_holds": VERDICT_HOLDS,
+    "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
+    "verdict_infeasible": VERDICT_INFEASIBLE,
+}
 
 
 @VERDICT.asset(group="marts")
 def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
-    """The answer to the claim: R per scenario x accounting frame x basis x edge device class.
+    """The answer to the claim: R per scenario x basis x edge device class x network method.
 
-    Grain: scenario x basis (the headline, and measured_throughput beside it) x device class,
-    with the scenario's accounting frame. Deterministic R (compute only, and with the
-    scenario's named communication pattern) from marts.fleet_equivalence beside the Monte
-    Carlo p05/p50/p95 of the same basis and pattern from marts.uncertainty, and a verdict on the
-    range with communication against the paper's 4-8x. The README's verdict table and
-    docs/findings.md are rendered from this table.
+    Grain: scenario x basis (the headline, and measured_throughput beside it) x device class x
+    every network method the scenario's accounting frame admits (volume and time for
+    attributional, marginal for consequential, the paper's radio for as_published). The model
+    is evaluated on core.scenarios (deterministic R compute only, and with the scenario's named
+    communication pattern, the fleet resized to carry its traffic outside the paper's frame)
+    beside the Monte Carlo p05/p50/p95 of the same basis, pattern and method from
+    marts.uncertainty. `verdict` reads the frame's range over its methods against the claim's
+    4-8x, or says the fleet is infeasible at its link (`verdict_if_feasible` keeps the reading).
+    The README's verdict table and docs/findings.md are rendered from this table.
     """
     con = warehouse.connection()
-    result = VERDICT.build(con)
-    headline = query_pl(con, "select scenario_id, accounting_frame, device_class, round(reduction_factor, 2) as r, "
-                             "round(p05_with_comm, 2) as p05_comm, round(p95_with_comm, 2) as p95_comm, verdict "
-                             "from marts.verdict where is_headline order by scenario_id, device_class")
+    evaluated = evaluate(con, scenario_inputs(con), patterns=("none", *COMM_PATTERNS), basis_filter="headline_and_measured",
+                         methods="all")
+    result = VERDICT.build(con, VERDICT_PARAMS, relations={"evaluated": evaluated})
+    headline = query_pl(con, "select scenario_id, accounting_frame, device_class, network_method, round(reduction_factor, 2) as r, "
+                             "round(reduction_factor_with_comm, 2) as r_comm, round(p05_with_comm, 2) as p05_comm, "
+                             "round(p95_with_comm, 2) as p95_comm, verdict "
+                             "from marts.verdict where is_headline order by scenario_id, device_class, network_method")
     return dg.MaterializeResult(metadata={**result.metadata, "headline": dg.MetadataValue.md(preview_md(headline, rows=40))})
 
 
-verdict_checks = staging_checks("marts.verdict", Verdict, joins_sources=False)
+@dg.asset_check(asset=VERDICT.key, name="implied_utilisation_plausible", blocking=False,
+                description="Warns where a fleet's implied device utilisation (achieved FLOPS over peak) exceeds its class's "
+                            "plausible training ceiling (schemas/bounds.py: above the best reported training utilisations).")
+def implied_utilisation_plausible(warehouse: Warehouse) -> dg.AssetCheckResult:
+    """Rows whose devices would have to run above the best reported training utilisation to do the GPU's work."""
+    frame = warehouse.read("select distinct scenario_id, basis, device_class, implied_device_utilisation from marts.verdict "
+                           "order by scenario_id, basis, device_class")
+    ceilings = [training_utilisation_ceiling(c) for c in frame.get_column("device_class").to_list()]
+    above = frame.filter(frame.get_column("implied_device_utilisation") > pl.Series(ceilings))
+    return dg.AssetCheckResult(
+        passed=above.height == 0,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"rows_above_ceiling": above.height, "rows": dg.MetadataValue.md(preview_md(above, rows=40))},
+    )
+
+
+verdict_checks = [*staging_checks("marts.verdict", Verdict, joins_sources=False), implied_utilisation_plausible]

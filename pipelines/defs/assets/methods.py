@@ -1,0 +1,41 @@
+"""The model's methods as warehouse tables: network methods, the methods each frame admits, and the patterns' ends."""
+
+from __future__ import annotations
+
+import dagster as dg
+import polars as pl
+
+from pipelines.defs.checks import staging_checks
+from pipelines.defs.metadata import column_metadata
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.tables import write_table
+from pipelines.model.formula import frame_method_rows, pattern_rows
+from schemas.methods import FrameNetworkMethods, NetworkMethods, Patterns
+from schemas.vocabulary import NETWORK_METHODS
+
+#: table -> its pandera model
+TABLES = {"core.network_methods": NetworkMethods, "core.frame_network_methods": FrameNetworkMethods, "core.patterns": Patterns}
+
+
+@dg.multi_asset(
+    specs=[dg.AssetSpec(key=table.split("."), group_name="scenarios", kinds={"duckdb", "polars"},
+                        description=(model.__doc__ or "").splitlines()[0], metadata=column_metadata(model))
+           for table, model in TABLES.items()],
+    name="model_methods",
+    can_subset=False,
+)
+def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
+    """The model's methods as rows, from schemas/vocabulary.py: what sql/model/evaluate.sql joins, for analysts to query.
+
+    core.network_methods: how network energy is counted; core.frame_network_methods: which of
+    them each accounting frame admits (its headline first) and whether it resizes a fleet to its
+    link; core.patterns: the home and server ends of each pattern's bytes.
+    """
+    con = warehouse.connection()
+    methods = pl.DataFrame({"network_method": list(NETWORK_METHODS), "description": list(NETWORK_METHODS.values())})
+    yield write_table(con, "core.network_methods", methods, NetworkMethods)
+    yield write_table(con, "core.frame_network_methods", pl.from_arrow(frame_method_rows()), FrameNetworkMethods)
+    yield write_table(con, "core.patterns", pl.from_arrow(pattern_rows()).rename({"name": "pattern"}), Patterns)
+
+
+method_checks = [check for table, model in TABLES.items() for check in staging_checks(table, model, joins_sources=False)]
