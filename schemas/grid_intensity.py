@@ -6,7 +6,7 @@ import pandera.polars as pa
 import polars as pl
 from pandera.engines import polars_engine as pe
 
-from schemas.base import Provenance
+from schemas.base import Provenance, weak_rows_explained
 from schemas.bounds import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
 
 RESOLUTIONS = ["PT30M", "PT1H", "P1M", "P1Y"]
@@ -17,13 +17,22 @@ EMISSION_SCOPES = ["direct", "lifecycle", "unspecified"]
 AVERAGE_SIGNALS = {"annual_average": "P1Y", "monthly_average": "P1M"}
 #: Resolutions of the time-series signals (actual, forecast, marginal).
 SERIES_RESOLUTIONS = ["PT30M", "PT1H"]
+#: A marginal factor may also be one value for a calendar year (a study's annual estimate).
+MARGINAL_RESOLUTIONS = [*SERIES_RESOLUTIONS, "P1Y"]
+#: What a marginal factor measures: the short-run operating margin (the plants that ramp for a
+#: change in demand, the fleet fixed) or the long-run margin (also the plants built or retired
+#: because of it).
+MARGINAL_KINDS = ["short_run_operating", "long_run"]
+STATUSES = ["paper", "primary", "derived", "assumed"]
 
 #: Zone ids follow Electricity Maps: ISO-3166 alpha-2 for countries ("GB", "DE"), sub-national
 #: zones with dashes ("US-CAL-CISO", "IN-WE"), Ember aggregates as upper-case slugs ("WORLD",
 #: "NORTH_AMERICA").
 ZONE_PATTERN = r"^[A-Z0-9]+(?:[-_][A-Z0-9]+)*$"
 #: Key of one value: a row must be unique on these columns (the first occurrence in a file is kept).
-UNIQUE_KEY = ["zone", "period_start", "resolution", "signal", "emission_scope", "source_id"]
+#: ``factor_id`` is null for every time series, so for them the key is the other columns; two
+#: studies' annual marginal factors for one zone and year are two rows.
+UNIQUE_KEY = ["zone", "period_start", "resolution", "signal", "emission_scope", "source_id", "factor_id"]
 
 UTC_TS = pe.DateTime(time_zone="UTC")
 
@@ -64,6 +73,10 @@ class GridIntensity(Provenance):
     - **EIA-930 / SustainDC** (California ISO 2022): ``actual`` hourly, production-based (the
       balancing authority's own generation, no imports), life-cycle factors; its zone is
       ``US-CAL-CISO-PROD`` so that it is never mistaken for Electricity Maps' ``US-CAL-CISO``.
+    - **Marginal emission factors** (a curated file of published studies): ``marginal`` values
+      per zone and year (``P1Y``), each with a ``factor_id`` a scenario's ``factor_ref`` names,
+      its range, whether it is a short-run operating or a long-run margin, its status and its
+      citation. The columns after ``fetched_at`` are null for every other source.
 
     ``fetched_at`` is when the value was obtained: the capture time of a recorded API response,
     or the manifest's ``retrieved_on`` (00:00 UTC) for a downloaded file.
@@ -84,6 +97,14 @@ class GridIntensity(Provenance):
     emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="direct (combustion only) | lifecycle (incl. construction, fuel supply) | unspecified.")
     is_estimated: bool = pa.Field(nullable=True, description="The source flags this value as estimated (modelled, not measured); null when the source does not say.")
     fetched_at: UTC_TS = pa.Field(description="When the value was fetched (UTC): capture time of an API response, else retrieved_on at 00:00 UTC.")  # type: ignore[valid-type]
+    factor_id: str = pa.Field(nullable=True, description="Stable id of a curated factor (a scenario's factor_ref names it: grid_intensity.factor_id=<id>.gco2e_per_kwh); null for every time series.")
+    low_gco2e_per_kwh: float = pa.Field(nullable=True, ge=GRID_MIN_G_PER_KWH, le=GRID_MAX_G_PER_KWH, description="Low end of the range the source gives for this value, gCO2e/kWh; null when none.")
+    high_gco2e_per_kwh: float = pa.Field(nullable=True, ge=GRID_MIN_G_PER_KWH, le=GRID_MAX_G_PER_KWH, description="High end of that range, gCO2e/kWh; null when none.")
+    marginal_kind: str = pa.Field(nullable=True, isin=MARGINAL_KINDS, description="For a marginal factor: short_run_operating (the fleet fixed) or long_run (builds and retirements included); null otherwise.")
+    status: str = pa.Field(nullable=True, isin=STATUSES, description="For a curated factor: paper | primary | derived | assumed; null for the time series (their manifest entry carries it).")
+    citation: str = pa.Field(nullable=True, description="For a curated factor: the study or report, with the table or page the value is read from.")
+    citation_url: str = pa.Field(nullable=True, str_startswith="http", description="For a curated factor: a link to the study or report.")
+    notes: str = pa.Field(nullable=True, description="For a curated factor: how the value was read or derived (the arithmetic of a derived row).")
 
     class Config:
         strict = True
@@ -106,15 +127,55 @@ class GridIntensity(Provenance):
 
     @pa.dataframe_check(
         name="signal_matches_resolution",
-        description="annual_average must be P1Y and monthly_average P1M; actual, forecast and marginal must be PT30M or PT1H",
+        description="annual_average must be P1Y and monthly_average P1M; actual and forecast must be PT30M or PT1H; "
+        "marginal PT30M, PT1H or P1Y",
     )
     @classmethod
     def signal_matches_resolution(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        """Averages cover their calendar period; series signals are half-hourly or hourly."""
+        """Averages cover their calendar period; series signals are half-hourly or hourly; a
+        marginal factor is a series or one study's annual value."""
         signal, resolution = pl.col("signal"), pl.col("resolution")
         expected = signal.replace_strict(AVERAGE_SIGNALS, default=None, return_dtype=pl.String)
-        ok = pl.when(expected.is_not_null()).then(resolution == expected).otherwise(resolution.is_in(SERIES_RESOLUTIONS))
+        ok = (
+            pl.when(expected.is_not_null())
+            .then(resolution == expected)
+            .when(signal == "marginal")
+            .then(resolution.is_in(MARGINAL_RESOLUTIONS))
+            .otherwise(resolution.is_in(SERIES_RESOLUTIONS))
+        )
         return data.lazyframe.select(ok.fill_null(True))
+
+    @pa.dataframe_check(
+        name="annual_marginal_is_curated",
+        description="an annual (P1Y) marginal factor needs a factor_id, a marginal_kind, a status, a citation and its URL; "
+        "marginal_kind is only for marginal rows",
+    )
+    @classmethod
+    def annual_marginal_is_curated(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """A study's annual marginal factor says which margin it is and where it comes from."""
+        annual_marginal = (pl.col("signal") == "marginal") & (pl.col("resolution") == "P1Y")
+        described = pl.all_horizontal(
+            [pl.col(c).is_not_null() for c in ("factor_id", "marginal_kind", "status", "citation", "citation_url")]
+        )
+        kind_only_marginal = pl.col("marginal_kind").is_null() | (pl.col("signal") == "marginal")
+        return data.lazyframe.select(((~annual_marginal | described) & kind_only_marginal).fill_null(False))
+
+    @pa.dataframe_check(name="factor_id_unique", description="a factor_id names one row (repeats after the first are rejected)")
+    @classmethod
+    def factor_id_unique(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("factor_id").is_null() | pl.col("factor_id").is_first_distinct())
+
+    @pa.dataframe_check(name="range_contains_value", description="low <= gco2e_per_kwh <= high where a range is given")
+    @classmethod
+    def range_contains_value(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        low_ok = pl.col("low_gco2e_per_kwh").is_null() | (pl.col("low_gco2e_per_kwh") <= pl.col("gco2e_per_kwh"))
+        high_ok = pl.col("high_gco2e_per_kwh").is_null() | (pl.col("gco2e_per_kwh") <= pl.col("high_gco2e_per_kwh"))
+        return data.lazyframe.select(low_ok & high_ok)
+
+    @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed factor has notes")
+    @classmethod
+    def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return weak_rows_explained(data)
 
     @pa.dataframe_check(
         name="actual_not_in_future",
@@ -128,7 +189,7 @@ class GridIntensity(Provenance):
 
     @pa.dataframe_check(
         name="unique_key",
-        description="duplicates an earlier row of the same file (same zone, period_start, resolution, signal and emission_scope); the first is kept",
+        description="duplicates an earlier row of the same file (same zone, period_start, resolution, signal, emission_scope and factor_id); the first is kept",
     )
     @classmethod
     def unique_key(cls, data: pa.PolarsData) -> pl.LazyFrame:

@@ -13,7 +13,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from schemas.grid_intensity import GridIntensity
-from schemas.meta import empty_frame
+from schemas.meta import conform, empty_frame
 
 SQL = sql_text("marts/charging_windows.sql")
 
@@ -100,7 +100,7 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
     base = {"zone_name": "Test", "country_iso3": None, "resolution": "PT1H", "emission_scope": "direct", "is_estimated": None,
             "fetched_at": dt.datetime(2026, 1, 2, tzinfo=dt.UTC), "source_file": "f", "source_row": 1}
     frame = pl.DataFrame([{**base, **r, "period_end": r["period_start"] + dt.timedelta(hours=1)} for r in rows])
-    return pl.concat([empty_frame(GridIntensity), frame.select(empty_frame(GridIntensity).columns).cast(empty_frame(GridIntensity).schema)])
+    return pl.concat([empty_frame(GridIntensity), conform(GridIntensity, frame)])
 
 
 def test_live_rows_count_and_actual_beats_forecast() -> None:

@@ -339,3 +339,36 @@ def test_the_partition_sensor_follows_the_manifest(tmp_path: Path, monkeypatch: 
     instance.delete_dynamic_partition("power_logs", "a_log_no_longer_registered")
     instance.add_dynamic_partitions("power_logs", list(new.partition_keys))
     assert isinstance(power_log_partitions(dg.build_sensor_context(instance=instance)), dg.SkipReason)
+
+
+def test_live_grid_files_written_before_the_curated_columns_stay_readable(tmp_path: Path) -> None:
+    """staging.grid_intensity_live is read by column name: a day written before GridIntensity
+    gained factor_id ... notes reads beside a day written after, those columns null."""
+    import polars as pl
+
+    from pipelines.warehouse.database import LAKE_TABLES
+    from schemas.grid_intensity import GridIntensity
+    from schemas.meta import conform
+
+    table = "staging.grid_intensity_live"
+    spec = LAKE_TABLES[table]
+    assert spec.union_by_name
+    root = tmp_path / "lake"
+    con = duckdb.connect(str(tmp_path / "wh.duckdb"))
+    day = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    rows = [{"zone": "GB", "zone_name": "Great Britain", "country_iso3": "GBR", "period_start": day + dt.timedelta(days=d),
+             "period_end": day + dt.timedelta(days=d, minutes=30), "resolution": "PT30M", "gco2e_per_kwh": 100.0 + d,
+             "signal": "actual", "emission_scope": "direct", "is_estimated": None, "fetched_at": day + dt.timedelta(days=d, hours=1),
+             "source_id": "feed", "source_file": "f", "source_row": 1} for d in range(2)]
+    new = lake.write_partitions(conform(GridIntensity, pl.DataFrame(rows[1:])), table, spec, root, "new")
+    old_path = lake.new_file(root, table, spec.column, "2026-01-01", "old")
+    old_frame = conform(GridIntensity, pl.DataFrame(rows[:1])).drop(
+        "factor_id", "low_gco2e_per_kwh", "high_gco2e_per_kwh", "marginal_kind", "status", "citation", "citation_url", "notes")
+    old_frame.write_parquet(old_path)
+    old = lake.LakeFile(table, spec.column, "2026-01-01", old_path.relative_to(root).as_posix(), 1, old_path.stat().st_size, "old")
+    lake.commit(con, table, [*new, old], replaces=["2026-01-01", "2026-01-02"])
+    assert lake.refresh_view(con, table, GridIntensity, root, union_by_name=spec.union_by_name) == 2
+    got = con.execute(f"select gco2e_per_kwh, factor_id, notes from {table} order by period_start").fetchall()  # noqa: S608 - test constants
+    assert got == [(100.0, None, None), (101.0, None, None)]
+    back = lake.read_partitions(con, table, spec, root, ["2026-01-01", "2026-01-02"])
+    assert back.get_column("gco2e_per_kwh").to_list() == [100.0, 101.0] and back.get_column("factor_id").null_count() == 2

@@ -25,6 +25,8 @@ from tests.test_marts import one
 H100_FP32_TFLOPS, H100_BW_GB_PER_S = 67.0, 3350.0
 OPT13_PARAMS, OPT13_HIDDEN, OPT13_LAYERS = 1.3e9, 2048, 24
 T_YEARS, H_EDGE, H_CLOUD, CI = 3.0, 8.0, 24.0, 367.0
+#: The consequential frame's marginal grid: (708.69 US EPA AVERT 2019 + 690 GB Hawkes 2010) / 2 = 699.345, stored as 699.35.
+CI_MARGINAL = 699.35
 WINDOW_S = H_EDGE * 3600 * 365 * T_YEARS  # one device's scheduled training seconds: 31,536,000
 # sources/scenarios/realistic_base.csv (and what it inherits from paper_base.csv)
 ONLINE, SLOWDOWN, UTIL, INTENSITY = 0.7, 1.25, 0.76, 20.0
@@ -188,7 +190,7 @@ def test_finding_4_no_impossible_values(built_warehouse: Path) -> None:
     # lifecycle: a laptop's training electricity under realistic counts the online share and the wall losses
     op = one(built_warehouse, "select operational_kgco2e from marts.lifecycle_carbon where scenario_id = 'realistic_consequential' "
                               "and device_class = 'laptop'")[0]
-    assert op == pytest.approx(ONLINE * 15.0 * WALL * H_EDGE * 365 * T_YEARS * CI / 1e6, rel=1e-9)  # 33.0 kg... x 1.166
+    assert op == pytest.approx(ONLINE * 15.0 * WALL * H_EDGE * 365 * T_YEARS * CI_MARGINAL / 1e6, rel=1e-9)  # 33.0 kg... x 1.166
 
 
 def test_finding_5_memory_floor_is_not_an_equivalence(built_warehouse: Path) -> None:
@@ -263,13 +265,14 @@ def test_frames_choose_network_energy_and_cloud_embodied(built_warehouse: Path) 
     assert got["realistic_consequential"] == pytest.approx((0.03 + 2 * 0.02) * 8000 / 3.6e6, rel=1e-12)
     assert got["realistic_attributional"] == pytest.approx(2 * (0.0065 + 0.025), rel=1e-12)
     assert got["paper_text"] == 0
-    # the cloud node: 0.76 x (700 + 575) W x 24 h x 1,095 d x 1.1 PUE x 1.05 x 0.367 kg/kWh + embodied 318 kg
-    operational = UTIL * (700 + 575) * H_CLOUD * 365 * T_YEARS / 1000 * 1.1 * 1.05 * CI / 1000
-    embodied = {"realistic_consequential": 318.0, "realistic_attributional": 318.0 * T_YEARS / 5}  # amortised over 5 years
-    for scenario, emb in embodied.items():
+    # the cloud node: 0.76 x (700 + 575) W x 24 h x 1,095 d x 1.1 PUE x 1.05 x the grid + embodied 318 kg; the grid is
+    # the 0.367 kg/kWh average (attributional) or the 0.69935 kg/kWh marginal factor (consequential)
+    operational_per_g = UTIL * (700 + 575) * H_CLOUD * 365 * T_YEARS / 1000 * 1.1 * 1.05 / 1000
+    expected = {"realistic_consequential": (CI_MARGINAL, 318.0), "realistic_attributional": (CI, 318.0 * T_YEARS / 5)}  # amortised over 5 years
+    for scenario, (grid, emb) in expected.items():
         total = one(built_warehouse, "select total_kgco2e from marts.lifecycle_carbon where scenario_id = $s and device_class = 'cloud_gpu'",
                     {"s": scenario})[0]
-        assert total == pytest.approx(operational + emb, rel=1e-9)
+        assert total == pytest.approx(operational_per_g * grid + emb, rel=1e-9)
 
 
 def test_network_power_model_rows_are_sourced(built_warehouse: Path) -> None:

@@ -148,6 +148,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
             "timestamp_marks": Option("choice", True, tuple(MARKS), "whether a timestamp marks the hour's end or start"),
             "emission_scope": Option("choice", False, tuple(EMISSION_SCOPES), "the intensity's emission scope"),
         },
+        "curated_marginal_factors": {"fetched_at": fetched},
         # curated tables, the zone table: no options
         "boavizta_pcf": {},
         "curated_device_pcf": {},

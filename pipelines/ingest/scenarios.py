@@ -31,6 +31,12 @@ REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"total_kgco2e", "production_share", "use_share", "transport_share", "eol_share", "lifetime_years"}),
     ),
     "staging.network_energy": (frozenset({"factor_id"}), frozenset({"value", "low", "high"})),
+    # the curated factors among the grid rows (marginal factors of published studies); the time
+    # series have no factor_id, so a reference can only name a curated row
+    "staging.grid_intensity": (
+        frozenset({"factor_id"}),
+        frozenset({"gco2e_per_kwh", "low_gco2e_per_kwh", "high_gco2e_per_kwh"}),
+    ),
     "staging.model_configs": (frozenset({"model_id"}), frozenset({"params", "n_layers", "hidden_size"})),
     "staging.benchmark_series": (
         frozenset({"series_id"}),

@@ -51,7 +51,8 @@ STALE_AFTER_S = 6 * 3600
 #: The warehouse tables stored in the lake: each view's model, partition column and key.
 LAKE_TABLES: dict[str, lake.LakeSpec] = {
     "staging.power_samples": lake.LakeSpec(PowerSamples, "source_id", pl.col("source_id")),
-    "staging.grid_intensity_live": lake.LakeSpec(GridIntensity, "day", pl.col("period_start").dt.strftime("%Y-%m-%d")),
+    # by name: the curated-factor columns (factor_id ... notes) came after live files were first written
+    "staging.grid_intensity_live": lake.LakeSpec(GridIntensity, "day", pl.col("period_start").dt.strftime("%Y-%m-%d"), union_by_name=True),
     "raw.carbon_intensity_payloads": lake.LakeSpec(CarbonIntensityPayloads, "fetched_day", pl.col("fetched_at").dt.strftime("%Y-%m-%d")),
 }
 
@@ -131,7 +132,7 @@ def lake_views(con: duckdb.DuckDBPyConnection, published: Path, run_id: str = "a
     for table, spec in LAKE_TABLES.items():
         if table != "staging.power_samples":  # the logs' samples are ingested again from their files
             lake.adopt(con, table, spec, root, run_id)
-        lake.refresh_view(con, table, spec.model, root)
+        lake.refresh_view(con, table, spec.model, root, union_by_name=spec.union_by_name)
 
 
 def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -> None:

@@ -106,6 +106,9 @@ class LakeSpec:
     model: type[pa.DataFrameModel]
     column: str
     key: pl.Expr
+    #: Read the files by column name, a column a file lacks as null: for a model that gained
+    #: nullable columns after files were written (their older files stay readable beside new ones).
+    union_by_name: bool = False
 
 
 def write_partitions(frame: pl.DataFrame, table: str, spec: LakeSpec, root: Path, run_id: str) -> list[LakeFile]:
@@ -129,7 +132,9 @@ def read_partitions(con: duckdb.DuckDBPyConnection, table: str, spec: LakeSpec, 
         "order by partition_key, file", {"t": table, "keys": sorted(set(keys))}).fetchall()]
     if not files:
         return empty_frame(spec.model)
-    return conform(spec.model, query_pl(con, "select * from read_parquet($files, hive_partitioning = false)", {"files": files}))
+    sql = ("select * from read_parquet($files, hive_partitioning = false, union_by_name = true)" if spec.union_by_name
+           else "select * from read_parquet($files, hive_partitioning = false)")
+    return conform(spec.model, query_pl(con, sql, {"files": files}))
 
 
 def is_base_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
@@ -256,9 +261,11 @@ def model_columns(con: duckdb.DuckDBPyConnection, model: type[pa.DataFrameModel]
         con.unregister("_model_empty")
 
 
-def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel], root: Path) -> int:
+def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel], root: Path, *,
+                 union_by_name: bool = False) -> int:
     """``create or replace view <table>`` over its current files (absolute paths), or, with none,
-    over no rows of the model's columns; returns the number of files.
+    over no rows of the model's columns; returns the number of files. ``union_by_name`` reads
+    the files by column name (see :class:`LakeSpec`).
 
     A view's text cannot take bound parameters: the file names are the catalog's, every part of
     them made by :func:`new_file` from checked names, and the root is quoted.
@@ -271,7 +278,8 @@ def refresh_view(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.Data
         con.execute(f"drop table if exists {ident}")
     if files:
         listed = ", ".join(f"'{_literal(root / file)}'" for file in files)
-        body = f"select * from read_parquet([{listed}], hive_partitioning = false)"  # noqa: S608 - quoted paths
+        by_name = ", union_by_name = true" if union_by_name else ""
+        body = f"select * from read_parquet([{listed}], hive_partitioning = false{by_name})"  # noqa: S608 - quoted paths
         found = con.execute("select sql from duckdb_views() where database_name = current_database() and schema_name = $s "
                             "and view_name = $n", {"s": schema, "n": name}).fetchall()
         if found and f"read_parquet(list_value({listed})," in found[0][0]:  # already over these files (DuckDB's own text)

@@ -211,7 +211,7 @@ def write_feed_batch(con: duckdb.DuckDBPyConnection, published: Path, run_id: st
         con.execute("rollback")
         raise
     for table, spec in ((RAW_TABLE, raw_spec), (LIVE_TABLE, live_spec)):
-        lake.refresh_view(con, table, spec.model, root)
+        lake.refresh_view(con, table, spec.model, root, union_by_name=spec.union_by_name)
     return {"days_written": len(days), "raw_files": len(raw_files), "raw_days_compacted": len(compacted)}
 
 

@@ -25,6 +25,7 @@ FACTOR_TABLES = [
     ["staging", "device_specs"],
     ["staging", "device_pcf"],
     ["staging", "network_energy"],
+    ["staging", "grid_intensity"],
     ["staging", "benchmark_series"],
     ["staging", "model_configs"],
     ["marts", "charging_windows"],
@@ -44,7 +45,7 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     Grain: scenario x parameter. Scenarios are files under ``sources/scenarios/`` registered
     in ``sources/manifest/scenarios.toml``; a scenario may extend another. A parameter whose
     ``factor_ref`` names a staged row (a device spec, an embodied factor set, a network
-    value, a benchmark series) takes that row's value and source_id, so every number traces
+    value, a benchmark series, a curated grid factor) takes that row's value and source_id, so every number traces
     to a shipped file. Rows that cannot be resolved are quarantined with the reason.
     """
     con = warehouse.connection()

@@ -21,6 +21,7 @@ from pipelines.ingest.parsers.ember import (
     read_zones,
     zones_from_manifest,
 )
+from pipelines.ingest.parsers.marginal import parse_marginal_factors
 from pipelines.ingest.parsers.monsoon import parse_monsoon
 from pipelines.ingest.parsers.neso import parse_neso_csv
 from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
@@ -58,6 +59,7 @@ GRID_PARSERS: dict[str, Parser] = {
     "electricitymaps_csv": parse_electricitymaps_csv,
     "electricitymaps_json": parse_electricitymaps_json,
     "eia930_csv": parse_eia930_csv,
+    "curated_marginal_factors": parse_marginal_factors,
 }
 DEVICE_PCF_PARSERS: dict[str, Parser] = {"boavizta_pcf": parse_boavizta, "curated_device_pcf": parse_curated_device_pcf}
 DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parser(DeviceSpecs)}
