@@ -38,6 +38,7 @@ from schemas.marts import (
     TrainingEnergy,
     Verdict,
 )
+from schemas.generations import Generations
 from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.meta import columns
 from schemas.network_energy import NetworkEnergy
@@ -100,6 +101,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.uncertainty_distribution": UncertaintyDistribution,
     "marts.uncertainty_drivers": UncertaintyDrivers,
     "meta.lake_files": LakeFiles,
+    "meta.generations": Generations,
     "meta.power_log_runs": PowerLogRuns,
 }
 
