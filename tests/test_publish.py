@@ -19,7 +19,7 @@ import pytest
 from pipelines.errors import DamagedWarehouse, LakeFileError, StalePublish
 from pipelines.ingest.digests import sha256_file
 from pipelines.warehouse import lake, verify
-from pipelines.warehouse.database import lock_path, publish_lock, runs_dir, working_copy
+from pipelines.warehouse.database import lake_views, lock_path, publish_lock, runs_dir, working_copy
 from pipelines.warehouse.generation import GENERATIONS
 from pipelines.warehouse.rebuild import damage, set_aside
 from schemas.power_samples import PowerSamples
@@ -167,3 +167,21 @@ def test_a_refused_publish_names_the_file_and_row_and_lists_it_for_repair(tmp_pa
     assert lake.current_keys(con, TABLE) == ["b", "c"] and verify.broken_files(con, root) == []
     verify.clear_repairs(published)
     assert verify.due_repairs(published) == []
+
+
+def test_views_refuse_a_missing_file_until_the_repair_list_has_it_then_drop_its_row(tmp_path: Path,
+                                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """What a run does that cannot ingest the partition again (a feed run, a run of the marts)."""
+    con, root, (a, _, _) = _lake(tmp_path)
+    published = tmp_path / "wh.duckdb"
+    (root / a.file).unlink()
+    with pytest.raises(LakeFileError, match=f"{root / a.file} is missing"):
+        lake_views(con, published, log=LOG)
+    assert [item["file"] for item in verify.due_repairs(published)] == [a.file]
+    with caplog.at_level(logging.WARNING, logger=LOG.name):
+        lake_views(con, published, log=LOG)
+    assert lake.current_keys(con, TABLE) == ["b", "c"]
+    assert con.execute(f"select count(*) from {TABLE}").fetchall() == [(9,)]  # noqa: S608 - test constant
+    assert [r.getMessage() for r in caplog.records] == [
+        f"dropped from the lake's catalog: {root / a.file} is missing (catalog row meta.lake_files: table_name={TABLE}, "
+        "partition_key=a, run_id=run-1); edge-carbon run --logs a ingests it again"]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import shutil
 import time
@@ -56,6 +57,8 @@ from schemas.power_samples import PowerSamples
 from schemas.raw_payloads import CarbonIntensityPayloads
 
 SCHEMAS = ("staging", "quarantine", "core", "marts", "meta")
+#: Where the lake's repairs are logged when the caller gives no logger.
+LOG = logging.getLogger("edge_carbon.warehouse")
 #: Working copies older than this, from runs that were killed, are swept at the next run start.
 STALE_AFTER_S = 6 * 3600
 #: The warehouse tables stored in the lake: each view's model, partition column and key.
@@ -177,21 +180,31 @@ def _start(published: Path, work: Path) -> None:
     record_base(work, identity)
 
 
-def lake_views(con: duckdb.DuckDBPyConnection, published: Path, run_id: str = "adopted") -> None:
+def lake_views(con: duckdb.DuckDBPyConnection, published: Path, run_id: str = "adopted", log: Logger | None = None) -> None:
     """Every lake table as its view over the current files under ``published``'s lake (a table
-    of a warehouse written before the lake is moved into it first)."""
+    of a warehouse written before the lake is moved into it first).
+
+    The views name only files that are there: the rows on the repair list whose files are still
+    broken are dropped first, with a warning (:func:`repair_lake`), and any other current file
+    that is missing or of another size refuses (:class:`pipelines.errors.LakeFileError`, naming
+    the file and its catalog row) before a view is made to name it."""
     root = lake.lake_root(published)
     lake.ensure_catalog(con)
     for table, spec in LAKE_TABLES.items():
         if table != "staging.power_samples":  # the logs' samples are ingested again from their files
             lake.adopt(con, table, spec, root, run_id)
+    repair_lake(con, published, log or LOG)
+    broken = verify.broken_files(con, root)
+    if broken:
+        raise verify.refuse(published, broken)
+    for table, spec in LAKE_TABLES.items():
         lake.refresh_view(con, table, spec.model, root)
 
 
 def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -> None:
     """Point every lake view at the current files under ``published``'s lake, then sweep it."""
     root = lake.lake_root(published)
-    lake_views(con, published)
+    lake_views(con, published, log=log)
     swept = lake.sweep(con, root, orphans=lake.orphan_scan_due(root))
     if any(swept.values()):
         log.info(f"lake swept: {swept['expired']} superseded file(s) past retention, {swept['orphans']} unlisted file(s)")
@@ -199,7 +212,7 @@ def prepare_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -
 
 def repair_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) -> None:
     """Drop, with a warning, the catalog rows on the repair list whose files are still broken
-    (a power log's partition the run ingested again is no longer broken)."""
+    (a power log's partition that the run's commit ingested again is no longer broken)."""
     due = {(item["table_name"], item["file"]) for item in verify.due_repairs(published)}
     if not due:
         return
@@ -210,18 +223,14 @@ def repair_lake(con: duckdb.DuckDBPyConnection, published: Path, log: Logger) ->
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, work: Path, published: Path, run_id: str, log: Logger) -> int:
-    """Before publishing ``work``: the repair list applied, the lake views refreshed and swept,
-    every file verified (:mod:`pipelines.warehouse.verify`, LakeFileError when one is broken),
-    the generation recorded, the tables described and the copy checkpointed. Returns the generation."""
-    root = lake.lake_root(published)
-    repair_lake(con, published, log)
-    broken = verify.broken_files(con, root)  # before the views are made to name the files
-    if broken:
-        raise verify.refuse(published, broken)
+    """Before publishing ``work``: the lake views refreshed over files that are there (the repair
+    list applied) and swept; the views the run changed verified (:mod:`pipelines.warehouse.verify`,
+    LakeFileError when a file is broken); the generation recorded, the tables described and
+    the copy checkpointed. Returns the generation."""
     prepare_lake(con, published, log)
     since = base.copied_at if (base := read_base(work)) else None
     tables = verify.changed_tables(con, run_id, since) if since else list(LAKE_TABLES)
-    broken = verify.problems(con, root, run_id, tables, since, stat=False)
+    broken = verify.problems(con, lake.lake_root(published), run_id, tables, since, stat=False)
     if broken:
         raise verify.refuse(published, broken)
     generation = record_generation(con, run_id)
