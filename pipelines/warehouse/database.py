@@ -146,17 +146,15 @@ REBUILD_HINT = "edge-carbon run --rebuild starts again from an empty warehouse a
 def _connect(work: Path, published: Path) -> duckdb.DuckDBPyConnection:
     """A read-write connection to ``work``; a copy that cannot be opened is deleted and
     reported as the published file's damage (:class:`DamagedWarehouse`)."""
+    con = None
     try:
         con = duckdb.connect(str(work))
-    except duckdb.Error as exc:
-        _discard(work)
-        raise DamagedWarehouse(published, f"the published warehouse cannot be opened ({str(exc).splitlines()[0]}); {REBUILD_HINT}") from exc
-    try:
         con.execute("set TimeZone = 'UTC'")
         for schema in SCHEMAS:
             con.execute(f"create schema if not exists {schema}")
     except duckdb.Error as exc:
-        con.close()
+        if con is not None:
+            con.close()
         _discard(work)
         raise DamagedWarehouse(published, f"the published warehouse cannot be opened ({str(exc).splitlines()[0]}); {REBUILD_HINT}") from exc
     return con
