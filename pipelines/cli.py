@@ -16,7 +16,9 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from pipelines import locks
 from pipelines.paths import default_root, sql_text, warehouse_path
 
 #: The Dagster instance's folder (run history, event logs), as Dagster reads it.
@@ -38,6 +40,17 @@ def dagster_home() -> Path:
         shutil.copyfile(INSTANCE_CONFIG, home / "dagster.yaml")
     os.environ[DAGSTER_HOME_ENV] = str(home)
     return home
+
+
+def dagster_instance() -> Any:
+    """The Dagster instance at :func:`dagster_home`. Its storage is set up when first opened, under
+    a lock in the folder, so two commands started together on a new folder do not both create
+    its tables (SQLite refuses the second)."""
+    import dagster as dg
+
+    home = dagster_home()
+    with locks.held(home / ".instance-setup.lock", f"edge-carbon (pid {os.getpid()})", what="the Dagster instance's set-up"):
+        return dg.DagsterInstance.get()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if damaged:
             print(f"edge-carbon run: {damaged}", file=sys.stderr)
             return 1
-    with dg.DagsterInstance.get() as instance:
+    with dagster_instance() as instance:
         try:
             outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
                                   run_config=run_config, instance=instance)
@@ -226,8 +239,7 @@ def sync_partitions() -> None:
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from pipelines.defs.partitions import sync_power_logs
 
-    dagster_home()
-    with dg.DagsterInstance.get() as instance:
+    with dagster_instance() as instance:
         keys = sync_power_logs(instance)
     print(f"{len(keys)} power log partition(s) in the Dagster instance at {os.environ[DAGSTER_HOME_ENV]}")
 
