@@ -1,6 +1,7 @@
 """``edge-carbon``: build the warehouse, and register your own source files.
 
     edge-carbon run                     materialise every asset on the shipped data, publish
+    edge-carbon run --rebuild           the same from an empty warehouse and lake (the old ones kept aside)
     edge-carbon sql "select ..."        query the published warehouse (read-only)
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
@@ -15,7 +16,9 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from pipelines import locks
 from pipelines.paths import default_root, sql_text, warehouse_path
 
 #: The Dagster instance's folder (run history, event logs), as Dagster reads it.
@@ -39,6 +42,17 @@ def dagster_home() -> Path:
     return home
 
 
+def dagster_instance() -> Any:
+    """The Dagster instance at :func:`dagster_home`. Its storage is set up when first opened, under
+    a lock in the folder, so two commands started together on a new folder do not both create
+    its tables (SQLite refuses the second)."""
+    import dagster as dg
+
+    home = dagster_home()
+    with locks.held(home / ".instance-setup.lock", f"edge-carbon (pid {os.getpid()})", what="the Dagster instance's set-up"):
+        return dg.DagsterInstance.get()
+
+
 def run(args: argparse.Namespace) -> int:
     """Materialise the build_warehouse job (or a part of it) and print what it built.
 
@@ -54,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from pipelines.defs.launch import materialise
     from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.rebuild import damage, set_aside
 
     started = time.perf_counter()
     home = dagster_home()
@@ -70,7 +85,20 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print(f"--workers must be 1 or more, not {args.workers}", file=sys.stderr)
         return 2
-    with dg.DagsterInstance.get() as instance:
+    path = warehouse_path()
+    if args.rebuild:
+        if args.logs or args.only != "all":
+            print("edge-carbon run: --rebuild builds everything; leave out --logs and --only", file=sys.stderr)
+            return 2
+        aside = set_aside(path, "edge-carbon run --rebuild", waiting=lambda line: print(line, file=sys.stderr, flush=True))
+        for moved, target in aside:
+            print(f"kept aside: {moved} -> {target}", file=sys.stderr)
+    else:
+        damaged = damage(path)
+        if damaged:
+            print(f"edge-carbon run: {damaged}", file=sys.stderr)
+            return 1
+    with dagster_instance() as instance:
         try:
             outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
                                   run_config=run_config, instance=instance)
@@ -84,7 +112,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"build failed after {elapsed:.1f}s; the previous warehouse (if any) is unchanged "
               f"(run {outcome.run_id} in the Dagster instance at {home})", file=sys.stderr)
         return 1
-    path = warehouse_path()
     with open_readonly(path) as con:
         tables = con.execute(sql_text("publish/summary.sql")).fetchall()
         rejected = dict((t, (r, c)) for t, r, c in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall())
@@ -237,8 +264,7 @@ def sync_partitions() -> None:
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from pipelines.defs.partitions import sync_power_logs
 
-    dagster_home()
-    with dg.DagsterInstance.get() as instance:
+    with dagster_instance() as instance:
         keys = sync_power_logs(instance)
     print(f"{len(keys)} power log partition(s) in the Dagster instance at {os.environ[DAGSTER_HOME_ENV]}")
 
@@ -265,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--static-exports", choices=("none", "headline", "all"), default="none",
                        help="PNG + SVG exports of the charts into the site's static/ folder: none (default: the site "
                             "is interactive HTML), headline (the charts the Dagster UI shows, as a UI run makes) or all")
+    build.add_argument("--rebuild", action="store_true",
+                       help="start from an empty warehouse and an empty lake (a published file that cannot be opened); "
+                            "the old file and lake are kept aside under a dated name")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
                        help="Sobol base samples (a power of 2) for marts.uncertainty_drivers (default: the build's 256; "
                             "the full study of docs/findings.md is `edge-carbon sobol`)")

@@ -42,3 +42,23 @@ class OptionError(ManifestError, SourceParseError):
         self.path = str(path)
         self.line = None
         EdgeCarbonError.__init__(self, f"{self.path}: {message}")
+
+
+class WarehouseError(EdgeCarbonError):
+    """The published warehouse, or what a run would publish over it, is not as it should be; nothing was published."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+class DamagedWarehouse(WarehouseError):
+    """The published DuckDB file cannot be opened."""
+
+
+class LakeFileError(WarehouseError):
+    """A file the lake's catalog lists as current is missing, has another size, or cannot be read."""
+
+
+class StalePublish(WarehouseError):
+    """The published warehouse moved on while a run worked on its copy (another publisher)."""

@@ -88,6 +88,32 @@ def _isolated_outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         yield
 
 
+#: Working copies are looked for this many folders below the session's temporary root.
+RUNS_DEPTH = 3
+
+
+def working_copies(root: Path) -> set[Path]:
+    """Every file or folder left in a ``.runs/`` folder (a run's working copy, its record or
+    scratch) up to :data:`RUNS_DEPTH` folders below ``root``."""
+    found: set[Path] = set()
+    for depth in range(RUNS_DEPTH):
+        found.update(root.glob("/".join(["*"] * depth + [".runs", "*"])))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_working_copy_left(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """After every test, no run left a working copy behind: a run that succeeded moved its copy
+    over the published file, one that failed or was refused deleted it. Tests that kill a run
+    (``@pytest.mark.kills_runs``) are exempt: the next run's sweep removes such copies."""
+    root = tmp_path_factory.getbasetemp()
+    before = working_copies(root)
+    yield
+    if request.node.get_closest_marker("kills_runs") is None:
+        left = sorted(str(path.relative_to(root)) for path in working_copies(root) - before)
+        assert left == [], f"working copies left behind: {left}"
+
+
 @pytest.fixture(scope="session")
 def built_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A warehouse built once from the shipped sources at the test run config; tests open it read-only."""

@@ -215,3 +215,30 @@ def test_the_k8s_extra_is_pinned() -> None:
     extra = PYPROJECT["project"]["optional-dependencies"]["k8s"]
     assert {"dagster-k8s", "dagster-postgres"} <= set(extra)
     assert set(extra) <= pinned
+
+
+def test_a_sensor_publish_over_a_newer_warehouse_is_refused_and_the_run_launched_again(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Step pods copy the warehouse without the publish lock: a run whose published file moved on
+    before its sensor publish is not published over the newer state; the same run goes again."""
+    import os
+
+    from pipelines.warehouse.database import publish_run, runs_dir, shared_copy
+
+    published = tmp_path / "edge_carbon.duckdb"
+    monkeypatch.setattr(k8s, "SHARED_WAREHOUSE", k8s.Warehouse(publish="launcher", path=str(published)))
+    keys = frozenset({dg.AssetKey(["staging", "power_samples"]), dg.AssetKey(["staging", "sources"])})
+    run = dg.DagsterRun(job_name="build_warehouse", run_id="run-late", asset_selection=keys, run_config={"ops": {"x": {}}},
+                        tags={"dagster/asset_partition_range_start": "a", "dagster/asset_partition_range_end": "b", "dagster/run_key": "k",
+                              "team": "grid"})
+    for run_id in ("run-first", "run-late"):  # both copy the empty warehouse
+        with shared_copy(published, run_id) as con:
+            con.execute("create table core.t as select 1 as x")
+    assert publish_run(published, "run-first", ok=True, log=__import__("logging").getLogger("test"))
+    first = published.read_bytes()
+    request = k8s._settle(run, ok=True)
+    assert published.read_bytes() == first and os.listdir(runs_dir(published)) == []
+    assert isinstance(request, dg.RunRequest)
+    assert (request.job_name, request.run_key, dict(request.run_config)) == ("build_warehouse", "rebase:run-late", {"ops": {"x": {}}})
+    assert request.tags == {"dagster/asset_partition_range_start": "a", "dagster/asset_partition_range_end": "b", "team": "grid",
+                            k8s.REBASE_TAG: "run-late"}
+    assert set(request.asset_selection or []) == keys

@@ -234,6 +234,7 @@ def test_reader_holds_its_snapshot_through_a_partitioned_run_and_a_feed_run(buil
 
 
 @pytest.mark.slow  # starts `edge-carbon run --only ingest` in a subprocess and kills it while it writes Parquet
+@pytest.mark.kills_runs
 def test_killed_partitioned_run_leaves_the_last_good_state(built_warehouse: Path, tmp_path: Path) -> None:
     published = copy_warehouse(built_warehouse, tmp_path / "wh" / "edge_carbon.duckdb")
     before_sha = sha256_file(published)

@@ -11,7 +11,7 @@
     tools              -> tools, schemas, pipelines but pipelines.defs
 
 Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths``,
-``pipelines.errors`` and ``pipelines.identifiers``. ``dagster`` is imported only in ``pipelines.defs`` (and inside functions
+``pipelines.errors``, ``pipelines.identifiers`` and ``pipelines.locks``. ``dagster`` is imported only in ``pipelines.defs`` (and inside functions
 of ``pipelines.cli``). Nothing under ``pipelines`` imports ``tools``.
 """
 
@@ -31,7 +31,7 @@ from pipelines.paths import PROJECT_ROOT
 
 PACKAGES = ("pipelines", "schemas", "dashboards", "tools")
 OURS = (*PACKAGES, "bench", "tests")
-LEAVES = ("pipelines.paths", "pipelines.errors", "pipelines.identifiers")
+LEAVES = ("pipelines.paths", "pipelines.errors", "pipelines.identifiers", "pipelines.locks")
 
 #: layer -> the layers its modules may import (by module-name prefix). Longest prefix wins.
 RULES: dict[str, tuple[str, ...]] = {
@@ -44,6 +44,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "pipelines.paths": (),
     "pipelines.errors": (),
     "pipelines.identifiers": (),
+    "pipelines.locks": (),
     "pipelines": (),
     "dashboards": ("dashboards",),
     "tools": ("tools", "schemas", "pipelines"),

@@ -282,3 +282,23 @@ def test_registered_file_and_scenario_build(own_sources: Path, tmp_path: Path, m
     assert row == (4.0, 10.0, "triangular", "assumed", "Owners charge 6 hours a night.", "scenario_fewer_hours")
     assert run == [("nvidia-rtx-a5000", "my_gpu", 12.5, False)]
     assert not rejected
+
+
+def test_writers_of_the_manifest_take_turns_and_a_dry_run_never_waits(own_sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+    import time
+
+    from pipelines.ingest.manifest_lock import manifest_lock, manifest_lock_path
+
+    done: list[int] = []
+    with manifest_lock("a test holding it"):
+        code, out, _ = _run(capsys, [*GOOD_LOG, *GOOD_OPTIONS, "--dry-run"])
+        assert code == 0 and out.startswith("# dry run")
+        writer = threading.Thread(target=lambda: done.append(main([*GOOD_LOG, *GOOD_OPTIONS])))
+        writer.start()
+        time.sleep(0.5)
+        assert done == [] and "my_gpu_run1" not in {e.id for e in load_manifest(own_sources)}
+    writer.join(timeout=60)
+    assert done == [0] and "my_gpu_run1" in {e.id for e in load_manifest(own_sources)}
+    err = capsys.readouterr().err
+    assert f"waiting for the manifest lock ({manifest_lock_path()}), held by a test holding it (pid " in err

@@ -100,6 +100,7 @@ def test_open_reader_and_materialisation_both_succeed(published: Path, tmp_path:
 
 
 @pytest.mark.slow  # starts `edge-carbon run` in a subprocess (kills it once it is writing)
+@pytest.mark.kills_runs
 def test_killed_run_leaves_previous_warehouse_complete(published: Path) -> None:
     before_sha, before = _sha(published), _counts(published)
     # kill it once it has written into its working copy

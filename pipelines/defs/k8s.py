@@ -8,8 +8,10 @@ docs/scale.md.
 Step pods share the run's working copy of the warehouse on the shared volume (the Warehouse
 resource's ``launcher`` mode): the power-log ingest steps write Parquet side by side and open
 no connection; every other step opens the copy in turn under a file lock. The run is published
-by the :data:`publish_succeeded` run-status sensor once it has succeeded, and its copy
-discarded by :data:`discard_failed` when it fails.
+by the :data:`publish_succeeded` run-status sensor once it has succeeded (under the publish
+lock on the shared volume, and only over the published file its copy was made from: a run
+whose warehouse moved on meanwhile is launched again), and its copy discarded by
+:data:`discard_failed` when it fails.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 import dagster as dg
 from dagster_k8s import k8s_job_executor
 
-from pipelines.defs.definitions import definitions
+from pipelines.defs.definitions import build_warehouse, definitions
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.schedules import grid_feeds_job
+from pipelines.errors import EdgeCarbonError, StalePublish
 from pipelines.warehouse.database import publish_run
 
 #: Step pods of one run at a time (the executor's ``max_concurrent``), by default and at most.
@@ -52,17 +56,51 @@ step_pods = k8s_job_executor.configured(bounded_steps, name="k8s", config_schema
 SHARED_WAREHOUSE = Warehouse(publish="launcher")
 
 
-def _settle(run: dg.DagsterRun, *, ok: bool) -> bool:
-    return publish_run(SHARED_WAREHOUSE.published, run.run_id, ok=ok, log=logging.getLogger("edge_carbon.k8s"))
+#: Run tag naming the run whose publish was refused and that this one redoes on the newer warehouse.
+REBASE_TAG = "edge_carbon/rebase_of"
+#: Dagster's own run tags that a run launched again keeps: the partition range it covers.
+KEPT_TAGS = ("dagster/asset_partition_range_start", "dagster/asset_partition_range_end", "dagster/partition")
+
+
+def relaunch(run: dg.DagsterRun) -> dg.RunRequest:
+    """The same run again (job, assets, checks, partitions, config), for a run whose publish was
+    refused because the warehouse moved on after it copied it: its work redone on the newer state."""
+    tags = {key: value for key, value in run.tags.items() if not key.startswith("dagster/") or key in KEPT_TAGS}
+    return dg.RunRequest(
+        run_key=f"rebase:{run.run_id}", job_name=run.job_name, run_config=dict(run.run_config or {}),
+        tags={**tags, REBASE_TAG: run.run_id},
+        asset_selection=sorted(run.asset_selection, key=lambda k: k.to_user_string()) if run.asset_selection else None,
+        asset_check_keys=sorted(run.asset_check_selection, key=str) if run.asset_check_selection else None,
+    )
+
+
+def _settle(run: dg.DagsterRun, *, ok: bool) -> dg.RunRequest | dg.SkipReason | None:
+    """Publish (``ok``) or discard the run's shared copy, under the publish lock. A publish refused
+    because the published file is newer than the run's copy is launched again
+    (:func:`relaunch`); one refused for a broken lake file is logged. Either way the copy is
+    deleted and the published warehouse left as it was."""
+    log = logging.getLogger("edge_carbon.k8s")
+    try:
+        if publish_run(SHARED_WAREHOUSE.published, run.run_id, ok=ok, log=log) or not ok:
+            return None
+    except StalePublish as exc:
+        log.warning(f"run {run.run_id} not published, launched again on the newer warehouse: {exc}")
+        return relaunch(run)
+    except EdgeCarbonError as exc:
+        log.error(f"run {run.run_id} not published: {exc}")
+        return dg.SkipReason(f"run {run.run_id} not published: {exc}")
+    return dg.SkipReason(f"run {run.run_id} left no working copy to publish")
 
 
 @dg.run_status_sensor(run_status=dg.DagsterRunStatus.SUCCESS, name="publish_succeeded", minimum_interval_seconds=10,
-                      description="Publishes the working copy of every run of this location that succeeded.")
-def publish_succeeded(context: dg.RunStatusSensorContext) -> dg.SkipReason | None:
+                      request_jobs=[build_warehouse, grid_feeds_job],
+                      description="Publishes the working copy of every run of this location that succeeded (under the "
+                                  "publish lock); a run whose warehouse moved on meanwhile is launched again.")
+def publish_succeeded(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason | None:
     """A succeeded run's shared working copy replaces the published warehouse."""
-    if context.dagster_run.job_name in JOBS and _settle(context.dagster_run, ok=True):
-        return None
-    return dg.SkipReason(f"run {context.dagster_run.run_id} left no working copy to publish")
+    if context.dagster_run.job_name not in JOBS:
+        return dg.SkipReason(f"run {context.dagster_run.run_id} is not of {', '.join(JOBS)}")
+    return _settle(context.dagster_run, ok=True)
 
 
 @dg.run_failure_sensor(name="discard_failed", minimum_interval_seconds=10,

@@ -21,6 +21,7 @@ as every step costs a process), and the copy is published here once the run has 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +31,9 @@ import dagster as dg
 
 from pipelines.defs.definitions import BUILD_SELECTION, defs
 from pipelines.defs.partitions import sync_power_logs
+from pipelines.errors import EdgeCarbonError
 from pipelines.paths import warehouse_path
-from pipelines.warehouse.database import publish_run
+from pipelines.warehouse.database import publish_lock, publish_run
 
 SCOPES = ("all", "ingest", "downstream")
 SAMPLES_KEY = dg.AssetKey(["staging", "power_samples"])
@@ -40,6 +42,9 @@ RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging",
 #: Modules each worker process imports once, before it runs steps (the multiprocess executor's
 #: forkserver), so a step does not pay for importing Dagster and the definitions again.
 PRELOAD = ["pipelines.defs.parallel"]
+#: Events whose error the CLI reports when no step failed: a resource that could not start, or
+#: one that failed as it tore down (a refused publish).
+ENGINE_ERRORS = (dg.DagsterEventType.ENGINE_EVENT, dg.DagsterEventType.RESOURCE_INIT_FAILURE)
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 
 
@@ -96,15 +101,26 @@ def every_log(instance: dg.DagsterInstance) -> dict[str, str]:
 
 
 def _failures(events: Sequence[Any]) -> list[str]:
+    """What failed in a run, one line each, with the root cause dug out of each error: the
+    failed steps; else the engine's errors (a resource that could not start, a publish that
+    was refused at the run's end); else the run's own failure."""
     from pipelines.cli import root_cause
 
     steps = [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in events if e.is_step_failure]
-    return steps or [f"run: {e.message}" for e in events if e.event_type == dg.DagsterEventType.RUN_FAILURE]
+    if steps:
+        return steps
+    engine = [f"run: {root_cause(error)}" for e in events if e.event_type in ENGINE_ERRORS
+              and (error := getattr(e.event_specific_data, "error", None)) is not None]
+    return engine or [f"run: {root_cause(getattr(e.event_specific_data, 'error', None)) or e.message}" for e in events
+                      if e.event_type == dg.DagsterEventType.RUN_FAILURE]
 
 
 def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, instance: dg.DagsterInstance, run_config: dict[str, Any],
              published: Path | None) -> tuple[bool, str, list[str]]:
-    """One run of ``keys``; with workers > 1 on the multiprocess executor, published here."""
+    """One run of ``keys``; with workers > 1 on the multiprocess executor, published here.
+
+    A run whose publish was refused at its end (the in-process Warehouse resource raises as
+    it tears down, which Dagster logs without failing the run) counts as failed here."""
     from pipelines.defs.resources import Warehouse
 
     job = defs.resolve_job_def("build_warehouse").get_subset(asset_selection=keys)
@@ -115,7 +131,8 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
             instance=instance, run_config=run_config, tags=tags, raise_on_error=False,
             resources={"warehouse": Warehouse(path=str(published))} if published else None,
         )
-        return result.success, result.run_id, _failures(result.all_events)
+        failures = _failures(result.all_events)
+        return result.success and not failures, result.run_id, failures
     config = {
         **run_config,
         "execution": {"config": {"max_concurrent": workers, "start_method": {"forkserver": {"preload_modules": PRELOAD}}}},
@@ -123,12 +140,23 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
     }
     from pipelines.defs.parallel import parallel_job
 
-    with dg.execute_job(dg.reconstructable(parallel_job), instance=instance, run_config=config, tags=tags,
-                        asset_selection=sorted(keys, key=lambda k: k.to_user_string()), raise_on_error=False) as result:
-        success, run_id, failures = result.success, result.run_id, _failures(result.all_events)
     log = logging.getLogger("edge_carbon.launch")
-    publish_run(published or warehouse_path(), run_id, ok=success, log=log)
+    target = published or warehouse_path()
+    # the run's id is known only once it starts: the lock names the launch until then
+    with publish_lock(target, f"edge-carbon run --workers {workers}", waiting=_say):
+        with dg.execute_job(dg.reconstructable(parallel_job), instance=instance, run_config=config, tags=tags,
+                            asset_selection=sorted(keys, key=lambda k: k.to_user_string()), raise_on_error=False) as result:
+            success, run_id, failures = result.success, result.run_id, _failures(result.all_events)
+        try:
+            publish_run(target, run_id, ok=success, log=log, lock=False)
+        except EdgeCarbonError as exc:
+            return False, run_id, [f"run: {exc}"]
     return success, run_id, failures
+
+
+def _say(message: str) -> None:
+    """A line for whoever started the launch (stderr)."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def materialise(

@@ -46,6 +46,7 @@ from typing import Any
 from pipelines.errors import EdgeCarbonError
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest
+from pipelines.ingest.manifest_lock import manifest_lock
 from pipelines.paths import sources_dir
 
 #: The manifest file that ``register`` and ``scenario new`` append to by default.
@@ -740,7 +741,15 @@ def _say(lines: Sequence[str], stream: Any) -> None:
 
 
 def register_cli(args: Any) -> int:
-    """``edge-carbon register``: 0 when written (or dry-run), 2 when refused (one line on stderr)."""
+    """``edge-carbon register``: 0 when written (or dry-run), 2 when refused (one line on stderr).
+    A command that may write holds the manifest lock from its first read to its write."""
+    if args.dry_run and not args.refresh:
+        return _register_cli(args)
+    with manifest_lock(f"edge-carbon register {args.refresh or args.id or ''}".strip()):
+        return _register_cli(args)
+
+
+def _register_cli(args: Any) -> int:
     import sys
 
     try:
@@ -767,7 +776,15 @@ def register_cli(args: Any) -> int:
 
 
 def scenario_cli(args: Any) -> int:
-    """``edge-carbon scenario new``: 0 when written (or dry-run), 2 when refused."""
+    """``edge-carbon scenario new``: 0 when written (or dry-run), 2 when refused. A command that
+    may write holds the manifest lock from its first read to its write."""
+    if args.dry_run:
+        return _scenario_cli(args)
+    with manifest_lock(f"edge-carbon scenario new {args.name}"):
+        return _scenario_cli(args)
+
+
+def _scenario_cli(args: Any) -> int:
     import sys
 
     try:

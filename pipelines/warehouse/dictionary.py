@@ -39,6 +39,7 @@ from schemas.marts import (
     TrainingEnergy,
     Verdict,
 )
+from schemas.generations import Generations
 from schemas.meta import columns
 from schemas.methods import FrameNetworkMethods, NetworkMethods, Patterns
 from schemas.network_energy import NetworkEnergy
@@ -104,6 +105,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.uncertainty_distribution": UncertaintyDistribution,
     "marts.uncertainty_drivers": UncertaintyDrivers,
     "meta.lake_files": LakeFiles,
+    "meta.generations": Generations,
     "meta.power_log_runs": PowerLogRuns,
 }
 

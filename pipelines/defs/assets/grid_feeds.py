@@ -16,6 +16,7 @@ running; the ``grid_intensity_live_fresh`` check also looks at the age of the ne
 
 import datetime as dt
 import json
+from logging import Logger
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,12 @@ SOURCE_IDS = {"uk_carbon_intensity": "feed_uk_carbon_intensity", "electricitymap
 FEEDS = tuple(SOURCE_IDS)
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection, published: Path) -> None:
+def ensure_tables(con: duckdb.DuckDBPyConnection, published: Path, log: Logger | None = None) -> None:
     """raw.carbon_intensity_payloads and staging.grid_intensity_live as views over their lake
-    files (empty with none), and the quarantine table."""
+    files (empty with none), and the quarantine table; ``log`` hears of a lake row dropped for
+    repair (:func:`pipelines.warehouse.database.lake_views`)."""
     ensure_table(con, "quarantine.rejected_rows", RejectedRows)
-    lake_views(con, published)
+    lake_views(con, published, log=log)
 
 
 def _uk_zone_options(payload: Payload, obj: Any) -> tuple[Any, dict[str, Any]]:
@@ -278,7 +280,7 @@ def grid_intensity_live(
     window = context.partition_time_window
     start, end = window.start.astimezone(dt.UTC).date(), window.end.astimezone(dt.UTC).date()
     con = warehouse.connection()
-    ensure_tables(con, warehouse.published)
+    ensure_tables(con, warehouse.published, context.log)
     spool = landing.spool_dir(warehouse.published)
     errors = fetch_all(context, spool, uk_carbon_intensity, electricitymaps, start, end, tuple(config.feeds))
     # only the payloads the warehouse does not hold yet are read; the landed ones are compacted

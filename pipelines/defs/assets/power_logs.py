@@ -51,7 +51,7 @@ from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
 from pipelines.ingest.streaming import stream_nvidia_smi
 from pipelines.paths import sql_text
-from pipelines.warehouse import lake
+from pipelines.warehouse import lake, verify
 from pipelines.warehouse.queries import query_pl, table_exists
 from pipelines.warehouse.tables import append_staged, ensure_table, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
@@ -406,8 +406,9 @@ def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str,
 def commit_logs(con: duckdb.DuckDBPyConnection, ingested: Sequence[IngestedLog], *, published: Path, registered: Sequence[str]) -> list[str]:
     """In one transaction: the new files become their partitions' current files (the previous
     ones superseded), partitions of logs no longer ``registered`` are retired, and the logs'
-    runs (meta.power_log_runs) and quarantine rows replaced; then the view is refreshed.
-    Returns the retired keys."""
+    runs (meta.power_log_runs) and quarantine rows replaced; then the view is refreshed, once
+    every file it would name is there with its recorded size (LakeFileError otherwise, naming
+    the file and its catalog row). Returns the retired keys."""
     keys = [item.key for item in ingested]
     known = set(registered)
     retired = [key for key in lake.current_keys(con, SAMPLES_TABLE) if key not in known]
@@ -432,7 +433,11 @@ def commit_logs(con: duckdb.DuckDBPyConnection, ingested: Sequence[IngestedLog],
     except BaseException:
         con.execute("rollback")
         raise
-    lake.refresh_view(con, SAMPLES_TABLE, PowerSamples, lake.lake_root(published))
+    root = lake.lake_root(published)
+    broken = verify.broken_files(con, root, table=SAMPLES_TABLE)
+    if broken:  # a view over a missing file would fail every reader
+        raise verify.refuse(published, broken)
+    lake.refresh_view(con, SAMPLES_TABLE, PowerSamples, root)
     return retired
 
 
@@ -469,12 +474,34 @@ def ingest_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, keys
         return ingest_logs(entries, published=warehouse.published, run_id=context.run_id, scratch=warehouse.scratch(context.run_id), log=log)
 
 
+def repair_logs(context: dg.OpExecutionContext, warehouse: Warehouse, con: duckdb.DuckDBPyConnection, *,
+                done: set[str]) -> list[IngestedLog]:
+    """The registered logs whose current file a refused publish put on the repair list, and
+    that is still missing or of another size, ingested again (those not in ``done``); a log no
+    longer registered is retired by the commit instead."""
+    due = {item["file"] for item in verify.due_repairs(warehouse.published, SAMPLES_TABLE)}
+    if not due:
+        return []
+    root = lake.lake_root(warehouse.published)
+    broken = [b for b in verify.broken_files(con, root, table=SAMPLES_TABLE) if b.file in due and b.partition_key not in done]
+    by_id = {entry.id: entry for entry in entries_for(SAMPLES_TABLE)}
+    for item in broken:
+        context.log.warning(f"ingesting log {item.partition_key} again: {item.line(root)}" if item.partition_key in by_id
+                            else f"retiring a log no longer registered: {item.line(root)}")
+    again = [by_id[item.partition_key] for item in broken if item.partition_key in by_id]
+    if not again:
+        return []
+    with BatchedLog(context.log.info) as log:
+        return ingest_logs(again, published=warehouse.published, run_id=context.run_id, scratch=warehouse.scratch(context.run_id), log=log)
+
+
 @dg.op(out=dg.Out(dg.Nothing), description="Commit the run's power-log files to the warehouse's lake catalog.")
 def commit_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, chunks: list[list[IngestedLog]]) -> None:
     """Make the written files their partitions' current files in the run's working copy (one
     transaction), with the logs' runs and rejects; the samples view lists the current files."""
     ingested = [item for chunk in chunks for item in chunk]
     con = warehouse.connection()
+    ingested += repair_logs(context, warehouse, con, done={item.key for item in ingested})
     retired = commit_logs(con, ingested, published=warehouse.published, registered=registered_logs())
     rows = sum(item.samples.row_count for item in ingested)
     total = con.execute(f"select coalesce(sum(row_count), 0), count(*) from {lake.CATALOG} "  # noqa: S608 - constant
@@ -603,6 +630,23 @@ def power_samples_pandera_schema(context: dg.AssetCheckExecutionContext, warehou
     )
 
 
-power_samples_checks = [power_samples_pandera_schema, *staging_checks(SAMPLES_TABLE, PowerSamples, lake=True)]
+@dg.asset_check(asset=key_of(SAMPLES_TABLE), name="lake_files", blocking=True,
+                description="Every file the lake's catalog lists as current exists with its recorded size, and the files "
+                            "this run wrote read the rows the catalog says; a broken file blocks the publish, naming it.")
+def power_samples_lake_files(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    """Before the run publishes the view it refreshed: every current file of the lake checked
+    cheaply (a stat), the samples view bound and the files this run wrote counted once. A broken file raises
+    :class:`pipelines.errors.LakeFileError` naming the file and its catalog row, and goes on the
+    repair list for the next run (:mod:`pipelines.warehouse.verify`)."""
+    con = warehouse.connection()
+    root = lake.lake_root(warehouse.published)
+    broken = verify.problems(con, root, context.run.run_id, [SAMPLES_TABLE])
+    if broken:
+        raise verify.refuse(warehouse.published, broken)
+    files, rows = verify.totals(con, SAMPLES_TABLE)
+    return dg.AssetCheckResult(passed=True, metadata={"files_checked": int(files), "rows_in_view": int(rows)})
+
+
+power_samples_checks = [power_samples_pandera_schema, power_samples_lake_files, *staging_checks(SAMPLES_TABLE, PowerSamples, lake=True)]
 benchmark_runs_checks = staging_checks(RUNS_TABLE, BenchmarkRuns)
 benchmark_series_checks = staging_checks(SERIES_TABLE, BenchmarkSeries)
