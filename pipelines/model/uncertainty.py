@@ -107,17 +107,19 @@ def to_values(unit: np.ndarray, p: Ranged, scratch: tuple[np.ndarray, np.ndarray
         u += p.low
     elif p.distribution == "split_triangular":
         # half the draws on [low, value] with density rising to the value, half on [value, high]
-        # falling from it: the value is the mode and the median. Inverse CDF:
-        # u < 1/2: low + (value - low) sqrt(2u); else high - (high - value) sqrt(2 (1 - u))
-        below = scratch[1] if scratch is not None else np.empty(u.shape, dtype=bool)
+        # falling from it: the value is the mode and the median. Inverse CDF, with
+        # t = sqrt(2 min(u, 1 - u)): u < 1/2: low + (value - low) t; else high - (high - value) t
+        rising, below = scratch if scratch is not None else (np.empty_like(u), np.empty(u.shape, dtype=bool))
         np.less(u, 0.5, out=below)
-        np.subtract(1.0, u, out=u, where=~below)
+        np.subtract(1.0, u, out=rising)
+        np.minimum(u, rising, out=u)
         u *= 2
         np.sqrt(u, out=u)
-        np.multiply(u, p.value - p.low, out=u, where=below)
-        np.add(u, p.low, out=u, where=below)
-        np.multiply(u, -(p.high - p.value), out=u, where=~below)
-        np.add(u, p.high, out=u, where=~below)
+        np.multiply(u, p.value - p.low, out=rising)
+        rising += p.low
+        u *= -(p.high - p.value)
+        u += p.high
+        np.copyto(u, rising, where=below)
     elif p.distribution == "triangular":
         a, b, c = p.low, p.high, p.value
         rising, below = scratch if scratch is not None else (np.empty_like(u), np.empty(u.shape, dtype=bool))
