@@ -25,16 +25,17 @@ against :class:`schemas.power_samples.PowerSamples`, then ``integrate``):
 Memory is a few blocks plus DuckDB's ``memory_limit`` (:data:`MEMORY_LIMIT` while the log
 streams), whatever the log's length; the price is that the rows are written twice (a
 temporary scratch table of this stream, then the staged table) and checked by pandera block
-by block. The peak stays near 1.2x a 273 MB log's size and does not grow with the log
-(docs/benchmarks.md has the figures). The power-log partitions stream every nvidia-smi log
-larger than one block this way, into a scratch database of their step, before writing its
-Parquet file (pipelines/defs/assets/power_logs.py).
+by block. The peak does not grow with the log: it is about 1.4x the size of a 100 MB log and
+a fraction of larger ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB;
+``bench/results.json`` and docs/benchmarks.md have the figures at 273 MB and 2 GB). The
+power-log partitions stream every nvidia-smi log larger than one block this way, into a
+scratch database of their step whose connection keeps :data:`MEMORY_LIMIT` for the copy to
+Parquet too (pipelines/defs/assets/power_logs.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,10 +46,10 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from pipelines.identifiers import checked_identifier
+from pipelines.identifiers import checked_identifier, checked_size
 from pipelines.ingest.energy.integration import RunningIntegrals
 from pipelines.ingest.options import run_options
-from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES, CHANNELS, layout_of, typed_blocks
+from pipelines.ingest.parsers.nvidia_smi import CHANNELS, layout_of, typed_blocks
 from pipelines.ingest.plausibility import (
     FUTURE_TOLERANCE,
     MAX_LOG_GAP,
@@ -64,10 +65,18 @@ from schemas.meta import conform, empty_frame
 from schemas.power_samples import PowerSamples
 
 #: Rows read back per block in the ordered pass.
-READ_ROWS = 1 << 19
-#: DuckDB's ``memory_limit`` while a log streams (beyond it DuckDB spills to its temp directory);
-#: the connection's own setting is restored afterwards.
-MEMORY_LIMIT = "128MB"
+READ_ROWS = 1 << 17
+#: Bytes of text parsed per block while a log streams (half the whole-frame parser's block).
+STREAM_BLOCK_BYTES = 2 << 20
+#: Blocks parsed at a time while a log streams (threads of its parser).
+IN_FLIGHT = 3
+#: DuckDB's ``memory_limit`` while a log streams is a quarter of the log's size, within these
+#: bounds (beyond it DuckDB spills to its temp directory): the peak stays a fraction of the log's
+#: size at 100 MB and does not grow past the cap. The connection's own setting is restored afterwards.
+MEMORY_LIMIT_MIN = 24 << 20
+MEMORY_LIMIT_MAX = 128 << 20
+#: ``memory_limit=MEMORY_LIMIT`` sizes the limit from the log (:func:`memory_limit_for`).
+MEMORY_LIMIT = "auto"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _HOUR_US = 3_600_000_000
 _CHANNEL_NAMES = CHANNELS.categories.to_list()
@@ -97,11 +106,15 @@ class StreamedLog:
     largest_block: int = 0
 
 
-def _checked_size(size: str) -> str:
-    """``size`` if it reads as a DuckDB memory size (``128MB``, ``1.5 GiB``; settings cannot be bound)."""
-    if not re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*[A-Za-z]*\s*", size):
-        raise ValueError(f"not a memory size: {size!r}")
-    return size.strip()
+def _literal(path: Path) -> str:
+    """``path`` as the body of a SQL string literal (a COPY target cannot be bound)."""
+    return str(path).replace("'", "''")
+
+
+def memory_limit_for(size_bytes: int) -> str:
+    """DuckDB's ``memory_limit`` while a log of ``size_bytes`` streams: a quarter of it, within
+    [:data:`MEMORY_LIMIT_MIN`, :data:`MEMORY_LIMIT_MAX`], in MiB."""
+    return f"{max(MEMORY_LIMIT_MIN, min(MEMORY_LIMIT_MAX, size_bytes // 4)) >> 20}MiB"
 
 
 def _instant(micros: int) -> dt.datetime:
@@ -183,10 +196,11 @@ def stream_nvidia_smi(
     *,
     source_id: str,
     source_file: str,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int = STREAM_BLOCK_BYTES,
     read_rows: int = READ_ROWS,
     specs: Path | None = None,
     memory_limit: str | None = MEMORY_LIMIT,
+    parquet: Path | None = None,
 ) -> StreamedLog:
     """Stream one nvidia-smi log into ``table`` (created if missing, else appended to).
 
@@ -194,9 +208,11 @@ def stream_nvidia_smi(
     ``block_bytes`` bounds the text read at a time, ``read_rows`` the rows read back at a time.
     The staged rows are appended in file order by one statement at the end (nothing is
     staged if an error comes first). The scratch rows live in a temporary table of this
-    stream alone, dropped either way. ``memory_limit`` (DuckDB's, default
-    :data:`MEMORY_LIMIT`; None leaves the connection's) holds while the log streams, and the
-    connection's own setting is restored afterwards.
+    stream alone, dropped either way. ``memory_limit`` (DuckDB's; the default,
+    :data:`MEMORY_LIMIT`, sizes it from the log by :func:`memory_limit_for`; None leaves the
+    connection's) holds while the log streams, and the connection's own setting is restored afterwards.
+    With ``parquet``, the staged rows are written to that Parquet file (zstd), in ``table``'s
+    column order and types, instead of appended to ``table`` (which is still created, empty).
     """
     run = run_options(path, options)
     layout = layout_of(path, options)
@@ -209,7 +225,8 @@ def stream_nvidia_smi(
     previous_limit = None
     if memory_limit is not None:
         previous_limit = con.execute("select current_setting('memory_limit')").fetchall()[0][0]
-        con.execute(f"set memory_limit = '{_checked_size(memory_limit)}'")
+        limit = memory_limit_for(path.stat().st_size) if memory_limit == MEMORY_LIMIT else memory_limit
+        con.execute(f"set memory_limit = '{checked_size(limit)}'")
     try:
         con.execute(f"create schema if not exists {target.split('.')[0]}")
         con.register("_empty_samples", empty_frame(PowerSamples).to_arrow())
@@ -220,7 +237,7 @@ def stream_nvidia_smi(
         parse_rejects: list[Reject] = []
         before: int | None = None
         unordered = False
-        for frame, bad in typed_blocks(path, layout, block_bytes):
+        for frame, bad in typed_blocks(path, layout, block_bytes, IN_FLIGHT):
             parse_rejects.extend(bad)
             if frame.height == 0:
                 continue
@@ -312,27 +329,40 @@ def stream_nvidia_smi(
         # the staged rows, set-wise: the scratch rows kept, less the few dropped in order
         drops = pl.DataFrame({"source_row": np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.int64)})
         con.register("_dropped", drops.to_arrow())
-        con.execute(
-            f"insert into {target} by name select $run_id as run_id, make_timestamp(ts) at time zone 'UTC' as ts, "  # noqa: S608 - checked identifiers, numbers
-            f"'gpu' || channel as channel, power_w, true as counts_to_total, null::double as interval_s, "
-            f"$source_id as source_id, $source_file as source_file, source_row from {scratch} "
-            f"where {keep} and source_row not in (select source_row from _dropped)",
-            {"run_id": run.run_id, "source_id": source_id, "source_file": source_file},
-        )
+        values = {
+            "run_id": "$run_id", "ts": "make_timestamp(ts) at time zone 'UTC'", "channel": "'gpu' || channel", "power_w": "power_w",
+            "counts_to_total": "true", "interval_s": "null::double", "source_id": "$source_id", "source_file": "$source_file",
+            "source_row": "source_row",
+        }
+        rows_kept = f"from {scratch} where {keep} and source_row not in (select source_row from _dropped)"  # noqa: S608 - checked identifiers, numbers
+        bound = {"run_id": run.run_id, "source_id": source_id, "source_file": source_file}
+        if parquet is None:
+            select = ", ".join(f"{expr} as {name}" for name, expr in values.items())
+            con.execute(f"insert into {target} by name select {select} {rows_kept}", bound)
+            staged_rows = integrals.rows
+        else:
+            # straight to the Parquet file, in the table's column order and types: the rows are written once
+            columns = con.execute("select column_name, data_type from duckdb_columns() where schema_name || '.' || table_name = $t "
+                                  "order by column_index", {"t": target}).fetchall()
+            select = ", ".join(f"cast({values[name]} as {kind}) as {name}" for name, kind in columns)
+            staged_rows = int(con.execute(
+                f"copy (select {select} {rows_kept}) to '{_literal(parquet)}' (format parquet, compression zstd)", bound
+            ).fetchall()[0][0])
         con.unregister("_dropped")
-        staged = integrals.rows
+        if staged_rows != integrals.rows:
+            raise RuntimeError(f"staged {staged_rows:,} rows of {path} but integrated {integrals.rows:,}")
     finally:
         con.execute(f"drop table if exists temp.{scratch}")
         if previous_limit is not None:
             # the default exactly when it was the default (the setting reads back rounded)
             con.execute("reset memory_limit")
             if con.execute("select current_setting('memory_limit')").fetchall()[0][0] != previous_limit:
-                con.execute(f"set memory_limit = '{_checked_size(previous_limit)}'")
+                con.execute(f"set memory_limit = '{checked_size(previous_limit)}'")
     checked.sort(key=lambda r: (r.source_row or 0, r.column_name or ""))
     later.sort(key=lambda r: (r.source_row or 0, r.column_name or ""))
     return StreamedLog(
         table=table,
-        rows=staged,
+        rows=staged_rows,
         rejects=parse_rejects + checked + later,
         channels=integrals.per_channel(),
         runs=integrals.runs(run.idle_baseline_w),

@@ -40,6 +40,7 @@ import polars as pl
 
 from pipelines.paths import warehouse_path
 from pipelines.warehouse import lake
+from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.dictionary import describe_warehouse
 from schemas.grid_intensity import GridIntensity
 from schemas.power_samples import PowerSamples
@@ -76,7 +77,7 @@ def open_readonly(path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
 
     The session time zone is UTC, so timestamps come back as UTC whatever the machine's zone.
     """
-    con = duckdb.connect(str(path or warehouse_path()), read_only=True)
+    con = pin(duckdb.connect(str(path or warehouse_path()), read_only=True))
     con.execute("set TimeZone = 'UTC'")
     return con
 
@@ -106,7 +107,7 @@ def describe(con: duckdb.DuckDBPyConnection, log: Logger) -> None:
 
 
 def _connect(work: Path) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect(str(work))
+    con = pin(duckdb.connect(str(work)))
     con.execute("set TimeZone = 'UTC'")
     for schema in SCHEMAS:
         con.execute(f"create schema if not exists {schema}")
