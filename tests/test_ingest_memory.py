@@ -53,3 +53,12 @@ def test_the_monte_carlo_at_200_000_draws_peaks_under_600_mb(built_warehouse: Pa
     assert result["draws"] == MC_DRAWS and result["groups"] == 12
     peak = result["peak_rss"] - result["rss_before"]
     assert 0 < peak <= MAX_MC_BYTES, f"the Monte Carlo peaked {peak / 1e6:.0f} MB above its imports"
+
+
+def test_duckdb_memory_while_a_log_streams_follows_the_log_within_bounds() -> None:
+    from pipelines.ingest.streaming import memory_limit_for, threads_for
+
+    assert memory_limit_for(100_007_154) == "24MiB"  # the floor: 100 MB less the overhead is below it
+    assert memory_limit_for(273_237_786) == "180MiB"  # 273 MB less 80 MiB
+    assert memory_limit_for(2_022_000_000) == memory_limit_for(20_000_000_000) == "256MiB"  # the cap: flat beyond
+    assert (threads_for(100_007_154, 2), threads_for(273_237_786, 2), threads_for(273_237_786, 8)) == (1, 2, 8)

@@ -22,15 +22,16 @@ against :class:`schemas.power_samples.PowerSamples`, then ``integrate``):
    (:class:`pipelines.ingest.energy.integration.RunningIntegrals`). The lines dropped here
    are few; at the end the staged rows are written set-wise: the scratch rows kept, less those.
 
-Memory is a few blocks plus DuckDB's ``memory_limit`` (:data:`MEMORY_LIMIT` while the log
-streams), whatever the log's length; the price is that the rows are written twice (a
-temporary scratch table of this stream, then the staged table) and checked by pandera block
-by block. The peak does not grow with the log: it is about 1.4x the size of a 100 MB log and
-a fraction of larger ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB;
-``bench/results.json`` and docs/benchmarks.md have the figures at 273 MB and 2 GB). The
-power-log partitions stream every nvidia-smi log larger than one block this way, into a
-scratch database of their step whose connection keeps :data:`MEMORY_LIMIT` for the copy to
-Parquet too (pipelines/defs/assets/power_logs.py).
+Memory is a few blocks plus DuckDB's ``memory_limit`` while the log streams (by default
+:func:`memory_limit_for` the log's size, capped), whatever the log's length; the price is that
+the rows are written twice (a temporary scratch table of this stream, then the staged table or,
+with ``parquet``, the partition's Parquet file) and checked by pandera block by block. The peak
+does not grow with the log: it is about 1.3x the size of a 100 MB log and a fraction of larger
+ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB; ``bench/results.json`` and
+docs/benchmarks.md have the figures at 273 MB and 2 GB). The power-log partitions stream every
+nvidia-smi log larger than one block this way, through a scratch database of their step whose
+connection keeps that limit, straight to the partition's Parquet file
+(pipelines/defs/assets/power_logs.py).
 """
 
 from __future__ import annotations
@@ -70,11 +71,18 @@ READ_ROWS = 1 << 17
 STREAM_BLOCK_BYTES = 2 << 20
 #: Blocks parsed at a time while a log streams (threads of its parser).
 IN_FLIGHT = 3
-#: DuckDB's ``memory_limit`` while a log streams is a quarter of the log's size, within these
-#: bounds (beyond it DuckDB spills to its temp directory): the peak stays a fraction of the log's
-#: size at 100 MB and does not grow past the cap. The connection's own setting is restored afterwards.
+#: DuckDB's ``memory_limit`` while a log streams is the log's size less :data:`MEMORY_OVERHEAD`
+#: (what the parse, the ordered pass and DuckDB itself hold besides), within these bounds; beyond
+#: it DuckDB spills to its temp directory. So the scratch rows stay in memory while the process's
+#: peak can afford them (at 100 MB the limit is the floor and the peak about 1.3x the log), the
+#: peak does not grow past the cap, and a log that spills costs more CPU than one that does not.
+#: The connection's own setting is restored afterwards.
 MEMORY_LIMIT_MIN = 24 << 20
-MEMORY_LIMIT_MAX = 128 << 20
+MEMORY_LIMIT_MAX = 256 << 20
+MEMORY_OVERHEAD = 80 << 20
+#: Below this limit DuckDB works on one thread while a log streams: an ordered write on two
+#: buffers batches waiting for their turn, which a limit near the floor cannot hold.
+ONE_THREAD_BELOW = 64 << 20
 #: ``memory_limit=MEMORY_LIMIT`` sizes the limit from the log (:func:`memory_limit_for`).
 MEMORY_LIMIT = "auto"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -111,10 +119,20 @@ def _literal(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
+def memory_limit_bytes(size_bytes: int) -> int:
+    """DuckDB's ``memory_limit`` while a log of ``size_bytes`` streams: the log's size less
+    :data:`MEMORY_OVERHEAD`, within [:data:`MEMORY_LIMIT_MIN`, :data:`MEMORY_LIMIT_MAX`]."""
+    return max(MEMORY_LIMIT_MIN, min(MEMORY_LIMIT_MAX, size_bytes - MEMORY_OVERHEAD))
+
+
 def memory_limit_for(size_bytes: int) -> str:
-    """DuckDB's ``memory_limit`` while a log of ``size_bytes`` streams: a quarter of it, within
-    [:data:`MEMORY_LIMIT_MIN`, :data:`MEMORY_LIMIT_MAX`], in MiB."""
-    return f"{max(MEMORY_LIMIT_MIN, min(MEMORY_LIMIT_MAX, size_bytes // 4)) >> 20}MiB"
+    """:func:`memory_limit_bytes` as a DuckDB setting, in MiB."""
+    return f"{memory_limit_bytes(size_bytes) >> 20}MiB"
+
+
+def threads_for(size_bytes: int, cpus: int) -> int:
+    """DuckDB's threads while a log of ``size_bytes`` streams: one below :data:`ONE_THREAD_BELOW`, else ``cpus``."""
+    return 1 if memory_limit_bytes(size_bytes) < ONE_THREAD_BELOW else cpus
 
 
 def _instant(micros: int) -> dt.datetime:

@@ -49,10 +49,10 @@ from pipelines.ingest.parsers import registry
 from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES
 from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
-from pipelines.ingest.streaming import memory_limit_for, stream_nvidia_smi
+from pipelines.ingest.streaming import memory_limit_for, stream_nvidia_smi, threads_for
 from pipelines.paths import sql_text
 from pipelines.warehouse import lake
-from pipelines.warehouse.duckdb_limits import pin
+from pipelines.warehouse.duckdb_limits import cpu_budget, pin
 from pipelines.warehouse.queries import query_pl, table_exists
 from pipelines.warehouse.tables import append_staged, ensure_table, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
@@ -382,9 +382,9 @@ def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str,
                     con = pin(duckdb.connect(str(db)))
                     con.execute("set TimeZone = 'UTC'")
                 # the stream and its copy to Parquet under the streamed ingest's limit (at DuckDB's
-                # default a copy reads the whole staged table into the buffer pool); one thread, so
-                # the ordered copy buffers no batches waiting for their turn
-                pin(con, memory_limit=memory_limit_for(entry.file.stat().st_size), threads=1)
+                # default a copy reads the whole staged table into the buffer pool)
+                size = entry.file.stat().st_size
+                pin(con, memory_limit=memory_limit_for(size), threads=threads_for(size, cpu_budget()))
                 start_staged(con, SAMPLES_TABLE, PowerSamples)
                 # the staged rows are written once, straight from the stream's scratch table to the file
                 staged, runs = stage_log(entry, run_id=run_id, con=con, parquet=target)
