@@ -17,6 +17,7 @@ peak reported is the process's peak above that, so it is what the log itself cos
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import tempfile
 import time
@@ -44,7 +45,7 @@ def project_ingest(path: Path, scratch: Path) -> Energies:
     from pipelines.ingest.manifest import SourceEntry
 
     entry = SourceEntry(id="bench_log", path=path.name, title="bench log", url="https://example.invalid/bench", license="CC0-1.0",
-                        retrieved_on=__import__("datetime").date(2026, 1, 1), sha256=sha256_of(path), kind="nvidia_smi",
+                        retrieved_on=dt.date(2026, 1, 1), sha256=sha256_of(path), kind="nvidia_smi",
                         table=SAMPLES_TABLE, status="primary", options={"timezone": "UTC", "run_id": "bench"}, root=path.parent)
     published = scratch / "warehouse" / "edge_carbon.duckdb"
     (ingested,) = ingest_logs([entry], published=published, run_id=f"bench-{time.time_ns()}", scratch=scratch / "scratch")
