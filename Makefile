@@ -5,7 +5,8 @@
 #               run config); MARKERS=all runs every test (CI), MARKERS=slow only the slow ones;
 #               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest
 #   make dev    start the Dagster UI on http://127.0.0.1:3000
-#   make bench  print the benchmark figures (BENCH_ARGS=--skip-tests leaves out the test suite's wall time)
+#   make bench  print the benchmark figures (BENCH_ARGS=--quick: a few minutes; --json PATH writes them;
+#               --keep keeps the generated logs in bench/out/)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv

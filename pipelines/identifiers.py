@@ -1,7 +1,8 @@
-"""Checked SQL identifiers (a leaf: every layer that writes SQL may import it).
+"""Checked SQL identifiers and setting values (a leaf: every layer that writes SQL may import it).
 
-Identifiers cannot be bound as query parameters, so a table name that goes into SQL text is
-first checked to be a plain schema-qualified lower-case name.
+Identifiers and the values of ``set`` statements cannot be bound as query parameters, so a
+table name that goes into SQL text is first checked to be a plain schema-qualified lower-case
+name, and a memory size to read as one.
 """
 
 from __future__ import annotations
@@ -16,3 +17,10 @@ def checked_identifier(table: str) -> str:
     if not _TABLE.match(table):
         raise ValueError(f"not a schema-qualified table name: {table!r}")
     return table
+
+
+def checked_size(size: str) -> str:
+    """``size`` if it reads as a DuckDB memory size (``128MB``, ``1.5 GiB``; settings cannot be bound)."""
+    if not re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*[A-Za-z]*\s*", size):
+        raise ValueError(f"not a memory size: {size!r}")
+    return size.strip()

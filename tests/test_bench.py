@@ -126,9 +126,10 @@ def test_project_parser_agrees_with_pandas(tiny_log: Path) -> None:
     assert total["energy_j"][0] == pytest.approx(sum(expected.values()), rel=RTOL)
 
 
-@pytest.mark.parametrize("impl", ["pandas", "polars"])
+@pytest.mark.parametrize("impl", ["pandas", "project"])
 def test_worker_reports_time_memory_and_energy(tiny_log: Path, impl: str) -> None:
-    """Each side of the ingest figure; the project's streams the log into a DuckDB file."""
+    """Each side of the ingest figure with energies: the project's ingests the log as a power-log
+    partition, pandas integrates it in memory."""
     proc = subprocess.run(
         [sys.executable, "-m", "bench", "worker", impl, str(tiny_log)],
         cwd=PROJECT_ROOT,
@@ -139,9 +140,37 @@ def test_worker_reports_time_memory_and_energy(tiny_log: Path, impl: str) -> Non
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["impl"] == impl
     assert result["seconds"] > 0
+    assert result["file_bytes"] == tiny_log.stat().st_size
     assert result["peak_rss"] >= result["rss_after_imports"] > 10_000_000
-    expected = reference_energies(tiny_log)
-    assert result["energies_j"] == pytest.approx(expected, rel=1e-9)
+    assert result["energies_j"] == pytest.approx(reference_energies(tiny_log), rel=1e-9)
+
+
+def test_the_floor_reads_every_line_into_a_table(tiny_log: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from bench.ingest_workers import duckdb_floor
+
+    assert duckdb_floor(tiny_log, tmp_path)() == {}
+    with duckdb.connect(str(tmp_path / "floor.duckdb"), read_only=True) as con:
+        assert con.execute("select count(*), count(distinct index) from samples").fetchall() == [(SAMPLES, 2)]
+
+
+def test_a_subprocess_peak_is_its_own_not_its_parents() -> None:
+    """Linux hands a process's ru_maxrss to the programs it starts; the bench's peak is the child's own."""
+    ballast = bytearray(400_000_000)  # this process's peak: at least 400 MB
+    code = "from bench.memory import peak_rss_bytes; print(peak_rss_bytes())"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert len(ballast) and 5_000_000 < int(proc.stdout) < 200_000_000
+
+
+def test_run_measured_reports_the_childs_cpu_and_peak() -> None:
+    from bench.memory import run_measured
+
+    busy = "import time\nx = bytearray(150_000_000)\nstart = time.process_time()\nwhile time.process_time() - start < 0.3: pass\nprint('done')"
+    result = run_measured([sys.executable, "-c", busy], cwd=PROJECT_ROOT)
+    assert result.returncode == 0 and result.stdout.strip() == "done"
+    assert result.cpu_seconds >= 0.3 and result.seconds >= result.cpu_seconds * 0.5
+    assert result.peak_rss >= 150_000_000
 
 
 def test_rss_readings_are_plausible() -> None:

@@ -22,19 +22,21 @@ against :class:`schemas.power_samples.PowerSamples`, then ``integrate``):
    (:class:`pipelines.ingest.energy.integration.RunningIntegrals`). The lines dropped here
    are few; at the end the staged rows are written set-wise: the scratch rows kept, less those.
 
-Memory is a few blocks plus DuckDB's ``memory_limit`` (:data:`MEMORY_LIMIT` while the log
-streams), whatever the log's length; the price is that the rows are written twice (a
-temporary scratch table of this stream, then the staged table) and checked by pandera block
-by block. The peak stays near 1.2x a 273 MB log's size and does not grow with the log
-(docs/benchmarks.md has the figures). The power-log partitions stream every nvidia-smi log
-larger than one block this way, into a scratch database of their step, before writing its
-Parquet file (pipelines/defs/assets/power_logs.py).
+Memory is a few blocks plus DuckDB's ``memory_limit`` while the log streams (by default
+:func:`memory_limit_for` the log's size, capped), whatever the log's length; the price is that
+the rows are written twice (a temporary scratch table of this stream, then the staged table or,
+with ``parquet``, the partition's Parquet file) and checked by pandera block by block. The peak
+does not grow with the log: it is about 1.3x the size of a 100 MB log and a fraction of larger
+ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB; ``bench/results.json`` and
+docs/benchmarks.md have the figures at 273 MB and 2 GB). The power-log partitions stream every
+nvidia-smi log larger than one block this way, through a scratch database of their step whose
+connection keeps that limit, straight to the partition's Parquet file
+(pipelines/defs/assets/power_logs.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,10 +47,10 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from pipelines.identifiers import checked_identifier
+from pipelines.identifiers import checked_identifier, checked_size
 from pipelines.ingest.energy.integration import RunningIntegrals
 from pipelines.ingest.options import run_options
-from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES, CHANNELS, layout_of, typed_blocks
+from pipelines.ingest.parsers.nvidia_smi import CHANNELS, layout_of, typed_blocks
 from pipelines.ingest.plausibility import (
     FUTURE_TOLERANCE,
     MAX_LOG_GAP,
@@ -64,10 +66,25 @@ from schemas.meta import conform, empty_frame
 from schemas.power_samples import PowerSamples
 
 #: Rows read back per block in the ordered pass.
-READ_ROWS = 1 << 19
-#: DuckDB's ``memory_limit`` while a log streams (beyond it DuckDB spills to its temp directory);
-#: the connection's own setting is restored afterwards.
-MEMORY_LIMIT = "128MB"
+READ_ROWS = 1 << 17
+#: Bytes of text parsed per block while a log streams (half the whole-frame parser's block).
+STREAM_BLOCK_BYTES = 2 << 20
+#: Blocks parsed at a time while a log streams (threads of its parser).
+IN_FLIGHT = 3
+#: DuckDB's ``memory_limit`` while a log streams is the log's size less :data:`MEMORY_OVERHEAD`
+#: (what the parse, the ordered pass and DuckDB itself hold besides), within these bounds; beyond
+#: it DuckDB spills to its temp directory. So the scratch rows stay in memory while the process's
+#: peak can afford them (at 100 MB the limit is the floor and the peak about 1.3x the log), the
+#: peak does not grow past the cap, and a log that spills costs more CPU than one that does not.
+#: The connection's own setting is restored afterwards.
+MEMORY_LIMIT_MIN = 24 << 20
+MEMORY_LIMIT_MAX = 256 << 20
+MEMORY_OVERHEAD = 80 << 20
+#: Below this limit DuckDB works on one thread while a log streams: an ordered write on two
+#: buffers batches waiting for their turn, which a limit near the floor cannot hold.
+ONE_THREAD_BELOW = 64 << 20
+#: ``memory_limit=MEMORY_LIMIT`` sizes the limit from the log (:func:`memory_limit_for`).
+MEMORY_LIMIT = "auto"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _HOUR_US = 3_600_000_000
 _CHANNEL_NAMES = CHANNELS.categories.to_list()
@@ -97,11 +114,25 @@ class StreamedLog:
     largest_block: int = 0
 
 
-def _checked_size(size: str) -> str:
-    """``size`` if it reads as a DuckDB memory size (``128MB``, ``1.5 GiB``; settings cannot be bound)."""
-    if not re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*[A-Za-z]*\s*", size):
-        raise ValueError(f"not a memory size: {size!r}")
-    return size.strip()
+def _literal(path: Path) -> str:
+    """``path`` as the body of a SQL string literal (a COPY target cannot be bound)."""
+    return str(path).replace("'", "''")
+
+
+def memory_limit_bytes(size_bytes: int) -> int:
+    """DuckDB's ``memory_limit`` while a log of ``size_bytes`` streams: the log's size less
+    :data:`MEMORY_OVERHEAD`, within [:data:`MEMORY_LIMIT_MIN`, :data:`MEMORY_LIMIT_MAX`]."""
+    return max(MEMORY_LIMIT_MIN, min(MEMORY_LIMIT_MAX, size_bytes - MEMORY_OVERHEAD))
+
+
+def memory_limit_for(size_bytes: int) -> str:
+    """:func:`memory_limit_bytes` as a DuckDB setting, in MiB."""
+    return f"{memory_limit_bytes(size_bytes) >> 20}MiB"
+
+
+def threads_for(size_bytes: int, cpus: int) -> int:
+    """DuckDB's threads while a log of ``size_bytes`` streams: one below :data:`ONE_THREAD_BELOW`, else ``cpus``."""
+    return 1 if memory_limit_bytes(size_bytes) < ONE_THREAD_BELOW else cpus
 
 
 def _instant(micros: int) -> dt.datetime:
@@ -183,10 +214,11 @@ def stream_nvidia_smi(
     *,
     source_id: str,
     source_file: str,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int = STREAM_BLOCK_BYTES,
     read_rows: int = READ_ROWS,
     specs: Path | None = None,
     memory_limit: str | None = MEMORY_LIMIT,
+    parquet: Path | None = None,
 ) -> StreamedLog:
     """Stream one nvidia-smi log into ``table`` (created if missing, else appended to).
 
@@ -194,9 +226,11 @@ def stream_nvidia_smi(
     ``block_bytes`` bounds the text read at a time, ``read_rows`` the rows read back at a time.
     The staged rows are appended in file order by one statement at the end (nothing is
     staged if an error comes first). The scratch rows live in a temporary table of this
-    stream alone, dropped either way. ``memory_limit`` (DuckDB's, default
-    :data:`MEMORY_LIMIT`; None leaves the connection's) holds while the log streams, and the
-    connection's own setting is restored afterwards.
+    stream alone, dropped either way. ``memory_limit`` (DuckDB's; the default,
+    :data:`MEMORY_LIMIT`, sizes it from the log by :func:`memory_limit_for`; None leaves the
+    connection's) holds while the log streams, and the connection's own setting is restored afterwards.
+    With ``parquet``, the staged rows are written to that Parquet file (zstd), in ``table``'s
+    column order and types, instead of appended to ``table`` (which is still created, empty).
     """
     run = run_options(path, options)
     layout = layout_of(path, options)
@@ -209,7 +243,8 @@ def stream_nvidia_smi(
     previous_limit = None
     if memory_limit is not None:
         previous_limit = con.execute("select current_setting('memory_limit')").fetchall()[0][0]
-        con.execute(f"set memory_limit = '{_checked_size(memory_limit)}'")
+        limit = memory_limit_for(path.stat().st_size) if memory_limit == MEMORY_LIMIT else memory_limit
+        con.execute(f"set memory_limit = '{checked_size(limit)}'")
     try:
         con.execute(f"create schema if not exists {target.split('.')[0]}")
         con.register("_empty_samples", empty_frame(PowerSamples).to_arrow())
@@ -220,7 +255,7 @@ def stream_nvidia_smi(
         parse_rejects: list[Reject] = []
         before: int | None = None
         unordered = False
-        for frame, bad in typed_blocks(path, layout, block_bytes):
+        for frame, bad in typed_blocks(path, layout, block_bytes, IN_FLIGHT):
             parse_rejects.extend(bad)
             if frame.height == 0:
                 continue
@@ -312,27 +347,40 @@ def stream_nvidia_smi(
         # the staged rows, set-wise: the scratch rows kept, less the few dropped in order
         drops = pl.DataFrame({"source_row": np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.int64)})
         con.register("_dropped", drops.to_arrow())
-        con.execute(
-            f"insert into {target} by name select $run_id as run_id, make_timestamp(ts) at time zone 'UTC' as ts, "  # noqa: S608 - checked identifiers, numbers
-            f"'gpu' || channel as channel, power_w, true as counts_to_total, null::double as interval_s, "
-            f"$source_id as source_id, $source_file as source_file, source_row from {scratch} "
-            f"where {keep} and source_row not in (select source_row from _dropped)",
-            {"run_id": run.run_id, "source_id": source_id, "source_file": source_file},
-        )
+        values = {
+            "run_id": "$run_id", "ts": "make_timestamp(ts) at time zone 'UTC'", "channel": "'gpu' || channel", "power_w": "power_w",
+            "counts_to_total": "true", "interval_s": "null::double", "source_id": "$source_id", "source_file": "$source_file",
+            "source_row": "source_row",
+        }
+        rows_kept = f"from {scratch} where {keep} and source_row not in (select source_row from _dropped)"  # noqa: S608 - checked identifiers, numbers
+        bound = {"run_id": run.run_id, "source_id": source_id, "source_file": source_file}
+        if parquet is None:
+            select = ", ".join(f"{expr} as {name}" for name, expr in values.items())
+            con.execute(f"insert into {target} by name select {select} {rows_kept}", bound)
+            staged_rows = integrals.rows
+        else:
+            # straight to the Parquet file, in the table's column order and types: the rows are written once
+            columns = con.execute("select column_name, data_type from duckdb_columns() where schema_name || '.' || table_name = $t "
+                                  "order by column_index", {"t": target}).fetchall()
+            select = ", ".join(f"cast({values[name]} as {kind}) as {name}" for name, kind in columns)
+            staged_rows = int(con.execute(
+                f"copy (select {select} {rows_kept}) to '{_literal(parquet)}' (format parquet, compression zstd)", bound
+            ).fetchall()[0][0])
         con.unregister("_dropped")
-        staged = integrals.rows
+        if staged_rows != integrals.rows:
+            raise RuntimeError(f"staged {staged_rows:,} rows of {path} but integrated {integrals.rows:,}")
     finally:
         con.execute(f"drop table if exists temp.{scratch}")
         if previous_limit is not None:
             # the default exactly when it was the default (the setting reads back rounded)
             con.execute("reset memory_limit")
             if con.execute("select current_setting('memory_limit')").fetchall()[0][0] != previous_limit:
-                con.execute(f"set memory_limit = '{_checked_size(previous_limit)}'")
+                con.execute(f"set memory_limit = '{checked_size(previous_limit)}'")
     checked.sort(key=lambda r: (r.source_row or 0, r.column_name or ""))
     later.sort(key=lambda r: (r.source_row or 0, r.column_name or ""))
     return StreamedLog(
         table=table,
-        rows=staged,
+        rows=staged_rows,
         rejects=parse_rejects + checked + later,
         channels=integrals.per_channel(),
         runs=integrals.runs(run.idle_baseline_w),

@@ -50,6 +50,7 @@ from pipelines import locks
 from pipelines.errors import DamagedWarehouse
 from pipelines.paths import warehouse_path
 from pipelines.warehouse import lake, verify
+from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.dictionary import describe_warehouse
 from pipelines.warehouse.generation import base_path, check_base, copy_published, forget_base, read_base, record_base, record_generation
 from schemas.grid_intensity import GridIntensity
@@ -90,7 +91,7 @@ def open_readonly(path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
 
     The session time zone is UTC, so timestamps come back as UTC whatever the machine's zone.
     """
-    con = duckdb.connect(str(path or warehouse_path()), read_only=True)
+    con = pin(duckdb.connect(str(path or warehouse_path()), read_only=True))
     con.execute("set TimeZone = 'UTC'")
     return con
 
@@ -149,7 +150,7 @@ def _connect(work: Path, published: Path) -> duckdb.DuckDBPyConnection:
     reported as the published file's damage (:class:`DamagedWarehouse`)."""
     con = None
     try:
-        con = duckdb.connect(str(work))
+        con = pin(duckdb.connect(str(work)))
         con.execute("set TimeZone = 'UTC'")
         for schema in SCHEMAS:
             con.execute(f"create schema if not exists {schema}")

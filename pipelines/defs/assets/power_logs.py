@@ -49,9 +49,10 @@ from pipelines.ingest.parsers import registry
 from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES
 from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
-from pipelines.ingest.streaming import stream_nvidia_smi
+from pipelines.ingest.streaming import memory_limit_for, stream_nvidia_smi, threads_for
 from pipelines.paths import sql_text
 from pipelines.warehouse import lake, verify
+from pipelines.warehouse.duckdb_limits import cpu_budget, pin
 from pipelines.warehouse.queries import query_pl, table_exists
 from pipelines.warehouse.tables import append_staged, ensure_table, start_staged, write_staged
 from schemas.benchmark_runs import BenchmarkRuns
@@ -173,11 +174,14 @@ def _stage_series(runs: pl.DataFrame) -> Staged:
     return Staged(table=SERIES_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
 
 
-def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Staged, pl.DataFrame]:
-    """Stream one log into ``staging.power_samples`` (begun by ``start_staged``): what
-    ``parse_entry``, ``validate_parsed`` and ``runs_from_samples`` give for it, its rows in the table."""
+def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyConnection, run_id: str,
+                  parquet: Path | None = None) -> tuple[Staged, pl.DataFrame]:
+    """Stream one log into ``staging.power_samples`` (begun by ``start_staged``), or with
+    ``parquet`` into that Parquet file: what ``parse_entry``, ``validate_parsed`` and
+    ``runs_from_samples`` give for it, its rows in the table or the file."""
     path = entry.verified_file()
-    streamed = stream_nvidia_smi(path, {**entry.options, "source_id": entry.id}, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path)
+    streamed = stream_nvidia_smi(path, {**entry.options, "source_id": entry.id}, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path,
+                                 parquet=parquet)
     rejects = rejects_frame(streamed.rejects, table=SAMPLES_TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id,
                             at=dt.datetime.now(dt.UTC))
     per_source = {"source_id": entry.id, "rows": streamed.rows, "rejected": len({(r.source_row, r.column_name) for r in streamed.rejects})}
@@ -186,17 +190,19 @@ def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyC
     return staged, runs
 
 
-def stage_log(entry: SourceEntry, *, run_id: str, con: duckdb.DuckDBPyConnection | None = None) -> tuple[Staged, Parsed]:
+def stage_log(entry: SourceEntry, *, run_id: str, con: duckdb.DuckDBPyConnection | None = None,
+              parquet: Path | None = None) -> tuple[Staged, Parsed]:
     """One sampled log: its staged samples and its run (a Parsed of benchmark_runs rows, with a
     ``no_samples`` reject when nothing could be integrated).
 
     With ``con``, the samples are appended to ``staging.power_samples`` there (begun by
     ``start_staged``; nvidia-smi logs streamed, :data:`STREAMED_KINDS`) and the staged frame is
-    empty (``in_table`` is the count); without it the log is read whole into the frame.
+    empty (``in_table`` is the count); without it the log is read whole into the frame. With
+    ``con`` and ``parquet``, a streamed log's rows go to that Parquet file instead of the table.
     """
     options = run_options(entry.file, entry.options)
     if con is not None and entry.kind in STREAMED_KINDS:
-        staged, runs = _stream_entry(entry, options, con, run_id)
+        staged, runs = _stream_entry(entry, options, con, run_id, parquet)
     else:
         parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
         staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
@@ -373,12 +379,17 @@ def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str,
             streamed = entry.kind in STREAMED_KINDS and entry.file.stat().st_size > STREAM_ABOVE
             if streamed:
                 if con is None:
-                    con = duckdb.connect(str(db))
+                    con = pin(duckdb.connect(str(db)))
                     con.execute("set TimeZone = 'UTC'")
+                # the stream and its copy to Parquet under the streamed ingest's limit (at DuckDB's
+                # default a copy reads the whole staged table into the buffer pool)
+                size = entry.file.stat().st_size
+                pin(con, memory_limit=memory_limit_for(size), threads=threads_for(size, cpu_budget()))
                 start_staged(con, SAMPLES_TABLE, PowerSamples)
-                staged, runs = stage_log(entry, run_id=run_id, con=con)
-                written = lake.copy_to_parquet(con, SAMPLES_TABLE, target, root, table=SAMPLES_TABLE, column=PARTITION_COLUMN,
-                                               key=entry.id, run_id=run_id)
+                # the staged rows are written once, straight from the stream's scratch table to the file
+                staged, runs = stage_log(entry, run_id=run_id, con=con, parquet=target)
+                written = lake.LakeFile(SAMPLES_TABLE, PARTITION_COLUMN, entry.id, target.relative_to(root).as_posix(),
+                                        staged.in_table, target.stat().st_size, run_id)
             else:
                 staged, runs = stage_log(entry, run_id=run_id)
                 staged.frame.write_parquet(target, compression="zstd")

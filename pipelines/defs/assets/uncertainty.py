@@ -20,6 +20,7 @@ from pipelines.model.uncertainty import (
     summarize,
     uncertainty_rows,
 )
+from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.reviewers import Uncertainty, UncertaintyDistribution, UncertaintyDrivers
@@ -78,7 +79,7 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
     # draws (DuckDB releases the GIL, so the two share the cores)
     sobol_log: list[str] = []
     with ThreadPoolExecutor(max_workers=1) as pool:
-        sobol = pool.submit(sobol_rows, duckdb.connect(), base, parameters, config.sobol_base_samples, config.seed, sobol_log.append)
+        sobol = pool.submit(sobol_rows, pin(duckdb.connect()), base, parameters, config.sobol_base_samples, config.seed, sobol_log.append)
         inputs = draw_inputs(base, parameters, config.n_draws, config.seed)
         context.log.info(f"drew {inputs.rows:,} parameter sets ({config.n_draws:,} per scenario x {base.height} scenarios)")
         summary = summarize(con, inputs)

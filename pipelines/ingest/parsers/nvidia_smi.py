@@ -374,17 +374,17 @@ def layout_of(path: Path, options: Mapping[str, Any]) -> _Layout:
     return _Layout(names=names, power_name=power_name, take=[t_pos, i_pos, p_pos], zone=zone, fast=p_pos == len(names) - 1, crlf=crlf)
 
 
-def typed_blocks(path: Path, layout: _Layout, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
+def typed_blocks(path: Path, layout: _Layout, block_bytes: int = BLOCK_BYTES, in_flight: int | None = None) -> Iterator[tuple[pl.DataFrame, list[Reject]]]:
     """(typed rows, rejects) of each block of about ``block_bytes``, in file order.
 
     The rows have :data:`TYPED_SCHEMA` (``ts`` read with the earlier offset of a repeated
     hour, ``ts_late`` the later one where the local time is ambiguous); the log-wide checks
     (repeated hour, plausibility) are not applied yet. Blocks are parsed two (or more) at a
-    time while the next is read; at most a few blocks are in flight, so memory does not grow
-    with the file.
+    time while the next is read; at most ``in_flight`` blocks (default: the thread pool's
+    size plus two, at least four) are in flight, so memory does not grow with the file.
     """
     _, header_bytes, _ = _header(path)
-    workers = max(4, pl.thread_pool_size() + 2)  # threads and blocks in flight
+    workers = in_flight or max(4, pl.thread_pool_size() + 2)  # threads and blocks in flight
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[tuple[pl.DataFrame, list[Reject]]]] = deque()
         for first_line, ends, block in _blocks(path, header_bytes, block_bytes):
