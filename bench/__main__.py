@@ -131,20 +131,28 @@ def worker(impl: str, path: Path) -> int:
     return 0
 
 
-def mc_peak_worker(warehouse: Path, draws: int) -> int:
-    """The Monte Carlo's memory alone: one ``summarize`` of ``draws`` draws after a 100-draw one; JSON of its peak RSS."""
+def warm_monte_carlo(con: Any) -> tuple[str, Any, Any]:
+    """The Monte Carlo scenario, its inputs and its parameters, after one 100-draw ``summarize`` that compiles the SQL path."""
     import polars as pl
 
     from pipelines.model.formula import scenario_inputs
     from pipelines.model.uncertainty import draw_inputs, summarize
-    from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.queries import query_pl
 
+    scenario = monte_carlo_scenario(con)
+    base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
+    parameters = query_pl(con, "select * from core.scenario_parameters where scenario_id = $s", {"s": scenario})
+    summarize(con, draw_inputs(base, parameters, 100, seed=1))
+    return scenario, base, parameters
+
+
+def mc_peak_worker(warehouse: Path, draws: int) -> int:
+    """The Monte Carlo's memory alone: one ``summarize`` of ``draws`` draws after a 100-draw one; JSON of its peak RSS."""
+    from pipelines.model.uncertainty import draw_inputs, summarize
+    from pipelines.warehouse.database import open_readonly
+
     with open_readonly(warehouse) as con:
-        scenario = monte_carlo_scenario(con)
-        base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
-        parameters = query_pl(con, "select * from core.scenario_parameters where scenario_id = $s", {"s": scenario})
-        summarize(con, draw_inputs(base, parameters, 100, seed=1))  # compile the SQL path once
+        scenario, base, parameters = warm_monte_carlo(con)
         baseline = current_rss_bytes()
         started = time.perf_counter()
         summary = summarize(con, draw_inputs(base, parameters, draws, seed=MC_SEEDS[0]))
@@ -245,19 +253,13 @@ def mc_worker(warehouse: Path, draws: int, check_draws: int) -> int:
     the process's one-time memory growth, the second does not. Peak memory is read after the
     SQL runs, before numpy's.
     """
-    import polars as pl
-
     from bench import numpy_model
-    from pipelines.model.formula import model_view, scenario_inputs
+    from pipelines.model.formula import model_view
     from pipelines.model.uncertainty import draw_inputs, summarize
     from pipelines.warehouse.database import open_readonly
-    from pipelines.warehouse.queries import query_pl
 
     with open_readonly(warehouse) as con:
-        scenario = monte_carlo_scenario(con)
-        base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
-        parameters = query_pl(con, "select * from core.scenario_parameters where scenario_id = $s", {"s": scenario})
-        summarize(con, draw_inputs(base, parameters, 100, seed=1))  # compile the SQL path once
+        scenario, base, parameters = warm_monte_carlo(con)
         baseline = current_rss_bytes()
         sql_runs, numpy_runs = [], []
         for seed in MC_SEEDS:

@@ -36,6 +36,13 @@ class FiniteProvenance(Provenance):
         return floats_are_finite(data)
 
 
+def range_contains_value(data: pa.PolarsData, value: str, low: str, high: str) -> pl.LazyFrame:
+    """``low <= value <= high`` wherever a bound is given."""
+    low_ok = pl.col(low).is_null() | (pl.col(low) <= pl.col(value))
+    high_ok = pl.col(high).is_null() | (pl.col(value) <= pl.col(high))
+    return data.lazyframe.select(low_ok & high_ok)
+
+
 def weak_rows_explained(data: pa.PolarsData) -> pl.LazyFrame:
     """A row whose status is derived or assumed has notes (the arithmetic or the assumption)."""
     weak = pl.col("status").is_in(["derived", "assumed"]).fill_null(False)

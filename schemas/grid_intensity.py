@@ -6,7 +6,7 @@ import pandera.polars as pa
 import polars as pl
 from pandera.engines import polars_engine as pe
 
-from schemas.base import Provenance, weak_rows_explained
+from schemas.base import Provenance, range_contains_value, weak_rows_explained
 from schemas.bounds import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
 
 RESOLUTIONS = ["PT30M", "PT1H", "P1M", "P1Y"]
@@ -168,9 +168,7 @@ class GridIntensity(Provenance):
     @pa.dataframe_check(name="range_contains_value", description="low <= gco2e_per_kwh <= high where a range is given")
     @classmethod
     def range_contains_value(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        low_ok = pl.col("low_gco2e_per_kwh").is_null() | (pl.col("low_gco2e_per_kwh") <= pl.col("gco2e_per_kwh"))
-        high_ok = pl.col("high_gco2e_per_kwh").is_null() | (pl.col("gco2e_per_kwh") <= pl.col("high_gco2e_per_kwh"))
-        return data.lazyframe.select(low_ok & high_ok)
+        return range_contains_value(data, "gco2e_per_kwh", "low_gco2e_per_kwh", "high_gco2e_per_kwh")
 
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed factor has notes")
     @classmethod

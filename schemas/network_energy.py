@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance, weak_rows_explained
+from schemas.base import Provenance, range_contains_value, weak_rows_explained
 
 QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_power", "network_baseline_power",
               "network_marginal_power"]
@@ -49,9 +49,7 @@ class NetworkEnergy(Provenance):
     @pa.dataframe_check(name="range_contains_value", description="low <= value <= high where a range is given")
     @classmethod
     def range_contains_value(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        low_ok = pl.col("low").is_null() | (pl.col("low") <= pl.col("value"))
-        high_ok = pl.col("high").is_null() | (pl.col("value") <= pl.col("high"))
-        return data.lazyframe.select(low_ok & high_ok)
+        return range_contains_value(data, "value", "low", "high")
 
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed value has notes")
     @classmethod
