@@ -216,9 +216,11 @@ def model_view(
     con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
     con.register("model_pattern_rows", pattern_rows())
     con.register("model_frame_methods", frame_method_rows())
-    con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
-    fleets = "model/fleet.sql" if _has_fleets(table, constants) else "model/class_rows.sql"
-    con.execute("create or replace temp view model_evaluation as " + sql_text(fleets))
+    if _has_fleets(table, constants):
+        con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
+        con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))
+    else:  # the class rows are the evaluation: one view, bound once
+        con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
     try:
         yield "model_evaluation"
     finally:
