@@ -91,7 +91,7 @@ def verdict_sentence(frame: pl.DataFrame) -> str:
 def lead(con: duckdb.DuckDBPyConnection) -> Page:
     """The index's lead: a compact verdict chart of the headline bases and the generated verdict sentence."""
     frame = query(con, "verdict").filter(pl.col("is_headline")).with_columns(
-        (pl.col("scenario_id") + " [" + pl.col("basis") + "]").alias("row_label"))
+        (pl.col("scenario_id") + " [" + pl.col("basis") + ", " + pl.col("network_method") + "]").alias("row_label"))
     low, high = claim_bounds(frame)
     chart = verdict_chart(frame, width=330, step=13, label_limit=260,
                           title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "

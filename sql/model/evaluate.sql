@@ -284,21 +284,22 @@ sized as (
     from staged
 ),
 
-resized as (
+-- the resize where it stays within the cap; null otherwise (the fleet stays as counted, over its link)
+capped as (
     select
         sized.*,
-        -- resized up to the cap; otherwise the fleet stays as counted (and over its link)
-        case when fleet_for_link is not null
-                  and whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
-            then greatest(whole_devices(fleet_for_link.n / online_fraction), devices)
-            else devices
-        end as devices_pattern,
-        case when fleet_for_link is not null
-                  and whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
-            then fleet_for_link.s
-            else pipeline_stages
-        end as stages_pattern
+        case when whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
+            then fleet_for_link
+        end as resize
     from sized
+),
+
+resized as (
+    select
+        capped.*,
+        greatest(coalesce(whole_devices(resize.n / online_fraction), devices), devices) as devices_pattern,
+        coalesce(resize.s, pipeline_stages) as stages_pattern
+    from capped
 ),
 
 traffic as (

@@ -112,7 +112,9 @@ def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
     duty-cycle formula N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)); a
     stated count (the paper's) replaces it on peak_flops. Edge added carbon = N x online x
     P_train x h_dev x 365 x T x CI (+ the embodied allocation policy); communication = the
-    paper's radio model. R = cloud total / edge added, with and without communication.
+    scenario's named pattern under its frame's headline network method, the fleet resized to
+    carry it outside the paper's frame (marts.verdict has every method). R = cloud total / edge
+    added, with and without communication.
     Computed by the model's one formula (sql/model/evaluate.sql).
     """
     con = warehouse.connection()
