@@ -34,6 +34,9 @@ TOOLTIP = tooltips(
     ("computed_value:Q", "ours", ",.4g"),
     ("llmcarbon_value:Q", "LLMCarbon", ",.4g"),
     ("llmcarbon_relative_error:Q", "LLMCarbon error", "+.1%"),
+    ("predicted_low:Q", "ours, low", ",.4g"),
+    ("predicted_high:Q", "ours, high", ",.4g"),
+    ("published_within_interval:N", "published inside ours"),
     ("input_status:N", "weakest input status"),
     "inputs:N",
     ("published_citation:N", "published in"),
@@ -97,10 +100,23 @@ def scatter(frame: pl.DataFrame) -> alt.LayerChart:
             tooltip=TOOLTIP,
         )
     )
-    return alt.layer(band, identity, points).properties(
+    ranged = frame.filter(pl.col("predicted_low") < pl.col("predicted_high"))
+    intervals = (
+        alt.Chart(values(ranged))
+        .mark_rule(strokeWidth=2, opacity=0.7)
+        .encode(
+            x=alt.X("published_value:Q", scale=alt.Scale(type="log")),
+            y=alt.Y("predicted_low:Q", scale=alt.Scale(type="log")),
+            y2="predicted_high:Q",
+            color=series_colour(),
+            tooltip=TOOLTIP,
+        )
+    )
+    return alt.layer(band, identity, intervals, points).properties(
         width=700,
         height=460,
-        title=f"Computed against published, one point per case x mode x metric; the band is ±{BAND:.0%}",
+        title=f"Computed against published, one point per case x mode x metric (predictive: the point at the "
+        f"central MFU and goodput, the bar their ranges); the band is ±{BAND:.0%}",
     )
 
 
@@ -188,7 +204,9 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         charts={"validation": scatter(frame), "errors": errors(frame)},
         notes=[
             "Accounting checks that the energy and carbon formulas give what the publication computed from its own "
-            "inputs; predictive checks the FLOPs-based estimate, LLMCarbon's method. Hover a point for its inputs "
+            "inputs; predictive checks the FLOPs-based estimate, LLMCarbon's method, over the goodput (the share of "
+            "elapsed accelerator time that trains). Its point takes the central MFU and goodput, and a vertical bar "
+            "spans their ranges where a case gives them. Hover a point for its inputs, its interval "
             "and LLMCarbon's error. Training FLOPs are 6 x N x D, except for a case declared an encoder-decoder "
             "(T5): its input tokens pass the encoder (N/2) and its targets, 114 per 512 inputs, the decoder "
             "(N/2) (docs/validation.md)."

@@ -79,7 +79,8 @@ def verify(entry: SourceEntry) -> None:
             path,
             f"sha256 mismatch for source '{entry.id}': manifest {entry.manifest_file} says "
             f"{entry.sha256}, file has {actual}. The file was changed after it was registered; "
-            "restore it, or re-register it (edge-carbon register) if the change is deliberate.",
+            "restore it, or, if the change is deliberate, record its new sha256 with "
+            f"`edge-carbon register --refresh {entry.id}`.",
         )
 
 

@@ -14,7 +14,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.warehouse.dictionary import column_comment
 from pipelines.warehouse.queries import query_pl
+from schemas.meta import columns
+from schemas.validation import ValidationCases
 from schemas.vocabulary import PATTERN_ENDS, VERDICT_INFEASIBLE
 
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
@@ -31,6 +34,8 @@ ENDS_END = "<!-- ends:end -->"
 FULL_STUDY_RESULTS = Path("docs") / "results" / "sobol_full.csv"
 VALIDATION_BEGIN = "<!-- validation:begin (rendered by `edge-carbon docs` from marts.validation) -->"
 VALIDATION_END = "<!-- validation:end -->"
+CASE_COLUMNS_BEGIN = "<!-- case-columns:begin (rendered by `edge-carbon docs` from schemas/validation.py ValidationCases) -->"
+CASE_COLUMNS_END = "<!-- case-columns:end -->"
 #: Sobol base samples of the full study (``edge-carbon sobol``) whose drivers docs/findings.md quotes beside the build's.
 FULL_STUDY_BASE_SAMPLES = 8192
 
@@ -144,14 +149,18 @@ def _v(value: float) -> str:
 
 
 def validation_table(con: duckdb.DuckDBPyConnection) -> str:
-    """marts.validation as a Markdown table, then the largest errors per mode."""
+    """marts.validation as a Markdown table, then the largest errors per mode and how many published values the predictive intervals hold."""
     frame = query_pl(con, "select * from marts.validation order by case_id, mode, metric")
-    lines = ["| case | mode | metric | published | ours | error | LLMCarbon | LLMCarbon error | weakest input |",
-             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| case | mode | metric | published | ours | error | ours: low-high | published inside | LLMCarbon | LLMCarbon error "
+             "| weakest input |",
+             "|---|---|---|---:|---:|---:|---|---|---:|---:|---|"]
     for r in frame.iter_rows(named=True):
         llm = ("", "") if r["llmcarbon_value"] is None else (_v(r["llmcarbon_value"]), f"{r['llmcarbon_relative_error']:+.1%}")
+        interval, inside = ("", "") if r["predicted_low"] is None else (
+            "no range" if r["predicted_low"] == r["predicted_high"] else f"{_v(r['predicted_low'])}-{_v(r['predicted_high'])}",
+            "yes" if r["published_within_interval"] else "no")
         lines.append(f"| `{r['case_id']}` | {r['mode']} | {r['metric']} | {_v(r['published_value'])} | {_v(r['computed_value'])} "
-                     f"| {r['relative_error']:+.1%} | {llm[0]} | {llm[1]} | {r['input_status']} |")
+                     f"| {r['relative_error']:+.1%} | {interval} | {inside} | {llm[0]} | {llm[1]} | {r['input_status']} |")
     worst = query_pl(con, """
         select mode, max(abs(relative_error)) as ours, max(abs(llmcarbon_relative_error)) as llmcarbon, count(*) as n
         from marts.validation
@@ -165,6 +174,35 @@ def validation_table(con: duckdb.DuckDBPyConnection) -> str:
         else:
             lines.append(f"Largest predictive carbon error on the {r['n']} cases LLMCarbon covers: ours {r['ours']:.1%}, "
                          f"LLMCarbon's {r['llmcarbon']:.1%}.")
+    predictive = frame.filter(pl.col("mode") == "predictive")
+    if predictive.height:
+        inside = predictive.get_column("published_within_interval").sum()
+        ranged = predictive.filter(pl.col("predicted_low") < pl.col("predicted_high")).height
+        lines.append(f"Published value inside the predicted interval: {inside} of {predictive.height} predictive values "
+                     f"({ranged} of them with an MFU or goodput range).")
+    return "\n".join(lines)
+
+
+_CASE_COMPANIONS = ("_status", "_citation", "_low", "_high")
+_CASE_TYPES = {"Float64": "number", "String": "text", "Boolean": "true / false"}
+
+
+def case_columns_table() -> str:
+    """The columns of sources/curated/validation_cases.csv (schemas/validation.py ValidationCases) as a Markdown table.
+
+    A value column X is listed once with the companions the model gives it (``X_status``,
+    ``X_citation``, ``X_low``, ``X_high``); the provenance columns are the loader's, not the file's.
+    """
+    cols = {name: col for name, col in columns(ValidationCases).items() if name not in ("source_id", "source_file", "source_row")}
+    companions = {name: [f"`{name}{suffix}`" for suffix in _CASE_COMPANIONS if f"{name}{suffix}" in cols] for name in cols}
+    listed = {f"{name}{suffix}" for name in cols for suffix in _CASE_COMPANIONS if companions[name]}
+    lines = ["| column | with | type | required | meaning |", "|---|---|---|---|---|"]
+    for name, col in cols.items():
+        if name in listed:
+            continue
+        kind = _CASE_TYPES.get(str(col.dtype), str(col.dtype))
+        meaning = column_comment(name, col.description).replace("|", r"\|")
+        lines.append(f"| `{name}` | {', '.join(companions[name])} | {kind} | {'no' if col.nullable else 'yes'} | {meaning} |")
     return "\n".join(lines)
 
 
@@ -202,5 +240,6 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
         text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full))
     findings.write_text(text)
     validation = root / "docs" / "validation.md"
-    validation.write_text(replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con)))
+    text = replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con))
+    validation.write_text(replace_between(text, CASE_COLUMNS_BEGIN, CASE_COLUMNS_END, case_columns_table()))
     return [readme, findings, validation]

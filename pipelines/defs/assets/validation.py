@@ -26,8 +26,9 @@ VALIDATION_CASES = staging_table(
 
     Grain: one published training run (``kind = case``: its energy and operational carbon, and
     accelerator-hours, power per accelerator, PUE, grid intensity, active parameters, tokens,
-    architecture (and an encoder-decoder's target tokens per input token), peak and MFU, each
-    with a status and a citation) or one published headline without the
+    architecture (and an encoder-decoder's target tokens per input token), peak, MFU and goodput
+    (the share of elapsed accelerator time that trains; MFU and goodput with their ranges), each
+    value column X with its X_status and X_citation) or one published headline without the
     inputs to recompute it (``kind = headline``, with why). Patterson et al. 2021 Table 4 (T5,
     Meena, GShard-600B, Switch Transformer, GPT-3), BLOOM's final run (Luccioni et al.), OPT-175B
     (Zhang et al.; predictive inputs only), and LLMCarbon's prediction where it covers a case. No
@@ -66,23 +67,31 @@ def validation(warehouse: Warehouse) -> dg.MaterializeResult:
     operational carbon from its own accelerator-hours, power, PUE and grid intensity (job_kwh,
     job_kgco2e); predictive starts from training FLOPs (training_flops: 6 x N x D, or for a case
     declared an encoder-decoder 6 x N/2 x D input tokens + 6 x N/2 x D x r target tokens) at the
-    accelerator's peak x a sourced MFU (accelerator_hours), then the same power, PUE and grid.
-    Relative error = (computed - published) / published; LLMCarbon's prediction and error sit
-    beside ours where it covers the case.
+    accelerator's peak x a sourced MFU x goodput (accelerator_hours: elapsed hours, lost time
+    included), then the same power, PUE and grid. The predictive point takes the case's central
+    MFU and goodput; predicted_low .. predicted_high span their ranges, and
+    published_within_interval says whether the published value lies inside. Relative error =
+    (computed - published) / published; LLMCarbon's prediction and error sit beside ours where it
+    covers the case.
     """
     result = VALIDATION.build(warehouse.connection())
     frame = query_pl(warehouse.connection(), "select * from marts.validation")
     lines = [
-        "| case | mode | metric | published | ours | error | LLMCarbon error |",
-        "|---|---|---|---:|---:|---:|---:|",
+        "| case | mode | metric | published | ours | error | ours: low-high | LLMCarbon error |",
+        "|---|---|---|---:|---:|---:|---|---:|",
     ]
     for r in frame.iter_rows(named=True):
         llm = (
             "" if r["llmcarbon_relative_error"] is None else f"{r['llmcarbon_relative_error']:+.1%}"
         )
+        interval = (
+            ""
+            if r["predicted_low"] is None
+            else f"{r['predicted_low']:,.4g}-{r['predicted_high']:,.4g}"
+        )
         lines.append(
             f"| {r['case_id']} | {r['mode']} | {r['metric']} | {r['published_value']:,.4g} | {r['computed_value']:,.4g} "
-            f"| {r['relative_error']:+.1%} | {llm} |"
+            f"| {r['relative_error']:+.1%} | {interval} | {llm} |"
         )
     metadata = {
         **result.metadata,
@@ -101,7 +110,8 @@ def validation(warehouse: Warehouse) -> dg.MaterializeResult:
 def every_case_present(warehouse: Warehouse) -> dg.AssetCheckResult:
     missing = warehouse.read("""
         select case_id from staging.validation_cases
-        where kind = 'case' and accelerator_hours is not null and power_w is not null and pue is not null
+        where kind = 'case' and accelerator_hours is not null and power_w is not null
+            and (pue is not null or power_w_includes_pue)
         except
         select case_id from marts.validation where mode = 'accounting'
     """)
