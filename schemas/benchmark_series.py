@@ -7,13 +7,18 @@ import polars as pl
 
 from schemas.base import Provenance
 
+#: The paper claims a series can reproduce: the Table 1 energies, each read by
+#: marts.paper_reproduction from the one series marked with it (its logs' option ``reproduces``).
+TABLE1_CLAIMS = ("T1_cloud_energy", "T1_laptop_energy", "T1_phone_energy")
+
 
 class BenchmarkSeries(Provenance):
     """Grain: one series (``series_id``) = the repeated runs of one device and workload.
 
-    Derived from staging.benchmark_runs. ``energy_j_ci95_low``/``high`` is the Student-t 95%
-    confidence interval of the mean run energy: mean +/- t(0.975, n-1) x sd / sqrt(n); null
-    for a single run. The series has no file of its own, so ``source_id`` and ``source_file``
+    Any number of series may share a device and workload (each log registered with a
+    series_id of its own is one). Derived from staging.benchmark_runs.
+    ``energy_j_ci95_low``/``high`` is the Student-t 95% confidence interval of the mean run
+    energy: mean +/- t(0.975, n-1) x sd / sqrt(n); null for a single run. The series has no file of its own, so ``source_id`` and ``source_file``
     are those of the series' first run (earliest ``started_at``, then ``run_id``) and
     ``source_row`` is null; every run's own source is in staging.benchmark_runs.
     """
@@ -33,6 +38,12 @@ class BenchmarkSeries(Provenance):
     mean_power_w_ci95_low: float = pa.Field(nullable=True, description="Lower end of the 95% CI of the mean power (W); null for one run.")
     mean_power_w_ci95_high: float = pa.Field(nullable=True, description="Upper end of the 95% CI of the mean power (W); null for one run.")
     is_synthetic: bool = pa.Field(description="True if the runs were synthesised (not measured).")
+    reproduces: str = pa.Field(
+        nullable=True, isin=list(TABLE1_CLAIMS),
+        description="The paper claim (staging.paper_claims.claim_id) this series reproduces, from the option reproduces of its "
+                    "logs' manifest entries: set on the paper's own Table 1 series only, each claim on one series; null for "
+                    "every other series (a user's own logs among them), which marts.paper_reproduction does not read.",
+    )
 
     class Config:
         strict = True

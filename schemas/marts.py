@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.benchmark_series import TABLE1_CLAIMS
+from schemas.device_specs import DEVICE_CLASSES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
@@ -31,11 +33,12 @@ def whole_at_least_one(data: pa.PolarsData) -> pl.LazyFrame:
 
 
 class TrainingEnergy(pa.DataFrameModel):
-    """marts.training_energy (paper Table 1). Grain: device x workload (a benchmark series)."""
+    """marts.training_energy (paper Table 1). Grain: one benchmark series (repeated runs of one
+    device and workload); any number of series may share a device and workload."""
 
     series_id: str = pa.Field(unique=True, description="Benchmark series (repeated runs).")
-    device_id: str = pa.Field(description="Device (joins staging.device_specs.base_device_id).")
-    device_class: str = pa.Field(description="cloud_gpu | workstation_gpu | laptop | smartphone | ...")
+    device_id: str = pa.Field(description="Device: a base_device_id of staging.device_specs, the one id of a device (a run on any other id is quarantined).")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="The device's class in staging.device_specs: cloud_gpu | workstation_gpu | laptop | smartphone | desktop.")
     model: str = pa.Field(nullable=True, description="ML model trained, e.g. OPT-125M.")
     workload: str = pa.Field(description="Workload of the series.")
     n_runs: int = pa.Field(ge=1, description="Repeated runs.")
@@ -44,10 +47,20 @@ class TrainingEnergy(pa.DataFrameModel):
     energy_j_ci95_high: float = pa.Field(nullable=True, description="95% CI of the mean, high, J.")
     duration_s_mean: float = pa.Field(gt=0, description="Mean run duration, s.")
     mean_power_w_mean: float = pa.Field(gt=0, description="Mean power, W.")
-    energy_ratio_vs_cloud_gpu: float = pa.Field(nullable=True, description="Reference GPU energy / this energy (same workload); > 1 means less energy than the GPU.")
-    slowdown_vs_cloud_gpu: float = pa.Field(nullable=True, description="This duration / reference GPU duration.")
+    energy_ratio_vs_cloud_gpu: float = pa.Field(nullable=True, description="Reference series' energy / this energy (same workload); > 1 means less energy than the GPU.")
+    slowdown_vs_cloud_gpu: float = pa.Field(nullable=True, description="This duration / reference series' duration.")
     reference_device_id: str = pa.Field(description="The reference cloud GPU.")
+    reference_series_id: str = pa.Field(
+        nullable=True,
+        description="The reference GPU's series the ratios divide by: of its series of this workload, the one that reproduces "
+                    "the paper, else the first by series_id; null when it has none.",
+    )
     is_synthetic: bool = pa.Field(description="True when the logs are synthesised, not measured.")
+    reproduces: str = pa.Field(
+        nullable=True, isin=list(TABLE1_CLAIMS),
+        description="The paper claim this series reproduces (marts.paper_reproduction reads it from this series only); null for "
+                    "every other series.",
+    )
     source_id: str = pa.Field(description="Source of the series' first run (joins staging.sources).")
 
     class Config:
@@ -57,6 +70,13 @@ class TrainingEnergy(pa.DataFrameModel):
     @classmethod
     def ratios_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return finite_positive(data)
+
+    @pa.check("reproduces", name="one_series_per_claim")
+    @classmethod
+    def one_series_per_claim(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """A paper claim is reproduced by one series at most."""
+        col = pl.col(data.key)
+        return data.lazyframe.select(col.is_null() | ~col.is_duplicated())
 
 
 class LifecycleCarbon(pa.DataFrameModel):

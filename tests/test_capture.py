@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import os
@@ -18,6 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs the capture extra: make test EXTRAS=dev,capture")
 
+from pipelines.cli import main as edge_carbon
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 from tools.capture import backends
 from tools.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
@@ -252,12 +254,37 @@ def test_typed_options_are_written_as_toml_values(tmp_path: Path) -> None:
     assert b["options"] == {"run_id": "b", "is_synthetic": True, "idle_baseline_w": 12.5}
 
 
-def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _add_device(sources: Path, device_id: str) -> None:
+    """A row of the device specs for the fake backend's device, added the documented way
+    (docs/data.md, "A device"): appended, then the file re-registered."""
+    specs = sources / "curated" / "device_specs.csv"
+    with specs.open(encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle))
+    row = dict.fromkeys(header, "") | {
+        "device_id": device_id, "base_device_id": device_id, "device_class": "workstation_gpu", "vendor": "none",
+        "model": "FAKE capture backend", "accelerator": "none (NOT A MEASUREMENT)", "fp32_tflops": "1", "year": "2026",
+        "status": "assumed", "citation": "edge-carbon-capture's fake backend (tools/capture/backends.py)",
+        "citation_url": "https://example.invalid/fake-backend",
+        "notes": "A test device: the fake backend writes a constant power and measures no hardware; no bandwidth, memory or TDP.",
+    }
+    with specs.open("a", encoding="utf-8", newline="") as handle:
+        csv.DictWriter(handle, fieldnames=header, lineterminator="\n").writerow(row)
+    assert edge_carbon(["register", "--refresh", "curated_device_specs"]) == 0
+
+
+def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     from tests.conftest import build
 
     sources, manifest_path = captured
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     monkeypatch.setenv(SOURCES_ENV, str(sources))
+    # the fake backend's device has no row in the device specs: its class would be unknown, so nothing is registered
+    capsys.readouterr()
+    assert main(["register", str(manifest_path)]) == 2
+    assert f"register: device_id {manifest['device_id']!r} is not in sources/curated/device_specs.csv" in capsys.readouterr().err
+    assert not (sources / "manifest" / "local.toml").exists()
+    _add_device(sources, manifest["device_id"])
     assert main(["register", str(manifest_path)]) == 0
     local = (sources / "manifest" / "local.toml").read_text(encoding="utf-8")
     assert local.count("[[source]]") >= REPEATS and "is_synthetic = true" in local

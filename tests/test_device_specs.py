@@ -28,6 +28,7 @@ REQUIRED_BASE_IDS = {
     "nvidia-a40",
     "nvidia-p100",
     "nvidia-quadro-rtx-6000",
+    "intel-core-i7-8850h",
 }
 COLUMNS = [
     "device_id",
@@ -155,6 +156,10 @@ def test_paper_table_figures(specs: pl.DataFrame) -> None:
     assert (a5000["fp32_tflops"], a5000["mem_bandwidth_gb_per_s"], a5000["memory_gb"], a5000["tdp_w"]) == (27.8, 768.0, 24.0, 230.0)
     m2 = row["apple-m2-pro-19c"]
     assert (m2["npu_tops"], m2["mem_bandwidth_gb_per_s"], m2["memory_gb"], m2["tdp_w"]) == (15.8, 200.0, 16.0, None)
+    # The CodeCarbon fixture's CPU: 6 cores x 2 AVX2 FMA units x 8 FP32 lanes x 2 FLOP x 2.60 GHz, FP64 half of it.
+    i7 = row["intel-core-i7-8850h"]
+    assert (i7["fp32_tflops"], i7["fp64_tflops"]) == (round(6 * 2 * 8 * 2 * 2.6e9 / 1e12, 3), round(6 * 2 * 4 * 2 * 2.6e9 / 1e12, 2))
+    assert (i7["mem_bandwidth_gb_per_s"], i7["tdp_w"], i7["device_class"], i7["base_device_id"]) == (41.8, 45.0, "laptop", "intel-core-i7-8850h")
     # The H100 roofline ratio the reviewers cite: HBM vs a phone's LPDDR5.
     assert round(sxm["mem_bandwidth_gb_per_s"] / row["qualcomm-sd888-a660-138"]["mem_bandwidth_gb_per_s"]) == 65
 
@@ -169,6 +174,7 @@ def test_every_row_is_sourced_and_explained(specs: pl.DataFrame) -> None:
         "qualcomm-sd888-a660-172",
         "nvidia-v100",
         "nvidia-p100",
+        "intel-core-i7-8850h",
     }
     assert flagged.get_column("notes").is_not_null().all()
     missing_tdp = specs.filter(pl.col("tdp_w").is_null()).get_column("device_class").unique().sort().to_list()

@@ -190,3 +190,26 @@ def test_single_run_series_has_no_interval_and_unseriesed_runs_are_left_out() ->
 def test_a_series_mixing_devices_is_refused() -> None:
     with pytest.raises(ManifestError, match="series 's' mixes"):
         series_from_runs(_runs([1.0, 2.0], device_id=["a", "b"]))
+
+
+def _sourced(runs: pl.DataFrame, prefix: str) -> pl.DataFrame:
+    return runs.with_columns((pl.lit(prefix) + pl.col("source_id")).alias("source_id"))
+
+
+def test_series_of_one_device_and_workload_coexist_and_only_the_marked_one_reproduces() -> None:
+    paper, mine = _sourced(_runs([10.0, 12.0], series="paper"), "paper_"), _sourced(_runs([11.0], series="mine"), "mine_")
+    out = series_from_runs(pl.concat([paper, mine]), {"paper_src0": "T1_laptop_energy", "paper_src1": "T1_laptop_energy"})
+    assert out.select("series_id", "device_id", "workload", "n_runs", "energy_j_mean", "reproduces").rows() == [
+        ("mine", "d", "w", 1, 11.0, None), ("paper", "d", "w", 2, 11.0, "T1_laptop_energy")]
+
+
+def test_a_claim_is_reproduced_by_one_series() -> None:
+    paper, mine = _sourced(_runs([10.0, 12.0], series="paper"), "paper_"), _sourced(_runs([11.0], series="mine"), "mine_")
+    claims = {"paper_src0": "T1_laptop_energy", "paper_src1": "T1_laptop_energy", "mine_src0": "T1_laptop_energy"}
+    with pytest.raises(ManifestError, match=r"claim 'T1_laptop_energy' is reproduced by the series 'mine' \(source mine_src0\) and "
+                                            r"'paper' \(sources paper_src0, paper_src1\); .*drop the option reproduces from the others"):
+        series_from_runs(pl.concat([paper, mine]), claims)
+    # a run added to the paper's series without the mark mixes it
+    with pytest.raises(ManifestError, match=r"series 'paper' mixes reproduces 'T1_laptop_energy' \(source paper_src0\) and none "
+                                            r"\(source paper_src1\); .*give the other runs a series_id of their own"):
+        series_from_runs(paper, {"paper_src0": "T1_laptop_energy"})

@@ -173,3 +173,23 @@ def test_training_energy_ratio_and_ci(built_warehouse: Path) -> None:
     assert mart["qualcomm-sd888"][3] == pytest.approx(gpu_mean / phone_mean)  # ~55.0 / 35.1 = 1.57
     assert mart["qualcomm-sd888"][4] == pytest.approx(phone_time / gpu_time)  # ~3510 / 250 = 14
     assert mart["qualcomm-sd888"][3] == pytest.approx(1.57, abs=0.03)
+
+
+def test_every_run_resolves_to_a_device_class(built_warehouse: Path) -> None:
+    """One id per device: every run of the shipped logs names a base_device_id of the device specs,
+    no run was quarantined for its device, and every series has its device's class."""
+    with open_readonly(built_warehouse) as con:
+        runs = query_pl(con, "select distinct runs.device_id, specs.device_class from staging.benchmark_runs as runs "
+                             "left join (select distinct base_device_id, device_class from staging.device_specs) as specs "
+                             "on specs.base_device_id = runs.device_id order by 1").rows()
+        quarantined = query_pl(con, "select count(*) from quarantine.rejected_rows where check_name = 'known_device'").item()
+        series = query_pl(con, "select series_id, device_id, device_class, reproduces, reference_series_id "
+                               "from marts.training_energy order by series_id").rows()
+    assert runs == [("apple-m1", "laptop"), ("apple-m2-pro", "laptop"), ("intel-core-i7-8850h", "laptop"),
+                    ("nvidia-a40", "cloud_gpu"), ("nvidia-p100", "cloud_gpu"), ("nvidia-quadro-rtx-6000", "workstation_gpu"),
+                    ("nvidia-rtx-a5000", "workstation_gpu"), ("nvidia-v100", "cloud_gpu"), ("qualcomm-sd888", "smartphone")]
+    assert quarantined == 0
+    # the paper's own series, each marked with the claim it reproduces; the ratios divide by the paper's GPU series
+    assert series == [("table1_gpu", "nvidia-rtx-a5000", "workstation_gpu", "T1_cloud_energy", "table1_gpu"),
+                      ("table1_laptop", "apple-m2-pro", "laptop", "T1_laptop_energy", "table1_gpu"),
+                      ("table1_phone", "qualcomm-sd888", "smartphone", "T1_phone_energy", "table1_gpu")]

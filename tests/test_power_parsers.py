@@ -462,6 +462,35 @@ def test_a_log_without_valid_samples_is_a_quarantined_run(tmp_path: Path) -> Non
     assert tables.samples.rejects.select("source_row", "column_name").rows() == [(2, "Main(mA)")]
 
 
+def test_a_run_on_a_device_without_a_class_is_quarantined_with_the_fix(tmp_path: Path) -> None:
+    devices = {"phone.csv": "qualcomm-sd888", "variant.csv": "qualcomm-sd888-a660-138", "unknown.csv": "no-such-phone"}
+    entries = []
+    for name, device in devices.items():
+        (tmp_path / name).write_text(MONSOON)
+        options = {"run_id": name, "started_at": "2024-01-01T00:00:00Z", "device_id": device, "workload": "w"}
+        entries.append(entry_for(tmp_path / name, kind="monsoon", table=SAMPLES_TABLE, options=options, source_id=name))
+    cc = tmp_path / "cc.csv"
+    cc.write_text(codecarbon_file(V2))
+    entries.append(entry_for(cc, kind="codecarbon", table=RUNS_TABLE, options={}, source_id="cc"))
+    tables = stage_power_logs(entries[:3], entries[3:], run_id="test")
+    assert tables.runs.frame.select("run_id", "device_id").rows() == [("phone.csv", "qualcomm-sd888")]
+    rejected = {(r["source_id"], r["source_row"], r["column_name"], r["check_name"], r["value"]): r["reason"]
+                for r in tables.runs.rejects.iter_rows(named=True) if r["check_name"] == "known_device"}
+    known = ("apple-a17-pro, apple-m1, apple-m2-pro, apple-m4-max, apple-m4-pro, intel-core-i7-8850h, nvidia-a40, nvidia-h100-pcie, "
+             "nvidia-h100-sxm, nvidia-h200-sxm, nvidia-p100, nvidia-quadro-rtx-6000, nvidia-rtx-a5000, nvidia-v100, qualcomm-sd888")
+    unknown = "device_id {!r} is not in sources/curated/device_specs.csv; add a row there and run " \
+              "`edge-carbon register --refresh curated_device_specs`, or use one of: " + known
+    slug = "intel-r-core-tm-i7-8850h-cpu-2-60ghz"  # CodeCarbon's cpu_model, where the manifest names no device
+    assert rejected == {
+        ("variant.csv", None, "device_id", "known_device", "qualcomm-sd888-a660-138"):
+            "device_id 'qualcomm-sd888-a660-138' is a spec variant of the device 'qualcomm-sd888' (sources/curated/device_specs.csv); "
+            "a run names its device by its base_device_id: use device_id=qualcomm-sd888",
+        ("unknown.csv", None, "device_id", "known_device", "no-such-phone"): unknown.format("no-such-phone"),
+        **{("cc", row, "device_id", "known_device", slug): unknown.format(slug) for row in (2, 3, 5)},
+    }
+    assert tables.series.frame.height == 0  # none of the runs has a series
+
+
 def test_materialise_power_logs_with_the_shipped_sources(tmp_path: Path) -> None:
     from pipelines.defs.partitions import sync_power_logs
 

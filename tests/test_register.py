@@ -8,6 +8,7 @@ and leaves every manifest file and the scenarios folder byte for byte as they we
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 import shutil
 import tomllib
 from collections.abc import Iterator
@@ -20,10 +21,13 @@ from pipelines.cli import main
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import load_manifest
 from pipelines.ingest.registration import KIND_OPTIONS, kind_parsers, toml_value
-from pipelines.paths import SOURCES_DIR, SOURCES_ENV
+from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 
 GPU_LOG = "power/synthetic/table1_gpu_r1.csv"
 OWN_LOG = "power/own/gpu_run.csv"
+#: Copies of the shipped CodeCarbon files: their devices and run ids are those of the shipped runs.
+OWN_CODECARBON = {"power/codecarbon/emissions_valid_headers.csv": "power/own/emissions_i7.csv",
+                  "power/codecarbon/emissions_example_apple-m1.csv": "power/own/emissions_m1.csv"}
 
 
 def _copy_sources(root: Path) -> Path:
@@ -31,6 +35,8 @@ def _copy_sources(root: Path) -> Path:
     shutil.copytree(SOURCES_DIR, sources)
     (sources / "power" / "own").mkdir()
     shutil.copyfile(sources / GPU_LOG, sources / OWN_LOG)
+    for shipped, own in OWN_CODECARBON.items():
+        shutil.copyfile(sources / shipped, sources / own)
     (sources / "own").mkdir()
     shutil.copyfile(sources / "scenarios" / "paper_figure.csv", sources / "own" / "hand_written.csv")
     return sources
@@ -137,6 +143,41 @@ REFUSALS = {
                           "--range horizon_years needs --set horizon_years=VALUE too"),
     "scenario status": (["scenario", "new", "mine", "--extends", "paper_text", "--set", "edge_hours_per_day=6", "--status", "guess"],
                         "--status 'guess' is not one of"),
+    # a run whose device would resolve to no device class, and keys a later table would refuse
+    "unknown device": ([*GOOD_LOG, *[o.replace("nvidia-rtx-a5000", "nvidia-a100") for o in GOOD_OPTIONS]],
+                       "register: device_id 'nvidia-a100' is not in sources/curated/device_specs.csv; add a row there and run "
+                       "`edge-carbon register --refresh curated_device_specs`, or use one of: apple-a17-pro, apple-m1, apple-m2-pro, "
+                       "apple-m4-max, apple-m4-pro, intel-core-i7-8850h, nvidia-a40, "),
+    "device variant": ([*GOOD_LOG, *[o.replace("nvidia-rtx-a5000", "apple-m2-pro-19c") for o in GOOD_OPTIONS]],
+                       "register: device_id 'apple-m2-pro-19c' is a spec variant of the device 'apple-m2-pro' "
+                       "(sources/curated/device_specs.csv); a run names its device by its base_device_id: use device_id=apple-m2-pro"),
+    "device from the file": (["register", "sources/power/own/emissions_i7.csv", "--id", "x1", "--kind", "codecarbon", "--title", "t"],
+                             "register: device_id 'intel-r-core-tm-i7-8850h-cpu-2-60ghz' is not in sources/curated/device_specs.csv"),
+    "runs registered already": (["register", "sources/power/own/emissions_m1.csv", "--id", "x1", "--kind", "codecarbon", "--title", "t",
+                                 "--option", "device_id=apple-m1"],
+                                "register: sources/power/own/emissions_m1.csv: run_id '0363e539-2e1b-40b7-bb49-9ff656b0f63e' is also a run "
+                                "of sources/power/codecarbon/emissions_example_apple-m1.csv (source codecarbon_example_apple_m1); "
+                                "run ids must be unique across files; register each run once: a file that repeats registered runs is "
+                                "a newer copy of that file (CodeCarbon appends to one emissions.csv), so copy it over "
+                                "sources/power/codecarbon/emissions_example_apple-m1.csv and run "
+                                "`edge-carbon register --refresh codecarbon_example_apple_m1` instead"),
+    "series of another device": ([*GOOD_LOG, *[o.replace("series_id=my_gpu", "series_id=table1_phone") for o in GOOD_OPTIONS]],
+                                 "register: series 'table1_phone' mixes device_id 'nvidia-rtx-a5000' (source my_gpu_run1) and "
+                                 "'qualcomm-sd888' (sources synthetic_table1_phone_r1, synthetic_table1_phone_r2, synthetic_table1_phone_r3 "
+                                 "and 2 more); the runs of a series repeat one device, model and workload: give the other runs a series_id "
+                                 "of their own"),
+    "the paper's series": ([*GOOD_LOG, *[o.replace("series_id=my_gpu", "series_id=table1_gpu").replace("my copy", "paper Table 1")
+                                         for o in GOOD_OPTIONS]],
+                           "register: series 'table1_gpu' mixes is_synthetic false (source my_gpu_run1) and true (sources "),
+    "claim taken": ([*GOOD_LOG, *GOOD_OPTIONS, "--option", "reproduces=T1_cloud_energy"],
+                    "register: claim 'T1_cloud_energy' is reproduced by the series 'my_gpu' (source my_gpu_run1) and 'table1_gpu' "
+                    "(sources synthetic_table1_gpu_r1, synthetic_table1_gpu_r2, synthetic_table1_gpu_r3 and 2 more); only the "
+                    "paper's own series of a claim reproduces it: drop the option reproduces from the others"),
+    "unknown claim": ([*GOOD_LOG, *GOOD_OPTIONS, "--option", "reproduces=T1_gpu_energy"],
+                      "give one of T1_cloud_energy, T1_laptop_energy, T1_phone_energy"),
+    "claim without a series": ([*GOOD_LOG, *GOOD_OPTIONS[:4], *GOOD_OPTIONS[8:], "--option", "reproduces=T1_laptop_energy"],
+                               "register: source my_gpu_run1 reproduces 'T1_laptop_energy' but its runs have no series_id; give it the "
+                               "option series_id, or drop the option reproduces"),
 }
 
 
@@ -216,18 +257,16 @@ def test_register_writes_typed_toml_atomically(own_sources: Path, capsys: pytest
     assert "my_gpu_run1" in partitions and "my_zone" not in partitions
 
 
-def test_unknown_device_is_a_warning(own_sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    options = [o.replace("nvidia-rtx-a5000", "nvidia-a100") for o in GOOD_OPTIONS]
-    code, out, err = _run(capsys, [*GOOD_LOG, *options])
-    assert code == 0
-    assert err.startswith("register: warning: device_id 'nvidia-a100' is not in sources/curated/device_specs.csv")
-    assert "registered my_gpu_run1" in out
-
-
-def test_series_on_another_device_is_a_warning(own_sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    options = [o.replace("series_id=my_gpu", "series_id=table1_phone") for o in GOOD_OPTIONS]
-    code, _, err = _run(capsys, [*GOOD_LOG, *options, "--dry-run"])
-    assert code == 0 and "register: warning: series 'table1_phone' already holds runs on" in err
+def test_two_logs_with_the_same_content_are_two_runs(own_sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copyfile(own_sources / OWN_LOG, own_sources / "power" / "own" / "gpu_run_again.csv")
+    code, out, err = _run(capsys, [*GOOD_LOG, *GOOD_OPTIONS])
+    assert code == 0 and err == "" and "registered my_gpu_run1" in out
+    again = [*[a.replace("gpu_run.csv", "gpu_run_again.csv").replace("my_gpu_run1", "my_gpu_run2") for a in GOOD_LOG],
+             *[o.replace("run_id=my_gpu_run1", "run_id=my_gpu_run2") for o in GOOD_OPTIONS]]
+    code, out, err = _run(capsys, again)
+    assert code == 0 and err == "" and "registered my_gpu_run2" in out
+    series = {e.id: (e.sha256, e.options["series_id"]) for e in load_manifest(own_sources) if e.id in ("my_gpu_run1", "my_gpu_run2")}
+    assert series["my_gpu_run1"] == series["my_gpu_run2"] == (sha256_file(own_sources / GPU_LOG), "my_gpu")
 
 
 def test_scenario_override_leaving_the_monte_carlo_warns(sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -302,3 +341,72 @@ def test_writers_of_the_manifest_take_turns_and_a_dry_run_never_waits(own_source
     assert done == [0] and "my_gpu_run1" in {e.id for e in load_manifest(own_sources)}
     err = capsys.readouterr().err
     assert f"waiting for the manifest lock ({manifest_lock_path()}), held by a test holding it (pid " in err
+
+
+DATA_MD = PROJECT_ROOT / "docs" / "data.md"
+#: The files docs/data.md's power-log example copies from the home folder, as the shipped logs
+#: (of the paper's RTX A5000 and M2 Pro runs) the test puts there: same content, other runs.
+HOME_FILES = {"gpu_run.csv": "power/synthetic/table1_gpu_r1.csv", "m2_run.txt": "power/synthetic/table1_laptop_r1.txt"}
+
+
+def documented_log_example() -> list[list[str]]:
+    """The commands of the code block of docs/data.md's "A benchmark power log", as argv (line
+    continuations joined, comments dropped)."""
+    text = DATA_MD.read_text(encoding="utf-8")
+    section = text[text.index("## A benchmark power log"):]
+    start = section.index("```bash\n") + len("```bash\n")
+    block = section[start:section.index("```", start)]
+    return [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+@pytest.mark.slow  # a full build of the sources with the documented logs registered, beside the shared one without them
+def test_the_documented_logs_build_as_series_of_their_own(built_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import build
+
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, sources)
+    monkeypatch.setenv(SOURCES_ENV, str(sources))
+    monkeypatch.chdir(tmp_path)
+    setup, *registrations, make = documented_log_example()
+    # the block as written: mkdir -p DIR && cp ~/FILE... DIR/, the two registrations, then make run
+    assert setup[:5] == ["mkdir", "-p", "sources/power/own", "&&", "cp"] and setup[-1] == "sources/power/own/"
+    assert [Path(name).name for name in setup[5:-1]] == list(HOME_FILES)
+    assert len(registrations) == 2 and make == ["make", "run"]
+    (tmp_path / setup[2]).mkdir(parents=True)
+    for name, shipped in HOME_FILES.items():
+        shutil.copyfile(SOURCES_DIR / shipped, tmp_path / setup[2] / name)
+    for argv in registrations:
+        assert argv[:2] == [".venv/bin/edge-carbon", "register"] and "--dry-run" not in argv
+        code, out, err = _run(capsys, argv[1:])
+        assert code == 0 and err == "", err
+        assert out.startswith(f"registered {argv[argv.index('--id') + 1]} in sources/manifest/local.toml")
+    result = build(tmp_path / "wh" / "edge_carbon.duckdb")  # what make run builds, at the test run config
+    assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
+    with duckdb.connect(str(tmp_path / "wh" / "edge_carbon.duckdb"), read_only=True) as con:
+        con.execute(f"attach '{built_warehouse}' as without (read_only)")
+        # the paper's reproduction is the one built without the two logs, row for row both ways
+        for left, right in (("marts", "without.marts"), ("without.marts", "marts")):
+            assert con.execute(f"select count(*) from (select * from {left}.paper_reproduction "  # noqa: S608 - test constants
+                               f"except all select * from {right}.paper_reproduction)").fetchone()[0] == 0
+        paper = con.execute("select count(*) from (select * from marts.training_energy where series_id like 'table1_%' "
+                            "except all select * from without.marts.training_energy)").fetchone()[0]
+        mine = {r[0]: r[1:] for r in con.execute(
+            "select series_id, device_id, device_class, workload, n_runs, energy_j_mean, energy_j_ci95_low, reproduces, "
+            "reference_series_id, energy_ratio_vs_cloud_gpu from marts.training_energy where series_id like 'my_%'").fetchall()}
+        runs = dict(con.execute("select run_id, energy_j from staging.benchmark_runs "
+                                "where run_id in ('table1_gpu_r1', 'table1_laptop_r1', 'my_a5000_run1', 'my_m2pro_run1')").fetchall())
+        gpu_mean = con.execute("select energy_j_mean from marts.training_energy where series_id = 'table1_gpu'").fetchone()[0]
+        rejected = con.execute("select count(*) from quarantine.rejected_rows where source_id like 'my_%'").fetchone()[0]
+    assert paper == 0  # the paper's three series are as they were
+    workload = "OPT-125M training, paper Table 1"
+    assert set(mine) == {"my_a5000", "my_m2pro"}
+    assert mine["my_a5000"][:4] == ("nvidia-rtx-a5000", "workstation_gpu", workload, 1)
+    assert mine["my_m2pro"][:4] == ("apple-m2-pro", "laptop", workload, 1)
+    # each is its one run, the same content as the paper's first run of that device: the same energy
+    assert mine["my_a5000"][4] == pytest.approx(runs["my_a5000_run1"], rel=1e-12) and runs["my_a5000_run1"] == pytest.approx(runs["table1_gpu_r1"], rel=1e-12)
+    assert mine["my_m2pro"][4] == pytest.approx(runs["my_m2pro_run1"], rel=1e-12) and runs["my_m2pro_run1"] == pytest.approx(runs["table1_laptop_r1"], rel=1e-12)
+    for series_id, row in mine.items():
+        assert row[5:8] == (None, None, "table1_gpu")  # one run: no interval; not the paper's; ratio to the paper's GPU series
+        assert row[8] == pytest.approx(gpu_mean / row[4], rel=1e-12), series_id
+    assert rejected == 0

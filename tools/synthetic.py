@@ -15,7 +15,8 @@ So that the ingest, energy and uncertainty code paths can be exercised end to en
 workload the paper measured, this module writes ``RUNS_PER_DEVICE`` repeated runs per device
 as plain-text logs in the format that device's own tool produces. **They are synthesised from
 (P, t); they are not measurements**, and their manifest entries say so (status ``derived``,
-option ``is_synthetic = true``).
+option ``is_synthetic = true``); the option ``reproduces`` names the Table 1 claim each series
+reproduces, the series ``marts.paper_reproduction`` reads.
 
 The generative model
 --------------------
@@ -122,6 +123,7 @@ class Device:
     noise_sd: float
     noise_phi: float
     first_start_utc: dt.datetime
+    claim_id: str  # the paper claim (sources/curated/paper_claims.csv) the series reproduces
     format_options: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -135,19 +137,19 @@ PHONE = Device(
     key="phone", name="Qualcomm Snapdragon 888 phone", device_id="qualcomm-sd888", kind="android_sysfs",
     extension="csv", format_options=(("sign", "auto"),), power_w=10.0, duration_s=3510.0,
     period_s=1.0, jitter_s=0.005, resolution_us=1000, first_start_utc=dt.datetime(2023, 3, 13, 14, 5, tzinfo=dt.UTC),
-    ramp_s=20.0, idle_fraction=0.12, noise_sd=0.04, noise_phi=0.7,
+    ramp_s=20.0, idle_fraction=0.12, noise_sd=0.04, noise_phi=0.7, claim_id="T1_phone_energy",
 )
 LAPTOP = Device(
     key="laptop", name="Apple M2 Pro laptop", device_id="apple-m2-pro", kind="powermetrics", extension="txt",
     power_w=15.0, duration_s=480.0, period_s=1.003, jitter_s=0.002, resolution_us=10,
     first_start_utc=dt.datetime(2023, 2, 13, 17, 30, tzinfo=dt.UTC), ramp_s=8.0, idle_fraction=0.10, noise_sd=0.05,
-    noise_phi=0.5,
+    noise_phi=0.5, claim_id="T1_laptop_energy",
 )
 GPU = Device(
     key="gpu", name="NVIDIA RTX A5000 cloud GPU", device_id="nvidia-rtx-a5000", kind="nvidia_smi", extension="csv",
     format_options=(("timezone", "America/New_York"),), power_w=220.0, duration_s=250.0, period_s=0.1,
     jitter_s=0.003, resolution_us=1000, first_start_utc=dt.datetime(2023, 5, 15, 14, 0, tzinfo=dt.UTC),
-    ramp_s=4.0, idle_fraction=0.11, noise_sd=0.015, noise_phi=0.8,
+    ramp_s=4.0, idle_fraction=0.11, noise_sd=0.015, noise_phi=0.8, claim_id="T1_cloud_energy",
 )
 DEVICES: tuple[Device, ...] = (PHONE, LAPTOP, GPU)
 
@@ -460,6 +462,7 @@ def manifest_text(files: Sequence[GeneratedFile]) -> str:
             ("model", _toml(MODEL)),
             ("workload", _toml(WORKLOAD)),
             ("is_synthetic", _toml(True)),
+            ("reproduces", _toml(device.claim_id)),
         ] + [(key, _toml(value)) for key, value in device.format_options]
         out += ["", "[[source]]"] + [f"{k} = {v}" for k, v in fields]
         out += ["", "[source.options]"] + [f"{k} = {v}" for k, v in options]

@@ -1,9 +1,11 @@
--- Energy page (paper Table 1): mean energy per device with its 95% CI, in kJ.
+-- Energy page (paper Table 1): mean energy per series with its 95% CI, in kJ.
 select
     series_id,
     device_id,
     device_class,
-    device_id || ' (' || device_class || ')' as device_label,
+    -- a device with several series (the paper's and your own logs) names the series too
+    device_id || ' (' || device_class || ')'
+        || case when count(*) over (partition by device_id) > 1 then ', ' || series_id else '' end as device_label,
     workload,
     n_runs,
     energy_j_mean / 1000 as energy_kj,

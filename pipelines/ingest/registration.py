@@ -10,13 +10,18 @@ reaches a build. In order, ``register`` checks:
 3. the parser options against :data:`KIND_OPTIONS`, the one place that declares which options
    each kind reads, which are required and their types: TOML dates and UTC date-times
    (``fetched_at = 2026-11-29``), IANA time zones, unit and sign choices, booleans, numbers;
-4. a trial parse of the file with its parser and those options.
+4. a trial parse of the file with its parser and those options;
+5. for a power log, the checks the build runs on its runs beside every registered log's: its
+   device resolves to a device class (:mod:`pipelines.ingest.devices`: one id per device, the
+   ``base_device_id`` of ``device_specs.csv``), its run ids are new, and its series keys hold
+   (:mod:`pipelines.ingest.energy.series`: a series repeats one device, model and workload; a
+   paper claim is reproduced by one series). They read the sources alone, no warehouse.
 
 Only then is the entry written: the whole manifest file is rendered, read back with ``tomllib``
 and checked against the intended entry, written to a temporary file beside it and moved into
 place with :func:`os.replace`, so a manifest is never half-written. ``--dry-run`` prints the
-entry and writes nothing. Unknown device ids (not in ``device_specs.csv``) and series that mix
-devices are warnings, not errors: the run still loads, it just joins no device spec.
+entry and writes nothing. Two logs with the same content are two runs, each a series of its own
+unless they share a ``series_id``.
 
 ``scenario new NAME --extends PARENT --set param=value`` writes ``sources/scenarios/NAME.csv``
 with one row per ``--set`` (unit from the parent) and registers it in
@@ -43,11 +48,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from pipelines.errors import EdgeCarbonError
 from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.energy.series import (
+    REPRODUCES,
+    run_id_problem,
+    series_problem,
+    with_reproduces,
+)
 from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest
 from pipelines.ingest.manifest_lock import manifest_lock
+from pipelines.ingest.options import run_options
 from pipelines.paths import sources_dir
+from schemas.benchmark_series import TABLE1_CLAIMS
 
 #: The manifest file that ``register`` and ``scenario new`` append to by default.
 LOCAL_MANIFEST = "local.toml"
@@ -56,6 +71,8 @@ FIXTURE_TABLE = "reference.test_fixtures"
 SCENARIO_TABLE = "core.scenario_parameters"
 #: Sampled power logs: one run per file, its run id unique across files.
 SAMPLES_TABLE = "staging.power_samples"
+#: Per-run power files (CodeCarbon, Zeus): one run per row.
+RUNS_TABLE = "staging.benchmark_runs"
 SCENARIO_COLUMNS = ("parameter", "value", "unit", "low", "high", "distribution", "status", "factor_ref", "reasoning", "range_ref")
 DISTRIBUTIONS = ("point", "uniform", "triangular", "split_triangular", "normal", "lognormal")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -80,7 +97,7 @@ class Option:
     Types: ``text``; ``moment`` (a TOML date, or a date-time with a UTC offset);
     ``instant`` (an ISO-8601 date-time, no offset meaning UTC); ``timezone`` (IANA name);
     ``bool``; ``watts`` (a number >= 0); ``choice`` (one of ``choices``); ``device``
-    (a device id, checked against device_specs.csv with a warning); ``series`` (a series id);
+    (a device id, a ``base_device_id`` of device_specs.csv); ``series`` (a series id);
     ``source`` (an existing source id); ``scenario`` (an existing scenario id).
     """
 
@@ -98,12 +115,15 @@ def _run_options(*, sampled: bool = False, device_required: bool = False) -> dic
     """
     return {
         "run_id": Option(meaning="the run's id, unique across logs (default: the file's stem)"),
-        "device_id": Option("device", sampled or device_required, meaning="the device, a device_id of sources/curated/device_specs.csv"),
+        "device_id": Option("device", sampled or device_required,
+                            meaning="the device, a base_device_id of sources/curated/device_specs.csv (one id per device)"),
         "model": Option(meaning="the model trained, e.g. OPT-125M"),
         "workload": Option(required=sampled, meaning="what ran, e.g. 'OPT-125M training, paper Table 1'"),
         "series_id": Option("series", meaning="repeated runs sharing it get a mean and a 95% CI"),
         "idle_baseline_w": Option("watts", meaning="idle power (W) subtracted over the run"),
         "is_synthetic": Option("bool", meaning="true for a synthesised log"),
+        REPRODUCES: Option("choice", choices=TABLE1_CLAIMS,
+                           meaning="the paper claim the series reproduces: set on the paper's own Table 1 logs only"),
     }
 
 
@@ -338,15 +358,6 @@ def _manifest_entries(cmd: str) -> list[SourceEntry]:
         raise Refused(f"{cmd}: the manifest does not load ({exc}); fix that entry first, nothing was written") from None
 
 
-def _device_ids(entries: Sequence[SourceEntry]) -> set[str]:
-    ids: set[str] = set()
-    for entry in entries:
-        if entry.kind == "curated_device_specs" and entry.file.is_file():
-            with entry.file.open(encoding="utf-8", newline="") as handle:
-                ids |= {row["device_id"].strip() for row in csv.DictReader(handle) if row.get("device_id")}
-    return ids
-
-
 def _parse_options(cmd: str, kind: str, raw: Sequence[str]) -> dict[str, Any]:
     specs = KIND_OPTIONS[kind]
     options: dict[str, Any] = {}
@@ -364,8 +375,8 @@ def _parse_options(cmd: str, kind: str, raw: Sequence[str]) -> dict[str, Any]:
     return options
 
 
-def _check_options(cmd: str, kind: str, options: Mapping[str, Any], entries: Sequence[SourceEntry], source_id: str) -> list[str]:
-    """Required options present, references resolvable; return the warnings."""
+def _check_options(cmd: str, kind: str, options: Mapping[str, Any], entries: Sequence[SourceEntry], source_id: str) -> None:
+    """Required options present, references resolvable."""
     specs = KIND_OPTIONS[kind]
     missing = [key for key, spec in specs.items() if spec.required and key not in options]
     if missing:
@@ -375,7 +386,6 @@ def _check_options(cmd: str, kind: str, options: Mapping[str, Any], entries: Seq
         wanted = " ".join(f"--option {key}={examples.get(key, '...')}" for key in missing)
         why = f" ({specs[missing[0]].meaning})" if len(missing) == 1 else ""
         raise Refused(f"{cmd}: kind {kind} needs {wanted}{why}")
-    warnings: list[str] = []
     by_id = {e.id: e for e in entries}
     for key, value in options.items():
         spec = specs[key]
@@ -386,32 +396,84 @@ def _check_options(cmd: str, kind: str, options: Mapping[str, Any], entries: Seq
             if value not in scenarios:
                 raise Refused(f"{cmd}: --option {key}={value}: no scenario has that id{_close(value, sorted(scenarios))}; "
                               f"give one of {', '.join(sorted(scenarios))}")
-        if spec.type == "device":
-            known = _device_ids(entries)
-            if value not in known:
-                warnings.append(f"{cmd}: warning: device_id {value!r} is not in sources/curated/device_specs.csv{_close(value, sorted(known))}; "
-                                "the run loads but joins no device spec (add a row there, then register --refresh curated_device_specs)")
-        if spec.type == "series":
-            peers = [e for e in entries if e.options.get("series_id") == value and e.id != source_id]
-            devices = {e.options.get("device_id") for e in peers}
-            mine = options.get("device_id")
-            if peers and mine is not None and devices - {mine}:
-                warnings.append(f"{cmd}: warning: series {value!r} already holds runs on {', '.join(sorted(map(str, devices)))}, "
-                                f"not {mine}; a series should repeat one device (give another series_id)")
     if kind == "scenario":
         scenario = str(options.get("scenario_id", source_id))
         taken = {str(e.options.get("scenario_id", e.id)): e.id for e in entries if e.table == SCENARIO_TABLE}
         if scenario in taken:
             raise Refused(f"{cmd}: scenario id {scenario!r} is already used by source {taken[scenario]!r}; choose another scenario_id")
-    return warnings
 
 
-def _trial_parse(cmd: str, parser: Callable[..., Any], path: Path, options: Mapping[str, Any], source_id: str, kind: str) -> None:
+def _trial_parse(cmd: str, parser: Callable[..., Any], path: Path, options: Mapping[str, Any], source_id: str, kind: str) -> Any:
     try:
-        parser(path, {**options, "source_id": source_id})
+        return parser(path, {**options, "source_id": source_id})
     except Exception as exc:  # any failure of the parser is a refusal, reported in one line
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise Refused(f"{cmd}: kind {kind} cannot read {_rel(path)} ({message}); check --kind and the file's format") from None
+
+
+#: The columns of a power log's runs that the build's keys are made of, and their types.
+_RUN_KEYS = {"run_id": pl.String, "series_id": pl.String, "device_id": pl.String, "model": pl.String, "workload": pl.String,
+             "is_synthetic": pl.Boolean, "source_id": pl.String}
+
+
+def _run_keys(source_id: str, path: Path, table: str, options: Mapping[str, Any], parsed: Any) -> list[dict[str, Any]]:
+    """The key columns of a power log's runs: a sampled log's one run from its options (all the
+    build's integration takes from them), a per-run file's rows as parsed."""
+    if table == SAMPLES_TABLE:
+        run = run_options(path, options)
+        return [{key: source_id if key == "source_id" else getattr(run, key) for key in _RUN_KEYS}]
+    return parsed.frame.select([key for key in _RUN_KEYS if key != "source_id"]).with_columns(source_id=pl.lit(source_id)).to_dicts()
+
+
+def _registered_runs(cmd: str, entries: Sequence[SourceEntry], *, series: set[str], per_run: bool) -> list[dict[str, Any]]:
+    """The run keys of the registered power logs: every sampled log's (from its options), and
+    the per-run files' (parsed; all of them with ``per_run``, else those of ``series``)."""
+    from pipelines.ingest.parsers.registry import RUN_PARSERS
+
+    rows: list[dict[str, Any]] = []
+    for entry in entries:
+        wanted = entry.table == RUNS_TABLE and (per_run or entry.options.get("series_id") in series) and entry.kind in RUN_PARSERS
+        if entry.table != SAMPLES_TABLE and not wanted:
+            continue
+        try:
+            parsed = RUN_PARSERS[entry.kind](entry.verified_file(), {**entry.options, "source_id": entry.id}) if wanted else None
+            rows += _run_keys(entry.id, entry.file, entry.table, entry.options, parsed)
+        except EdgeCarbonError as exc:
+            raise Refused(f"{cmd}: registered source {entry.id!r} does not load ({exc}); fix it first, nothing was written") from None
+    return rows
+
+
+def _check_power_log(cmd: str, source_id: str, file: Path, table: str, options: Mapping[str, Any], parsed: Any,
+                     entries: Sequence[SourceEntry]) -> None:
+    """What the build checks of a power log's runs beside every registered log's: the device
+    resolves to a device class, the run ids are new, and the series keys hold."""
+    from pipelines.ingest.devices import registered_devices
+
+    try:
+        devices = registered_devices(entries)
+    except EdgeCarbonError as exc:
+        raise Refused(f"{cmd}: the device specs do not load ({exc}); fix them first, nothing was written") from None
+    mine = _run_keys(source_id, file, table, options, parsed)
+    for device in sorted({row["device_id"] for row in mine if row["device_id"] is not None}):
+        problem = devices.problem(device)
+        if problem is not None:
+            raise Refused(f"{cmd}: {problem}")
+    series = {row["series_id"] for row in mine if row["series_id"] is not None}
+    others = _registered_runs(cmd, [e for e in entries if e.id != source_id], series=series, per_run=table == RUNS_TABLE)
+    reproduces = {e.id: e.options.get(REPRODUCES) for e in entries} | {source_id: options.get(REPRODUCES)}
+    runs = with_reproduces(pl.DataFrame([*others, *mine], schema=_RUN_KEYS), reproduces)
+    files = {e.id: _rel(e.file) for e in entries}
+    clash = run_id_problem(runs, files | {source_id: _rel(file)})
+    if clash is not None:  # a per-run file's run ids are its own (a sampled log's were checked with its options)
+        first, _, message = clash
+        raise Refused(f"{cmd}: {_rel(file)}: {message}; register each run once: a file that repeats registered runs is a newer "
+                      f"copy of that file (CodeCarbon appends to one emissions.csv), so copy it over {files[first]} and run "
+                      f"`edge-carbon register --refresh {first}` instead")
+    claims = [claim for claim in [options.get(REPRODUCES)] if claim is not None]
+    touched = runs.filter(pl.col("series_id").is_in(list(series)) | pl.col(REPRODUCES).is_in(claims) | (pl.col("source_id") == source_id))
+    problem = series_problem(touched)
+    if problem is not None:
+        raise Refused(f"{cmd}: {problem}")
 
 
 def plan_register(request: Request, *, cmd: str = "register", check_file: bool = True) -> Plan:
@@ -466,7 +528,7 @@ def plan_register(request: Request, *, cmd: str = "register", check_file: bool =
         raise Refused(f"{cmd}: {_rel(file)} is already registered as {same_path[0].id!r}; "
                       f"after changing it on purpose run register --refresh {same_path[0].id}")
     options = {**request.typed_options, **_parse_options(cmd, request.kind, request.options)}
-    warnings = _check_options(cmd, request.kind, options, entries, request.id)
+    _check_options(cmd, request.kind, options, entries, request.id)
     if table == SAMPLES_TABLE:
         run_id = str(options.get("run_id") or file.stem)
         clash = next((e for e in entries if e.table == SAMPLES_TABLE and str(e.options.get("run_id") or Path(e.path).stem) == run_id), None)
@@ -474,7 +536,9 @@ def plan_register(request: Request, *, cmd: str = "register", check_file: bool =
             raise Refused(f"{cmd}: run_id {run_id!r} is already the run of source {clash.id!r}; "
                           f"pass --option run_id=<a new id> (run ids are unique across logs)")
     if check_file and table != FIXTURE_TABLE:
-        _trial_parse(cmd, parsers[request.kind][table], file, options, request.id, request.kind)
+        parsed = _trial_parse(cmd, parsers[request.kind][table], file, options, request.id, request.kind)
+        if table in (SAMPLES_TABLE, RUNS_TABLE):
+            _check_power_log(cmd, request.id, file, table, options, parsed, entries)
     entry: dict[str, Any] = {
         "id": request.id,
         "path": rel,
@@ -497,7 +561,7 @@ def plan_register(request: Request, *, cmd: str = "register", check_file: bool =
         entry["options"] = options
     text = _appended(manifest_file, entry)
     _check_rendered(cmd, manifest_file, text, entry)
-    return Plan(manifest_file=manifest_file, entry=entry, text=text, warnings=warnings)
+    return Plan(manifest_file=manifest_file, entry=entry, text=text, warnings=[])
 
 
 def _appended(manifest_file: Path, entry: Mapping[str, Any]) -> str:

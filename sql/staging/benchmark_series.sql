@@ -1,7 +1,9 @@
 -- staging.benchmark_series: repeated runs of one device and workload -> mean energy and
 -- mean power, each with its Student-t 95% confidence interval.
 --
--- Reads the relation benchmark_runs (the validated runs, registered by the caller).
+-- Reads the relation benchmark_runs (the validated runs, registered by the caller, with the
+-- paper claim each run's source reproduces in `reproduces`; the caller has checked that a
+-- series' runs agree on it and on device, model, workload and is_synthetic).
 -- Bound parameters:
 --   $t_df   INTEGER[]  degrees of freedom present (n_runs - 1, for series with >= 2 runs)
 --   $t_975  DOUBLE[]   t(0.975, df) for each, same order (DuckDB has no t quantile)
@@ -31,6 +33,7 @@ per_series as (
         avg(mean_power_w) as mean_power_w_mean,
         stddev_samp(mean_power_w) as mean_power_w_sd,
         bool_or(is_synthetic) as is_synthetic,
+        any_value(reproduces) as reproduces,
         first(source_id order by started_at asc nulls last, run_id asc) as source_id,
         first(source_file order by started_at asc nulls last, run_id asc) as source_file
     from series_runs
@@ -53,6 +56,7 @@ select
     per_series.mean_power_w_mean - t_table.t_975 * per_series.mean_power_w_sd / sqrt(per_series.n_runs) as mean_power_w_ci95_low,
     per_series.mean_power_w_mean + t_table.t_975 * per_series.mean_power_w_sd / sqrt(per_series.n_runs) as mean_power_w_ci95_high,
     per_series.is_synthetic,
+    per_series.reproduces,
     per_series.source_id,
     per_series.source_file,
     cast(null as bigint) as source_row

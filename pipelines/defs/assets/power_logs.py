@@ -41,7 +41,14 @@ from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, key_of, result_metadata
 from pipelines.errors import ManifestError, SourceParseError
 from pipelines.ingest import digests
+from pipelines.ingest.devices import registered_devices
 from pipelines.ingest.energy.runs import runs_from_energies, runs_from_samples
+from pipelines.ingest.energy.series import (
+    REPRODUCES,
+    run_id_problem,
+    series_problem,
+    with_reproduces,
+)
 from pipelines.ingest.energy.student_t import t_quantile
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.options import RunOptions, run_options
@@ -65,6 +72,7 @@ from schemas.quarantine import RejectedRows
 SAMPLES_TABLE = "staging.power_samples"
 RUNS_TABLE = "staging.benchmark_runs"
 SERIES_TABLE = "staging.benchmark_series"
+DEVICE_SPECS_TABLE = registry.DEVICE_SPECS
 GROUP = "power_logs"
 
 SAMPLED_PARSERS: dict[str, Parser] = registry.SAMPLED_PARSERS
@@ -116,11 +124,10 @@ def _check_declared_run_ids(entries: Sequence[SourceEntry]) -> None:
 
 def _check_unique_runs(runs: pl.DataFrame, entries: Mapping[str, SourceEntry]) -> None:
     """A run_id loaded from two files is an error naming both files."""
-    clashes = runs.group_by("run_id").agg(pl.col("source_id").unique(maintain_order=True)).filter(pl.col("source_id").list.len() > 1)
-    if clashes.height:
-        run_id, sources = clashes.sort("run_id").row(0)
-        first, second = entries[sources[0]], entries[sources[1]]
-        raise SourceParseError(second.file, None, f"run_id {run_id!r} is also a run of {first.file} (source {first.id}); run ids must be unique across files")
+    clash = run_id_problem(runs, {source_id: str(entry.file) for source_id, entry in entries.items()})
+    if clash is not None:
+        _, second, message = clash
+        raise SourceParseError(entries[second].file, None, message)
 
 
 def _merge(table: str, model: Any, parts: Sequence[Staged]) -> Staged:
@@ -134,23 +141,20 @@ def _merge(table: str, model: Any, parts: Sequence[Staged]) -> Staged:
     )
 
 
-def series_from_runs(runs: pl.DataFrame) -> pl.DataFrame:
+def series_from_runs(runs: pl.DataFrame, reproduces: Mapping[str, str | None] | None = None) -> pl.DataFrame:
     """staging.benchmark_series rows from valid benchmark_runs rows (sql/staging/benchmark_series.sql).
 
-    The Student-t critical values for the degrees of freedom present are computed here and
-    bound into the query. A series whose runs disagree on device, model, workload or
-    is_synthetic is a manifest error.
+    ``reproduces`` maps a source id to the paper claim its runs reproduce (the manifest option
+    ``reproduces``; :mod:`pipelines.ingest.energy.series`). The Student-t critical values for the
+    degrees of freedom present are computed here and bound into the query. A series whose runs
+    disagree on device, model, workload, synthetic flag or claim, and a claim reproduced by two
+    series, are manifest errors.
     """
+    runs = with_reproduces(runs, reproduces or {})
+    problem = series_problem(runs)
+    if problem is not None:
+        raise ManifestError("sources/manifest", problem)
     in_series = runs.filter(pl.col("series_id").is_not_null())
-    mixed = in_series.group_by("series_id").agg(
-        pl.col("device_id", "model", "workload", "is_synthetic").n_unique(), pl.col("source_id").unique().sort()
-    )
-    mixed = mixed.filter(pl.max_horizontal("device_id", "model", "workload", "is_synthetic") > 1)
-    if mixed.height:
-        series_id, *_, sources = mixed.sort("series_id").row(0)
-        raise ManifestError(
-            "sources/manifest", f"series {series_id!r} mixes devices, models, workloads or synthetic and measured runs (sources {sources})"
-        )
     sizes = sorted({n for n in in_series.group_by("series_id").len().get_column("len").to_list() if n >= 2})
     con = duckdb.connect()
     try:
@@ -164,8 +168,8 @@ def series_from_runs(runs: pl.DataFrame) -> pl.DataFrame:
     return conform(BenchmarkSeries, pl.from_arrow(table))  # type: ignore[arg-type]
 
 
-def _stage_series(runs: pl.DataFrame) -> Staged:
-    frame = series_from_runs(runs)
+def _stage_series(runs: pl.DataFrame, reproduces: Mapping[str, str | None]) -> Staged:
+    frame = series_from_runs(runs, reproduces)
     valid, rejects = split_valid(BenchmarkSeries, frame, file="staging.benchmark_runs")
     if rejects:
         first = rejects[0]
@@ -254,12 +258,18 @@ def stage_runs(
     first: int = 1,
 ) -> tuple[Staged, Staged]:
     """staging.benchmark_runs and staging.benchmark_series from the sampled logs' runs and the
-    per-run files (parsed here, numbered from ``first`` in the progress lines)."""
+    per-run files (parsed here, numbered from ``first`` in the progress lines).
+
+    A run whose device resolves to no device class (:mod:`pipelines.ingest.devices`) is
+    quarantined with the reason; the runs' series keys are checked before they are summarised
+    (:mod:`pipelines.ingest.energy.series`)."""
+    devices = registered_devices(entries_for(DEVICE_SPECS_TABLE))
+    log_runs = [(entry, devices.screen(parsed)) for entry, parsed in log_runs]
     run_inputs = list(log_runs)
     total = first - 1 + len(per_run)
     for i, entry in enumerate(per_run, start=first):
         started = time.perf_counter()
-        parsed = parse_entry(entry, _parser_for(entry, RUN_PARSERS, RUNS_TABLE))
+        parsed = devices.screen(parse_entry(entry, _parser_for(entry, RUN_PARSERS, RUNS_TABLE)))
         run_inputs.append((entry, parsed))
         log(f"[{i}/{total}] {entry.path} ({entry.kind}): {parsed.frame.height:,} runs, {len(parsed.rejects):,} rejected; {time.perf_counter() - started:.2f}s")
     clean = [item for item in log_runs if not item[1].rejects]
@@ -272,7 +282,8 @@ def stage_runs(
         runs_staged = _merge(RUNS_TABLE, BenchmarkRuns, [batch, rest])
     _check_unique_runs(runs_staged.frame, {entry.id: entry for entry, _ in run_inputs})
     runs_staged.frame = runs_staged.frame.sort("run_id")
-    return runs_staged, _stage_series(runs_staged.frame)
+    reproduces = {entry.id: entry.options.get(REPRODUCES) for entry, _ in run_inputs}
+    return runs_staged, _stage_series(runs_staged.frame, reproduces)
 
 
 def stage_power_logs(
