@@ -21,6 +21,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.ingest.manifest import load_manifest
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from tests.test_register import _run
 
 DATA_DOCS = PROJECT_ROOT / "docs" / "data.md"
 SHIPPED_LOG = "power/synthetic/table1_gpu_r1.csv"
@@ -50,12 +51,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _status(project: Path) -> str:
     return _git(project, "status", "--porcelain", "--untracked-files=all")
-
-
-def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _copy_log(project: Path, name: str = "gpu_run.csv") -> Path:
