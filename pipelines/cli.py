@@ -6,6 +6,8 @@
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
     edge-carbon scenario new NAME ...   a scenario extending another, with --set param=value
+    edge-carbon scenario remove NAME    undo scenario new: its manifest entry and its file
+    edge-carbon unregister ID           undo register: the entry (the file is kept; --delete-file)
 """
 
 from __future__ import annotations
@@ -276,6 +278,39 @@ def scenario(args: argparse.Namespace) -> int:
     return scenario_cli(args)
 
 
+def scenario_remove(args: argparse.Namespace) -> int:
+    """Remove one of your own scenarios: its manifest entry and (unless --keep-file) its CSV."""
+    from pipelines.ingest.unregister import scenario_remove_cli
+
+    status, _ = scenario_remove_cli(args)
+    return status
+
+
+def unregister(args: argparse.Namespace) -> int:
+    """Remove one of your own sources from the manifest; a power log also leaves the Dagster
+    instance's partitions and the published warehouse's lake."""
+    import duckdb
+
+    from pipelines.errors import EdgeCarbonError
+    from pipelines.ingest.registration import SAMPLES_TABLE
+    from pipelines.ingest.unregister import unregister_cli
+
+    status, entry = unregister_cli(args)
+    if entry is None or entry.table != SAMPLES_TABLE:
+        return status
+    sync_partitions()
+    from pipelines.defs.unregister import retire_logs
+
+    try:
+        retired = retire_logs(warehouse_path())
+    except (EdgeCarbonError, duckdb.Error, OSError) as exc:  # the entry is gone; the next build that ingests logs retires them
+        print(f"unregister: warning: the lake files of {entry.id} stay until the next build ({exc})", file=sys.stderr)
+        return status
+    if retired:
+        print(f"retired the lake files of {', '.join(retired)} in {warehouse_path()} (deleted after the lake's retention)")
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="edge-carbon", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -327,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     reg.add_argument("--option", action="append", metavar="KEY=VALUE", help="parser option, e.g. device_id=nvidia-v100")
     reg.add_argument("--dry-run", action="store_true", help="validate and print the entry; write nothing")
     reg.set_defaults(func=register)
-    scen = sub.add_parser("scenario", help="create a scenario from another with a few parameters changed")
+    scen = sub.add_parser("scenario", help="create a scenario from another with a few parameters changed, or remove one")
     scen_sub = scen.add_subparsers(dest="scenario_command", required=True)
     new = scen_sub.add_parser("new", help="write sources/scenarios/NAME.csv and register it")
     new.add_argument("name", metavar="NAME")
@@ -341,6 +376,16 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--manifest", default="local.toml", help="manifest file below sources/manifest/")
     new.add_argument("--dry-run", action="store_true", help="validate and print the file and entry; write nothing")
     new.set_defaults(func=scenario)
+    drop = scen_sub.add_parser("remove", help="undo scenario new: remove a scenario's entry from sources/manifest/local.toml and its file")
+    drop.add_argument("name", metavar="NAME")
+    drop.add_argument("--keep-file", action="store_true", help="keep sources/scenarios/NAME.csv (default: deleted with the entry)")
+    drop.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
+    drop.set_defaults(func=scenario_remove)
+    unreg = sub.add_parser("unregister", help="undo register: remove one of your own sources from sources/manifest/local.toml")
+    unreg.add_argument("id", metavar="ID", help="the source id given to register")
+    unreg.add_argument("--delete-file", action="store_true", help="also delete the registered file (default: kept)")
+    unreg.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
+    unreg.set_defaults(func=unregister)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

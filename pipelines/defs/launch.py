@@ -29,6 +29,7 @@ from typing import Any
 
 import dagster as dg
 
+from pipelines.defs.checks import SUMMARY_KEY
 from pipelines.defs.definitions import BUILD_SELECTION, defs
 from pipelines.defs.partitions import sync_power_logs
 from pipelines.errors import EdgeCarbonError
@@ -46,6 +47,8 @@ PRELOAD = ["pipelines.defs.parallel"]
 #: one that failed as it tore down (a refused publish).
 ENGINE_ERRORS = (dg.DagsterEventType.ENGINE_EVENT, dg.DagsterEventType.RESOURCE_INIT_FAILURE)
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+#: The error of a step that a blocking check failed (its check's metadata says what failed).
+CHECK_FAILED = "DagsterAssetCheckFailedError"
 
 
 @dataclass
@@ -100,15 +103,38 @@ def every_log(instance: dg.DagsterInstance) -> dict[str, str]:
     return {RANGE_START: order[0], RANGE_END: order[-1]} if order else {}
 
 
+def check_failures(events: Sequence[Any], failed_steps: set[str]) -> list[str]:
+    """Each check that failed in one of ``failed_steps`` (the steps its blocking checks failed):
+    the asset and check, then the summary the check left in its metadata
+    (:data:`pipelines.defs.checks.SUMMARY_KEY`: table, column, rule, failing rows), else its
+    metadata as ``key: value`` lines."""
+    out = []
+    for event in events:
+        evaluation = event.event_specific_data
+        if event.event_type != dg.DagsterEventType.ASSET_CHECK_EVALUATION or evaluation.passed or event.step_key not in failed_steps:
+            continue
+        metadata = {key: getattr(value, "value", value) for key, value in evaluation.metadata.items()}
+        summary = metadata.get(SUMMARY_KEY)
+        lines = str(summary).splitlines() if summary else [f"{key}: {value}" for key, value in metadata.items()]
+        head = f"{evaluation.asset_key.to_user_string()}: {evaluation.check_name}"
+        out.append("\n".join([head, *(f"  {line}" for line in lines)]))
+    return out
+
+
 def _failures(events: Sequence[Any]) -> list[str]:
-    """What failed in a run, one line each, with the root cause dug out of each error: the
-    failed steps; else the engine's errors (a resource that could not start, a publish that
-    was refused at the run's end); else the run's own failure."""
+    """What failed in a run, one entry each, with the root cause dug out of each error: the
+    failed steps, and after them the blocking checks that failed, each with what its metadata
+    says failed (:func:`check_failures`) in place of its step's error; else the engine's errors
+    (a resource that could not start, a publish that was refused at the run's end); else the
+    run's own failure."""
     from pipelines.cli import root_cause
 
-    steps = [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in events if e.is_step_failure]
-    if steps:
-        return steps
+    failed = [e for e in events if e.is_step_failure]
+    checked = {e.step_key for e in failed if getattr(e.step_failure_data.error, "cls_name", None) == CHECK_FAILED}
+    checks = check_failures(events, checked)
+    steps = [f"{e.step_key}: {root_cause(e.step_failure_data.error)}" for e in failed if e.step_key not in checked]
+    if steps or checks:
+        return steps + checks
     engine = [f"run: {root_cause(error)}" for e in events if e.event_type in ENGINE_ERRORS
               and (error := getattr(e.event_specific_data, "error", None)) is not None]
     return engine or [f"run: {root_cause(getattr(e.event_specific_data, 'error', None)) or e.message}" for e in events

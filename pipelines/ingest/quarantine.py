@@ -49,11 +49,19 @@ def describe_check(check: str, column: str | None) -> str:
     return f"{column}: failed check {check}" if column else f"failed check {check}"
 
 
-def _descriptions(model: type[pa.DataFrameModel]) -> dict[str, str]:
+def check_descriptions(model: type[pa.DataFrameModel]) -> dict[str, str]:
     """Check name -> the description written on the model (custom checks only)."""
     schema = model.to_schema()
     checks = list(schema.checks) + [c for col in schema.columns.values() for c in col.checks]
     return {c.name: c.description for c in checks if getattr(c, "description", None) and c.name}
+
+
+def explain_check(check: str, column: str | None, described: dict[str, str]) -> str:
+    """Why a row failed ``check``: the description written on the model (:func:`check_descriptions`)
+    for a custom check, else :func:`describe_check`'s sentence."""
+    if check in described:
+        return f"{column + ': ' if column else ''}{described[check]}"
+    return describe_check(check, column)
 
 
 _PROVENANCE = ("source_id", "source_file", "source_row")
@@ -163,7 +171,7 @@ def split_checked(
             file, None, f"does not fit {model.__name__}: {first['check']} on column {first['column']} ({first['failure_case']})"
         )
     rows = frame.get_column("source_row").to_list() if "source_row" in frame.columns else [None] * frame.height
-    described = _descriptions(model)
+    described = check_descriptions(model)
     rejects = []
     for case in cases.sort("index").iter_rows(named=True):
         # A dataframe-level check names the model as its "column" and the whole row as value.
@@ -174,11 +182,7 @@ def split_checked(
                 column_name=column,
                 check_name=str(case["check"]),
                 value=case["failure_case"],
-                reason=(
-                    f"{column + ': ' if column else ''}{described[str(case['check'])]}"
-                    if str(case["check"]) in described
-                    else describe_check(str(case["check"]), column)
-                ),
+                reason=explain_check(str(case["check"]), column, described),
             )
         )
     bad = sorted({case for case in cases.get_column("index").to_list()})

@@ -63,6 +63,7 @@ from pipelines.ingest.manifest_lock import manifest_lock
 from pipelines.ingest.options import run_options
 from pipelines.paths import sources_dir
 from schemas.benchmark_series import TABLE1_CLAIMS
+from schemas.parameter_bounds import refusal
 
 #: The manifest file that ``register`` and ``scenario new`` append to by default.
 LOCAL_MANIFEST = "local.toml"
@@ -737,6 +738,9 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
             raise Refused(f"{cmd}: --set {parameter}={text}: give a finite number in {row.get('unit') or 'its unit'}")
         if (row.get("unit") or "").strip() == "code" and not value.is_integer():
             raise Refused(f"{cmd}: --set {parameter}={text}: {parameter} is a code; give a whole number as in {origin}")
+        unit = (row.get("unit") or "").strip()
+        if why := refusal(parameter, value, unit):
+            raise Refused(f"{cmd}: --set {parameter}={text}: {why}; nothing was written")
         parent_dist = (row.get("distribution") or "point").strip() or "point"
         low = high = None
         dist = "point"
@@ -748,6 +752,8 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
             dist = parts[2].strip() if len(parts) == 3 else (parent_dist if parent_dist != "point" else "triangular")
             if dist not in DISTRIBUTIONS:
                 raise Refused(f"{cmd}: --range {parameter}: distribution {dist!r} is not one of {', '.join(DISTRIBUTIONS)}")
+            if why := refusal(parameter, low, unit, end="low") or refusal(parameter, high, unit, end="high"):
+                raise Refused(f"{cmd}: --range {parameter}: {why}; nothing was written")
             if not low <= value <= high:
                 raise Refused(f"{cmd}: --range {parameter}: the value {_cell(value)} must lie within {_cell(low)}..{_cell(high)}")
             if dist != "point" and not low < high:

@@ -18,6 +18,7 @@ import polars as pl
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.quarantine import Reject
+from schemas.parameter_bounds import refusal
 
 #: table -> (columns that may serve as the key, columns that may be read as a value)
 REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -216,3 +217,27 @@ def resolve(
     ]
     frame = pl.DataFrame(published, infer_schema_length=None) if published else pl.DataFrame()
     return frame, rejects
+
+
+def out_of_bounds(frame: pl.DataFrame) -> list[str]:
+    """One line per value, or end of a range, of core.scenario_parameters outside its parameter's
+    bounds (:mod:`schemas.parameter_bounds`): the scenario file and line that set it, the
+    parameter, the value, the allowed range and the scenarios that use it. A row inherited by
+    several scenarios is named once."""
+    found: dict[tuple[str, int, str, str], tuple[str, list[str]]] = {}
+    for row in frame.iter_rows(named=True):
+        for column in ("value", "low", "high"):
+            number = row[column]
+            why = None if number is None else refusal(row["parameter"], number, row["unit"], end=None if column == "value" else column)
+            if why is None:
+                continue
+            path, _, line = str(row["defined_in"]).rpartition(":")
+            if row["factor_ref"] and column == "value":
+                why += f" (read from {row['factor_ref']})"
+            key = (path, int(line) if line.isdigit() else 0, row["parameter"], column)
+            found.setdefault(key, (why, []))[1].append(row["scenario_id"])
+    lines = []
+    for (path, line, _, _), (why, scenarios) in sorted(found.items()):
+        used = ", ".join(sorted(set(scenarios)))
+        lines.append(f"sources/{path}, line {line}: {why} (scenario{'s' if len(set(scenarios)) > 1 else ''} {used})")
+    return lines

@@ -51,7 +51,9 @@ def _has_catalog(con: duckdb.DuckDBPyConnection) -> bool:
     return table_exists(con, lake.CATALOG)
 
 
-def _rows(con: duckdb.DuckDBPyConnection, table: str | None) -> list[tuple]:
+def current_rows(con: duckdb.DuckDBPyConnection, table: str | None) -> list[tuple]:
+    """The catalog's current files of ``table`` (all tables when None), as
+    sql/publish/current_lake_files.sql gives them; none when there is no catalog (read-only)."""
     if not _has_catalog(con):
         return []
     return con.execute(sql_text("publish/current_lake_files.sql"), {"table": table}).fetchall()
@@ -59,7 +61,7 @@ def _rows(con: duckdb.DuckDBPyConnection, table: str | None) -> list[tuple]:
 
 def totals(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, int]:
     """(current files, rows in them) of ``table``, as the catalog records them."""
-    rows = _rows(con, table)
+    rows = current_rows(con, table)
     return len(rows), sum(row[4] for row in rows)
 
 
@@ -67,7 +69,7 @@ def broken_files(con: duckdb.DuckDBPyConnection, root: Path, *, table: str | Non
     """The current files of ``table`` (default: every lake table) that are missing or whose
     size is not the catalog's: one ``stat`` a file."""
     broken = []
-    for name, key, file, size, _rows_in, run_id, _at in _rows(con, table):
+    for name, key, file, size, _rows_in, run_id, _at in current_rows(con, table):
         try:
             found = (root / file).stat().st_size
         except FileNotFoundError:

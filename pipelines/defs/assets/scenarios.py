@@ -5,7 +5,7 @@ import datetime as dt
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import staging_checks, summary_metadata
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
@@ -13,7 +13,7 @@ from pipelines.defs.staging import SOURCES_KEY
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.parsers.scenario import parse_scenario
 from pipelines.ingest.quarantine import rejects_frame, split_valid
-from pipelines.ingest.scenarios import resolve
+from pipelines.ingest.scenarios import out_of_bounds, resolve
 from pipelines.ingest.staging import Staged, parse_entry
 from pipelines.warehouse.tables import preview_md, write_staged
 from schemas.meta import conform, empty_frame
@@ -90,3 +90,12 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
 
 
 scenario_parameters_checks = staging_checks(TABLE, ScenarioParameters)
+
+
+@dg.asset_check(asset=scenario_parameters, blocking=True,
+                description="Every value, and both ends of every range, lies within its parameter's bounds "
+                            "(schemas/parameter_bounds.py), before core.scenarios and the model read them.")
+def parameters_in_bounds(warehouse: Warehouse) -> dg.AssetCheckResult:
+    """One line per value out of bounds: the scenario file and line, the parameter and the allowed range."""
+    problems = out_of_bounds(warehouse.read("select * from query_table($t)", {"t": TABLE}))
+    return dg.AssetCheckResult(passed=not problems, metadata={"out_of_bounds": len(problems), **summary_metadata(problems)})

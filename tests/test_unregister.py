@@ -1,0 +1,211 @@
+"""``edge-carbon scenario remove`` and ``edge-carbon unregister`` undo ``scenario new`` and ``register``.
+
+Each test works in a temporary project: a copy of ``sources/`` and the project's .gitignore in
+a git repository of its own (``$EDGE_CARBON_SOURCES`` points at it), so ``git status`` before
+and after a round trip can be compared. docs/data.md's examples are run as written.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from pipelines.cli import main
+from pipelines.ingest.manifest import load_manifest
+from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from tests.test_register import _run
+
+DATA_DOCS = PROJECT_ROOT / "docs" / "data.md"
+SHIPPED_LOG = "power/synthetic/table1_gpu_r1.csv"
+EDGE_CARBON = ".venv/bin/edge-carbon"
+
+
+def _git(project: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false",
+                           *args], cwd=project, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository holding a copy of the shipped sources, committed; the current directory."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "project"
+    shutil.copytree(SOURCES_DIR, root / "sources")
+    shutil.copyfile(PROJECT_ROOT / ".gitignore", root / ".gitignore")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "shipped")
+    monkeypatch.setenv(SOURCES_ENV, str(root / "sources"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def _status(project: Path) -> str:
+    return _git(project, "status", "--porcelain", "--untracked-files=all")
+
+
+def _copy_log(project: Path, name: str = "gpu_run.csv") -> Path:
+    """The user's copy of a log below sources/ (as docs/data.md's ``cp`` puts it)."""
+    target = project / "sources" / "power" / "own" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SOURCES_DIR / SHIPPED_LOG, target)
+    return target
+
+
+def _register_log(capsys: pytest.CaptureFixture[str], source_id: str, path: str) -> None:
+    code, _, err = _run(capsys, ["register", path, "--id", source_id, "--kind", "nvidia_smi", "--title", source_id,
+                                 "--option", "timezone=UTC", "--option", "device_id=nvidia-rtx-a5000",
+                                 "--option", f"run_id={source_id}", "--option", "workload=OPT-125M training, mine"])
+    assert code == 0, err
+
+
+def test_scenario_remove_undoes_scenario_new(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _status(project)
+    code, _, err = _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])
+    assert code == 0, err
+    assert _status(project) == before + "?? sources/manifest/local.toml\n?? sources/scenarios/fewer_hours.csv\n"
+    code, out, err = _run(capsys, ["scenario", "remove", "fewer_hours"])
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["unregistered scenario_fewer_hours from sources/manifest/local.toml",
+                                "removed sources/manifest/local.toml (no entry left)",
+                                "deleted sources/scenarios/fewer_hours.csv"]
+    assert _status(project) == before
+    assert "fewer_hours" not in {str(e.options.get("scenario_id")) for e in load_manifest()}
+
+
+def test_removing_one_entry_leaves_the_others_as_written(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With two entries, removing the first leaves local.toml as registering only the second
+    writes it, byte for byte, and the data file is deleted only when asked."""
+    for name in ("first", "second"):
+        _copy_log(project, f"{name}.csv")
+    manifest = project / "sources" / "manifest" / "local.toml"
+    _register_log(capsys, "second", "sources/power/own/second.csv")
+    only_second = manifest.read_bytes()
+    manifest.unlink()
+    _register_log(capsys, "first", "sources/power/own/first.csv")
+    _register_log(capsys, "second", "sources/power/own/second.csv")
+    code, out, _ = _run(capsys, ["unregister", "first", "--delete-file"])
+    assert code == 0 and "deleted sources/power/own/first.csv" in out
+    assert manifest.read_bytes() == only_second
+    assert not (project / "sources" / "power" / "own" / "first.csv").exists()
+    assert [e.id for e in load_manifest() if e.manifest_file == "manifest/local.toml"] == ["second"]
+
+
+def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])[0] == 0
+    after_new = _status(project)
+    code, out, _ = _run(capsys, ["scenario", "remove", "fewer_hours", "--dry-run"])
+    assert code == 0 and out.startswith("# dry run: scenario_fewer_hours would leave sources/manifest/local.toml")
+    assert _status(project) == after_new
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    (["unregister", "ember_yearly"],
+     "unregister: 'ember_yearly' is a shipped source (sources/manifest/grid.toml); only your own sources, "
+     "those in sources/manifest/local.toml, can be removed"),
+    (["scenario", "remove", "paper_text"],
+     "scenario remove: 'scenario_paper_text' is a shipped source (sources/manifest/scenarios.toml); only your own sources, "
+     "those in sources/manifest/local.toml, can be removed"),
+    (["scenario", "remove", "fewer_hour"],
+     "scenario remove: no scenario 'fewer_hour' (did you mean 'fewer_hours'?); scenarios: charging_window, fewer_hours, "
+     "fewest_hours, paper_base, paper_figure, paper_text, realistic_attributional, realistic_base, realistic_consequential, "
+     "roofline, vendor_fp32"),
+    (["unregister", "scenario_fewer_hour"],
+     "unregister: no source has the id 'scenario_fewer_hour' (did you mean 'scenario_fewer_hours'?); "
+     "your own sources: scenario_fewer_hours, scenario_fewest_hours"),
+    (["scenario", "remove", "fewer_hours"],
+     "scenario remove: 'scenario_fewer_hours' is still needed by 'scenario_fewest_hours' (extends = fewer_hours, "
+     "manifest/local.toml); remove that first"),
+    (["unregister", "scenario_fewer_hours"],
+     "unregister: 'scenario_fewer_hours' is still needed by 'scenario_fewest_hours' (extends = fewer_hours, "
+     "manifest/local.toml); remove that first"),
+])
+def test_refusals_are_one_line_and_write_nothing(argv: list[str], line: str, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, parent, hours in (("fewer_hours", "paper_text", "6"), ("fewest_hours", "fewer_hours", "4")):
+        assert _run(capsys, ["scenario", "new", name, "--extends", parent, "--set", f"edge_hours_per_day={hours}"])[0] == 0
+    before = _status(project)
+    assert _run(capsys, argv) == (2, "", line + "\n")
+    assert _status(project) == before
+    assert tomllib.loads((project / "sources" / "manifest" / "local.toml").read_text(encoding="utf-8"))["source"]
+
+
+# --- docs/data.md's examples, as written ----------------------------------------------------
+
+
+def _commands(section: str) -> list[str]:
+    """The command lines of the first ``bash`` block of docs/data.md's ``## <section>``, each
+    with its continuation lines joined."""
+    text = DATA_DOCS.read_text(encoding="utf-8").split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+def _run_as_written(line: str, project: Path, make_run: Callable[[], None]) -> None:
+    """One command line of the docs: ``edge-carbon`` in this process, ``make run`` as ``make_run``, the rest in bash."""
+    words = shlex.split(line, comments=True)
+    if words[0] == EDGE_CARBON:
+        assert main(words[1:]) == 0, line
+    elif words == ["make", "run"]:
+        make_run()
+    else:
+        subprocess.run(["bash", "-c", line], cwd=project, check=True)
+
+
+def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/data.md: the log of "A benchmark power log" (registered as documented, without
+    --dry-run) and the scenario of "A scenario" are built, then "Taking it out again" runs as
+    written. The log's partition leaves the Dagster instance and its lake files are retired in the
+    published warehouse by unregister itself; the next build (staging/power_samples, the smallest
+    that ingests logs and runs the lake's orphan check) passes, and git status is as before."""
+    from tests.conftest import build
+
+    warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
+    monkeypatch.setenv(WAREHOUSE_ENV, str(warehouse))
+    before = _status(project)
+    log = _copy_log(project)  # the docs' `cp ~/gpu_run.csv sources/power/own/`
+    register = [c for c in _commands("A benchmark power log") if c.startswith(f"{EDGE_CARBON} register")]
+    assert len(register) == 1
+    assert main(shlex.split(register[0].replace(" --dry-run", ""))[1:]) == 0
+    source_id = shlex.split(register[0])[shlex.split(register[0]).index("--id") + 1]
+    for line in _commands("A scenario"):
+        if line.startswith(EDGE_CARBON):
+            _run_as_written(line, project, make_run=lambda: None)
+
+    def make_run() -> None:
+        result = build(warehouse, only=["staging/power_samples"])
+        assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
+        checks = [e.event_specific_data for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION]
+        assert {c.check_name for c in checks} >= {"source_ids_join"} and all(c.passed for c in checks)
+
+    def current(con: duckdb.DuckDBPyConnection) -> list[str]:
+        return [r[0] for r in con.execute("select partition_key from meta.lake_files where superseded_at is null "
+                                          "and partition_key = $k", {"k": source_id}).fetchall()]
+
+    make_run()
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert current(con) == [source_id]
+    undo = _commands("Taking it out again")
+    assert undo[-1] == "make run" and any(line.startswith(f"{EDGE_CARBON} unregister {source_id}") for line in undo)
+    for line in undo[:-1]:
+        _run_as_written(line, project, make_run)
+        if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, the file the user copied in stays
+            assert log.is_file() and _status(project) == before + "?? sources/power/own/gpu_run.csv\n"
+            assert source_id not in {e.id for e in load_manifest()}
+    with dg.DagsterInstance.get() as instance:
+        assert source_id not in instance.get_dynamic_partitions("power_logs")
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert current(con) == []  # retired by unregister, before any build
+        assert con.execute("select count(*) from staging.power_samples where source_id = $k", {"k": source_id}).fetchone() == (0,)
+        assert con.execute("select count(*) from meta.generations where run_id like 'unregister-%'").fetchone() == (1,)
+    assert _status(project) == before
+    _run_as_written(undo[-1], project, make_run)
+    assert _status(project) == before
