@@ -21,7 +21,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.ingest.manifest import load_manifest
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
-from tests.test_register import _run
+from tests.test_register import HOME_FILES, _run
 
 DATA_DOCS = PROJECT_ROOT / "docs" / "data.md"
 SHIPPED_LOG = "power/synthetic/table1_gpu_r1.csv"
@@ -161,9 +161,9 @@ def _run_as_written(line: str, project: Path, make_run: Callable[[], None]) -> N
 
 
 def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """docs/data.md: the log of "A benchmark power log" (registered as documented, without
+    """docs/data.md: the logs of "A benchmark power log" (registered as documented, without
     --dry-run) and the scenario of "A scenario" are built, then "Taking it out again" runs as
-    written. The log's partition leaves the Dagster instance and its lake files are retired in the
+    written. The logs' partitions leave the Dagster instance and their lake files are retired in the
     published warehouse by unregister itself; the next build (staging/power_samples, the smallest
     that ingests logs and runs the lake's orphan check) passes, and git status is as before."""
     from tests.conftest import build
@@ -171,11 +171,18 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
     monkeypatch.setenv(WAREHOUSE_ENV, str(warehouse))
     before = _status(project)
-    log = _copy_log(project)  # the docs' `cp ~/gpu_run.csv sources/power/own/`
+    # the docs' `cp ~/gpu_run.csv ~/m2_run.txt sources/power/own/`: copies of the paper's own logs
+    logs = [project / "sources" / "power" / "own" / name for name in HOME_FILES]
+    logs[0].parent.mkdir(parents=True)
+    for log, shipped in zip(logs, HOME_FILES.values(), strict=True):
+        shutil.copyfile(SOURCES_DIR / shipped, log)
     register = [c for c in _commands("A benchmark power log") if c.startswith(f"{EDGE_CARBON} register")]
-    assert len(register) == 1
-    assert main(shlex.split(register[0].replace(" --dry-run", ""))[1:]) == 0
-    source_id = shlex.split(register[0])[shlex.split(register[0]).index("--id") + 1]
+    assert len(register) == len(HOME_FILES)
+    source_ids = []
+    for line in register:
+        assert "--dry-run" not in line and main(shlex.split(line)[1:]) == 0, line
+        source_ids.append(shlex.split(line)[shlex.split(line).index("--id") + 1])
+    source_id = source_ids[0]  # the sampled log whose lake file the round trip follows
     for line in _commands("A scenario"):
         if line.startswith(EDGE_CARBON):
             _run_as_written(line, project, make_run=lambda: None)
@@ -194,18 +201,21 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert current(con) == [source_id]
     undo = _commands("Taking it out again")
-    assert undo[-1] == "make run" and any(line.startswith(f"{EDGE_CARBON} unregister {source_id}") for line in undo)
+    assert undo[-1] == "make run"
+    assert {shlex.split(line)[2] for line in undo if line.startswith(f"{EDGE_CARBON} unregister")} == set(source_ids)
     for line in undo[:-1]:
         _run_as_written(line, project, make_run)
         if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, the file the user copied in stays
-            assert log.is_file() and _status(project) == before + "?? sources/power/own/gpu_run.csv\n"
-            assert source_id not in {e.id for e in load_manifest()}
+            gone = shlex.split(line)[2]
+            assert gone in source_ids and gone not in {e.id for e in load_manifest()}
+            assert all(log.is_file() for log in logs)
+    assert _status(project) == before  # after the docs' rm
+    assert not set(source_ids) & {e.id for e in load_manifest()}
     with dg.DagsterInstance.get() as instance:
-        assert source_id not in instance.get_dynamic_partitions("power_logs")
+        assert not set(source_ids) & set(instance.get_dynamic_partitions("power_logs"))
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert current(con) == []  # retired by unregister, before any build
         assert con.execute("select count(*) from staging.power_samples where source_id = $k", {"k": source_id}).fetchone() == (0,)
-        assert con.execute("select count(*) from meta.generations where run_id like 'unregister-%'").fetchone() == (1,)
-    assert _status(project) == before
+        assert con.execute("select count(*) from meta.generations where run_id like 'unregister-%'").fetchone() == (len(source_ids),)
     _run_as_written(undo[-1], project, make_run)
     assert _status(project) == before
