@@ -1,4 +1,4 @@
-# edge-carbon front door. Needs only Python 3.11, make and git.
+# edge-carbon front door. Needs Python 3.11+ (3.11-3.13 are tested), make and git.
 #   make run    build the warehouse from the shipped data and print a summary; WORKERS=N runs it on
 #               Dagster's multiprocess executor with N worker processes (default: in one process)
 #   make test   run the test suite, without the tests marked slow (full rebuilds at the default

@@ -61,8 +61,8 @@ BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
 PAGES = [verdict, reproduction, validation, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, sources, dictionary]
 #: What every page's scenario selector reads (``sql/scenario_ids.sql``).
 SELECTOR_TABLES = ["core.scenarios"]
-#: Tables of DuckDB's catalog: a page reading them (the Data dictionary) shows every table.
-CATALOG_TABLES = ["main.duckdb_tables", "main.duckdb_columns"]
+#: Tables of DuckDB's catalog: a page reading them (the Data dictionary) shows every table and view.
+CATALOG_TABLES = ["main.duckdb_tables", "main.duckdb_views", "main.duckdb_columns"]
 #: Static exports (``static/<page>-<chart>.png|.svg``): every chart, the headline charts only
 #: (the ones the Dagster asset's metadata shows), or none.
 STATIC_EXPORTS = ("all", "headline", "none")

@@ -1,6 +1,6 @@
-"""Data dictionary page: every table and column of the warehouse with its type and meaning.
+"""Data dictionary page: every table and view of the warehouse, each column with its type and meaning.
 
-The meaning is the comment each table and column carries in the warehouse (``COMMENT ON``,
+The meaning is the comment each table, view and column carries in the warehouse (``COMMENT ON``,
 written from the pandera models by pipelines/warehouse/dictionary.py), read back from DuckDB's catalog.
 """
 
@@ -13,13 +13,14 @@ import polars as pl
 
 from dashboards.shell import Page, bar_chart, query, tooltips
 
-#: The tables the page reads (its "Data:" line): DuckDB's catalog of every table of the warehouse.
-TABLES = ["main.duckdb_tables", "main.duckdb_columns"]
+#: The tables the page reads (its "Data:" line): DuckDB's catalog of every table and view of the warehouse
+#: (``dashboards.CATALOG_TABLES``).
+TABLES = ["main.duckdb_tables", "main.duckdb_views", "main.duckdb_columns"]
 
 #: Schemas shown, in page order: what analysts query first.
 SCHEMAS = ["marts", "core", "staging", "quarantine", "raw"]
 
-TOOLTIP = tooltips(("table_id:N", "table"), "columns:Q", ("undocumented:Q", "columns without a comment"),
+TOOLTIP = tooltips(("table_id:N", "table"), ("kind:N", "table or view"), "columns:Q", ("undocumented:Q", "columns without a comment"),
                    ("table_comment:N", "what it holds"))
 
 #: Column widths are fixed and long words break, so the tables never overflow the page width.
@@ -30,7 +31,11 @@ STYLE = """<style>
 .dictionary h2 { font-size: 1.1rem; margin: 1.4rem 0 0.3rem; }
 .toc { line-height: 1.6; }
 .toc a { margin-right: 0.6rem; white-space: nowrap; }
+.dictionary .kind { font-size: 0.8rem; font-weight: normal; margin-left: 0.5rem; }
 </style>"""
+#: What follows a name in its heading: nothing for a table, a mark for a view (a query over other
+#: tables or files, e.g. staging.power_samples over the lake's Parquet files).
+VIEW_MARK = {"table": "", "view": ' <span class="kind">(view)</span>'}
 
 
 def anchor(table_id: str) -> str:
@@ -39,15 +44,15 @@ def anchor(table_id: str) -> str:
 
 
 def tables_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per table: schema, name, comment and column count, in page order."""
+    """One row per table or view: schema, name, kind, comment and column count, in page order."""
     return frame.group_by("table_id", maintain_order=True).agg(
-        pl.col("schema_name").first(), pl.col("table_name").first(), pl.col("table_comment").first(),
+        pl.col("schema_name").first(), pl.col("table_name").first(), pl.col("kind").first(), pl.col("table_comment").first(),
         pl.len().alias("columns"), pl.col("column_comment").is_null().sum().alias("undocumented"),
     )
 
 
 def table_html(frame: pl.DataFrame) -> str:
-    """A contents line, then per table its comment and a column | type | meaning table."""
+    """A contents line, then per table or view its comment and a column | type | meaning table (a view is marked as one)."""
     tables = tables_frame(frame)
     toc = " ".join(f'<a href="#{anchor(t)}"><code>{html.escape(t)}</code></a>' for t in tables.get_column("table_id"))
     sections = []
@@ -62,27 +67,28 @@ def table_html(frame: pl.DataFrame) -> str:
             for r in cols.iter_rows(named=True))
         head = "".join(f"<th>{h}</th>" for h in ("column", "type", "meaning"))
         sections.append(
-            f'<section id="{anchor(table["table_id"])}"><h2><code>{html.escape(table["table_id"])}</code></h2>'
+            f'<section id="{anchor(table["table_id"])}"><h2><code>{html.escape(table["table_id"])}</code>{VIEW_MARK[table["kind"]]}</h2>'
             f'<p>{html.escape(table["table_comment"] or "(no comment)")}</p>'
             '<table><colgroup><col class="name"><col class="type"><col class="meaning"></colgroup>'
             f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>")
-    return f'{STYLE}<p class="toc">Tables: {toc}</p><div class="dictionary" id="dictionary">{"".join(sections)}</div>'
+    return f'{STYLE}<p class="toc">Tables and views: {toc}</p><div class="dictionary" id="dictionary">{"".join(sections)}</div>'
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from DuckDB's catalog (duckdb_tables(), duckdb_columns())."""
+    """Build the page from DuckDB's catalog (duckdb_tables(), duckdb_views(), duckdb_columns())."""
     frame = query(con, "dictionary", {"schemas": SCHEMAS})
     tables = tables_frame(frame)
     chart = bar_chart(
-        tables, "Columns per table, by schema (hover for what the table holds)", width=600, step=16,
+        tables, "Columns per table and view, by schema (hover for what it holds)", width=600, step=16,
         y=alt.Y("table_id:N", title=None, sort=None, axis=alt.Axis(labelLimit=300)),
         x=alt.X("columns:Q", title="columns"), color=alt.Color("schema_name:N", title="schema", sort=SCHEMAS),
         tooltip=TOOLTIP)
     return Page(
         slug="dictionary",
         title="Data dictionary",
-        summary=f"Every table ({tables.height}) and column ({frame.height}) of the warehouse with its type and "
-                "meaning: the comments written from the pandera models, read back from DuckDB's catalog.",
+        summary=f"Every table ({tables.filter(pl.col('kind') == 'table').height}), view "
+                f"({tables.filter(pl.col('kind') == 'view').height}) and column ({frame.height}) of the warehouse with its "
+                "type and meaning: the comments written from the pandera models, read back from DuckDB's catalog.",
         tables=TABLES,
         charts={"tables": chart},
         notes=["In any DuckDB client: select table_name, column_name, comment from duckdb_columns() "

@@ -9,7 +9,7 @@ run config. Tests of numbers only the default config gives (the README's verdict
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -125,6 +125,24 @@ def default_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A warehouse built at the defaults of ``edge-carbon run`` (50,000 draws per scenario);
     only for tests of numbers the docs quote from ``make run``. Mark its tests ``slow``."""
     return _built(tmp_path_factory.mktemp("default_warehouse") / "edge_carbon.duckdb", default=True)
+
+
+@pytest.fixture(scope="session")
+def rendered_site(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., dict]:
+    """``render(warehouse, static="none")``: the dashboards rendered from ``warehouse`` once per
+    test session (shared by the dashboard, dictionary and browser tests), without static exports
+    unless ``static`` says otherwise, into the session's temporary folder, which pytest owns and
+    prunes, so a test run leaves no site behind in the system's temporary folder."""
+    from dashboards import render_all
+
+    sites: dict[tuple[Path, str], dict] = {}
+
+    def render(warehouse: Path, static: str = "none") -> dict:
+        if (warehouse, static) not in sites:
+            sites[(warehouse, static)] = render_all(warehouse, tmp_path_factory.mktemp("site"), static=static)
+        return sites[(warehouse, static)]
+
+    return render
 
 
 @pytest.fixture

@@ -129,3 +129,11 @@ def pinned_versions(constraints: Path = PROJECT_ROOT / "constraints.txt") -> dic
             (pin,) = requirement.specifier
             pins[canonicalize_name(requirement.name)] = pin.version
     return pins
+
+
+def browser_missing(chromium: str | None, chromedriver: str | None) -> str | None:
+    """Why the browser tests cannot run, naming exactly what is missing (None when both are there)."""
+    missing = [name for name, path in (("chromium", chromium), ("chromedriver", chromedriver)) if not path]
+    if not missing:
+        return None
+    return f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed"

@@ -1,10 +1,9 @@
 """The dashboards: values behind the charts, the rendered site, its size, speed and the asset."""
 
-import functools
 import html
 import re
 import shutil
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
@@ -15,6 +14,7 @@ from dashboards.sensitivity import MULTIPLIERS, grid, tornado
 from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
+from tests.helpers import browser_missing
 
 PAGES = ["verdict", "reproduction", "validation", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "sources", "dictionary"]
 MAX_PAGE_BYTES = 2_000_000
@@ -22,16 +22,8 @@ MAX_PAGE_BYTES = 2_000_000
 MAX_SITE_BYTES = 6_000_000
 
 
-@functools.cache
-def rendered_site(warehouse: Path, static: str = "none") -> dict:
-    """Render the site once per test session (shared with the browser tests), without static
-    exports unless ``static`` says otherwise (the asset's test checks the headline ones)."""
-    out = Path(tempfile.mkdtemp(prefix="edge_carbon_site_"))
-    return render_all(warehouse, out, static=static)
-
-
 @pytest.fixture(scope="module")
-def site(built_warehouse: Path) -> dict:
+def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
     return rendered_site(built_warehouse)
 
 
@@ -40,6 +32,18 @@ def con(built_warehouse: Path):
     connection = open_readonly(built_warehouse)
     yield connection
     connection.close()
+
+
+def test_the_site_is_rendered_into_the_sessions_temporary_folder(site: dict, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """pytest owns (and prunes) the session's folder: a test run leaves no site in the system's temporary folder."""
+    assert site["index"].is_relative_to(tmp_path_factory.getbasetemp())
+
+
+def test_browser_tests_name_what_is_missing() -> None:
+    assert browser_missing("/usr/bin/chromium", None) == "chromedriver is not installed"
+    assert browser_missing(None, "/usr/bin/chromedriver") == "chromium is not installed"
+    assert browser_missing(None, None) == "chromium and chromedriver are not installed"
+    assert browser_missing("/usr/bin/chromium", "/usr/bin/chromedriver") is None
 
 
 def test_index_links_every_page(site: dict) -> None:
@@ -104,7 +108,7 @@ def test_index_leads_with_the_verdict(site: dict, con) -> None:
 
 
 @pytest.mark.slow  # every chart through the converter: a few seconds, and `edge-carbon run` exports the headline ones only
-def test_every_chart_has_png_and_svg(built_warehouse: Path) -> None:
+def test_every_chart_has_png_and_svg(built_warehouse: Path, rendered_site: Callable[..., dict]) -> None:
     site = rendered_site(built_warehouse, "all")
     expected = {f"{slug}-{chart}" for slug, page in site["pages"].items() for chart in page["charts"]}
     assert set(site["static"]) == expected

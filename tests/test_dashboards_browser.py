@@ -8,7 +8,7 @@ test-artifacts/dashboards/. Skipped when Chromium or chromedriver is not install
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,8 @@ import pytest
 from dashboards.shell import VENDOR_SCRIPT
 from pipelines.paths import PROJECT_ROOT
 from pipelines.warehouse.database import open_readonly
-from tests.test_dashboards import PAGES, rendered_site
+from tests.helpers import browser_missing
+from tests.test_dashboards import PAGES
 
 webdriver = pytest.importorskip("selenium.webdriver")
 
@@ -27,11 +28,14 @@ LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 #: The narrowest window the pages are laid out for.
 WINDOW_WIDTH = 1366
 
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromedriver are not installed")
+#: Why the tests cannot run here (what is missing, by name), or None.
+MISSING = browser_missing(CHROMIUM, CHROMEDRIVER)
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 
 @pytest.fixture(scope="module")
-def site(built_warehouse: Path) -> dict:
+def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
     return rendered_site(built_warehouse)
 
 

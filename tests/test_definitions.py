@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import dagster as dg
 
 from pipelines.defs.definitions import defs
+from pipelines.paths import PROJECT_ROOT
 
 
 def _assets() -> list[tuple[dg.AssetKey, dg.AssetSpec]]:
@@ -37,6 +40,16 @@ def test_every_staging_table_has_column_schema_and_blocking_checks() -> None:
         assert {"pandera_schema"} <= checks, f"{key} checks: {checks}"
         if key.path[-1] != "sources":
             assert "source_ids_join" in checks, f"{key} checks: {checks}"
+
+
+def test_the_dagster_page_lists_every_group() -> None:
+    """docs/dagster.md's "Groups mirror the domain" list names exactly the definitions' asset groups."""
+    text = (PROJECT_ROOT / "docs" / "dagster.md").read_text(encoding="utf-8")
+    sentence = text.split("Groups mirror the", 1)[1].split("\n- ", 1)[0]
+    listed = re.findall(r"`([a-z_]+)`", sentence)
+    groups = {node.group_name for _, node in _assets()}
+    assert len(listed) == len(set(listed)), listed
+    assert set(listed) == groups, f"docs/dagster.md lists {sorted(set(listed) - groups)} too many, misses {sorted(groups - set(listed))}"
 
 
 def test_staging_tables_of_the_contract_exist() -> None:

@@ -5,11 +5,13 @@ import html
 import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from dashboards.dictionary import anchor
 from pipelines.cli import main
 from pipelines.paths import WAREHOUSE_ENV
 from pipelines.warehouse.database import open_readonly
@@ -25,7 +27,6 @@ from pipelines.warehouse.dictionary import (
 from pipelines.warehouse.queries import query_pl
 from schemas.marts import Verdict
 from schemas.meta import columns
-from tests.test_dashboards import rendered_site
 
 DESCRIBED = {"schemas": ["staging", "core", "marts", "quarantine", "raw"]}
 
@@ -120,7 +121,7 @@ def test_quoting_and_units() -> None:
     assert first_sentence("OPT's context length (Zhang et al. 2022). Second.") == "OPT's context length (Zhang et al. 2022)."
 
 
-def test_dictionary_page_lists_every_mart_with_its_comment(built_warehouse: Path, con) -> None:
+def test_dictionary_page_lists_every_mart_with_its_comment(built_warehouse: Path, con, rendered_site: Callable[..., dict]) -> None:
     text = rendered_site(built_warehouse)["pages"]["dictionary"]["html"].read_text(encoding="utf-8")
     marts = con.execute("select table_name, comment from duckdb_tables() where schema_name = 'marts'").fetchall()
     assert len(marts) >= 15
@@ -130,6 +131,23 @@ def test_dictionary_page_lists_every_mart_with_its_comment(built_warehouse: Path
     column = con.execute("select comment from duckdb_columns() where schema_name = 'marts' and table_name = 'verdict' "
                          "and column_name = 'p05_with_comm'").fetchall()[0][0]
     assert html.escape(column) in text
+
+
+
+def test_dictionary_page_lists_the_views_too(built_warehouse: Path, con, rendered_site: Callable[..., dict]) -> None:
+    text = rendered_site(built_warehouse)["pages"]["dictionary"]["html"].read_text(encoding="utf-8")
+    views = con.execute("select schema_name || '.' || view_name, comment from duckdb_views() where not internal "
+                        "and schema_name in ('marts', 'core', 'staging', 'quarantine', 'raw') order by 1").fetchall()
+    assert "staging.power_samples" in {view for view, _ in views}
+    for view, comment in views:
+        assert comment, view
+        assert f'<h2><code>{view}</code> <span class="kind">(view)</span></h2>' in text, view
+        assert html.escape(comment) in text, view
+    # with its columns: the lake's power samples have their watts
+    section = text.split(f'<section id="{anchor("staging.power_samples")}">', 1)[1].split("</section>", 1)[0]
+    assert "<code>power_w</code>" in section
+    tables = con.execute("select count(*) from duckdb_tables() where schema_name in ('marts', 'core', 'staging', 'quarantine', 'raw')").fetchall()[0][0]
+    assert f"Every table ({tables}), view ({len(views)}) and column" in text
 
 
 # -- edge-carbon sql --format ---------------------------------------------------------------
@@ -180,15 +198,15 @@ def test_sql_markdown_and_table_keep_the_row_limit(published: Path, capsys) -> N
     assert "shape:" in capsys.readouterr().out
 
 
-def test_dictionary_page_fits_a_laptop_window(built_warehouse: Path) -> None:
+def test_dictionary_page_fits_a_laptop_window(built_warehouse: Path, rendered_site: Callable[..., dict]) -> None:
     """At 1,366 px wide the page has no horizontal scroll bar: long names and comments wrap."""
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
 
-    from tests.test_dashboards_browser import CHROMEDRIVER, CHROMIUM, load
+    from tests.test_dashboards_browser import CHROMEDRIVER, CHROMIUM, MISSING, load
 
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("chromium and chromedriver are not installed")
+    if MISSING is not None:
+        pytest.skip(MISSING)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1366,900",

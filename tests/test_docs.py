@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.docs import (
+    ANSWER_BEGIN,
+    ANSWER_END,
     BEGIN,
     DRIVERS_BEGIN,
     DRIVERS_END,
@@ -22,7 +26,9 @@ from pipelines.warehouse.docs import (
     REPRODUCTION_END,
     VALIDATION_BEGIN,
     VALIDATION_END,
+    answer_from,
     between,
+    claim_answer,
     drivers_table,
     ends_table,
     full_drivers_table,
@@ -33,6 +39,13 @@ from pipelines.warehouse.docs import (
     verdict_table,
 )
 from pipelines.warehouse.queries import query_pl
+from schemas.vocabulary import (
+    VERDICT_BELOW,
+    VERDICT_EDGE_MORE,
+    VERDICT_HOLDS,
+    VERDICT_INFEASIBLE,
+    VERDICT_UNCERTAIN,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,8 +58,10 @@ def test_every_generated_block_is_the_warehouse(default_warehouse: Path) -> None
         reproduction = reproduction_table(con)
         drivers = drivers_table(con)
         validation = validation_table(con)
+        answer = claim_answer(con)
     assert "realistic_consequential" in table and "| **measured_throughput** |" in table
     readme = (ROOT / "README.md").read_text()
+    assert between(readme, ANSWER_BEGIN, ANSWER_END) == answer, "README.md's answer is stale: run `make run` then `edge-carbon docs`"
     findings = (ROOT / "docs" / "findings.md").read_text()
     assert between(readme, BEGIN, END) == table, "README.md's verdict is stale: run `make run` then `edge-carbon docs`"
     assert between(findings, BEGIN, END) == table, "docs/findings.md's verdict is stale: run `edge-carbon docs`"
@@ -72,6 +87,60 @@ def test_readme_verdict_point_values_are_the_warehouse(built_warehouse: Path) ->
     readme = (ROOT / "README.md").read_text()
     assert len(points(table)[2]) == len(table.splitlines()[2].split("|")) - 4
     assert points(between(readme, BEGIN, END)) == points(table), "README.md's verdict is stale: run `make run` then `edge-carbon docs`"
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split after each full stop that a capital letter follows."""
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip())
+
+
+def test_readme_opens_its_answer_with_three_sentences(built_warehouse: Path) -> None:
+    """"Does the claim hold?" opens with the generated answer, before the table; its first sentence
+    (R compute only in the paper's frame) holds at any run config, the whole answer at the
+    defaults (the slow test above)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Does the claim hold?\n", 1)[1]
+    assert section.lstrip("\n").startswith(ANSWER_BEGIN)
+    assert section.index(ANSWER_END) < section.index(BEGIN)
+    quoted = sentences(between(readme, ANSWER_BEGIN, ANSWER_END))
+    assert len(quoted) == 3, quoted
+    with open_readonly(built_warehouse) as con:
+        fresh = sentences(claim_answer(con))
+    assert len(fresh) == 3 and quoted[0] == fresh[0]
+    assert "R compute only is" in quoted[0] and "for laptops" in quoted[0] and "4-8x" in quoted[0]
+
+
+def _headline(*rows: tuple[str, str, str, float, float, float | None, float | None, str]) -> pl.DataFrame:
+    """marts.verdict headline rows: (scenario, frame, class, R, R with comm, p05 and p95 with comm, verdict) at a 10 MB/s link."""
+    names = ["scenario_id", "accounting_frame", "device_class", "reduction_factor", "reduction_factor_with_comm", "p05_with_comm",
+             "p95_with_comm", "verdict"]
+    return pl.DataFrame([dict(zip(names, r, strict=True)) for r in rows]).with_columns(pl.lit(10.0).alias("link_mb_per_s"))
+
+
+def test_the_answer_reads_the_verdicts() -> None:
+    paper = [("paper", "as_published", "laptop", 9.5, 9.2, None, None, VERDICT_INFEASIBLE),
+             ("paper", "as_published", "phone", 3.1, 2.95, None, None, VERDICT_INFEASIBLE),
+             ("high", "as_published", "laptop", 10.244, 9.9, None, None, VERDICT_INFEASIBLE)]
+    real = [("real", "attributional", "laptop", 1.56, 0.59, 0.18, 1.88, VERDICT_BELOW),
+            ("real", "attributional", "phone", 0.5, 0.04, 0.01, 0.14, VERDICT_EDGE_MORE),
+            ("other", "consequential", "laptop", 5.11, 1.79, 0.57, 5.85, VERDICT_UNCERTAIN)]
+    text = answer_from(_headline(*paper, *real))
+    first, second, third = sentences(text)
+    assert first == ("On the paper's own inputs and arithmetic (frame `as_published`, headline basis), R compute only is "
+                     "9.50-10.24 for laptops and 3.10 for phones, against the claimed 4-8x, but none of these 3 fleets can send "
+                     "their traffic over the stated 10 MB/s link.")
+    assert second == ("On the fleets that could exist, R with communication is 0.59 (p05-p95 0.18-1.88) for laptops and "
+                      "0.04 (p05-p95 0.01-0.14) for phones in real; and 1.79 (p05-p95 0.57-5.85) for laptops in other.")
+    assert third == ("So the claim holds for certain on none of these 3 fleets (edge emits more: 1, below the claim (R < 4): 1, "
+                     "claim uncertain (p05-p95 spans 4): 1).")
+    # a feasible paper fleet and a holding verdict change the words, not just the numbers
+    holding = [("paper", "as_published", "laptop", 9.5, 9.2, 8.0, 10.0, VERDICT_HOLDS), *paper[1:], *real]
+    first, _, third = sentences(answer_from(_headline(*holding)))
+    assert first.endswith("but only 1 of these 3 fleets can send their traffic over the stated 10 MB/s link.")
+    assert third.startswith("So the claim holds on 1 of these 4 fleets (edge emits more: 1,")
+    assert sentences(answer_from(_headline(holding[0])))[2] == f"So the claim holds on this one fleet ({VERDICT_HOLDS}: 1)."
+    # no fleet that could exist: still three sentences, none of them a number the rows do not give
+    assert len(sentences(answer_from(_headline(*paper)))) == 3
 
 
 def test_findings_pattern_ends_are_the_vocabulary() -> None:

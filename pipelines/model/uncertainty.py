@@ -17,10 +17,18 @@ Draws respect the model's physical couplings:
 - the grid intensity is one draw for both sides when ``grid_shared`` is 1: the edge's value
   comes from the cloud's uniform sample through the edge's own distribution (identical when
   the two rows agree), and Sobol treats the pair as one input.
+
+Each scenario is reproducible on its own: every uniform sample comes from a stream of its own,
+seeded by the global seed and a stable hash of (scenario id, parameter) (:func:`draw_stream`),
+or of (scenario id, coupling) for a draw that coupled parameters share, and a scenario's
+Sobol design and bootstrap from streams keyed by its id. No draw depends on a scenario's
+position among the scenarios or on how many there are, so adding, removing or editing one
+scenario leaves every other scenario's draws, and its marts, as they were.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,9 +56,16 @@ BINS_PER_DECADE = 20
 SOBOL_RESAMPLES = 50
 
 
+#: Stream keys of a scenario's Sobol design (its unit-cube sample) and of SALib's bootstrap of the
+#: indices; a colon keeps them apart from every parameter name.
+SOBOL_DESIGN = "sobol:design"
+SOBOL_BOOTSTRAP = "sobol:bootstrap"
+
+
 @dataclass(frozen=True)
 class Ranged:
-    """One parameter drawn in a scenario. ``follows``: the parameter whose uniform sample it shares."""
+    """One parameter drawn in a scenario. ``follows``: the parameter whose uniform sample it shares;
+    ``coupling``: the coupling whose one draw it takes part in (its stream's key, :attr:`stream`)."""
 
     parameter: str
     distribution: str
@@ -58,12 +73,35 @@ class Ranged:
     low: float
     high: float
     follows: str | None = None
+    coupling: str | None = None
+
+    @property
+    def stream(self) -> str:
+        """The key of the parameter's random stream within its scenario: the coupling whose draw
+        it shares, else the parameter itself."""
+        return self.coupling or self.parameter
 
 
-#: (follower, leader, switch): the follower shares the leader's sample when the scenario's switch is 1.
+#: (follower, leader, switch): the follower shares the leader's sample when the scenario's switch
+#: is 1; the switch names the coupling (the key of the one stream both draw from).
 COUPLED = (("edge_grid_gco2e_per_kwh", "cloud_grid_gco2e_per_kwh", "grid_shared"),)
 #: A discrete draw: the parameter is 1 with the probability held in another parameter, else 0.
 BERNOULLI = (("cloud_gpu_variant", "cloud_gpu_alt_share"),)
+
+
+def draw_stream(seed: int, scenario: str, key: str) -> np.random.Generator:
+    """The random stream of ``key`` (a parameter, a coupling or a Sobol stream) in ``scenario``.
+
+    Seeded by the global ``seed`` and a stable hash of (scenario id, key): blake2b, as two
+    64-bit words of a ``SeedSequence``'s entropy (never Python's ``hash()``, which is salted per
+    process). A generator is always passed on explicitly, so no library falls back to the
+    global random state (as SALib's bootstrap does for a seed of 0).
+    """
+    if seed < 0:
+        raise ValueError(f"the Monte Carlo seed must be a non-negative integer, not {seed}")
+    digest = hashlib.blake2b(f"{scenario}\x00{key}".encode(), digest_size=16).digest()
+    words = [int.from_bytes(digest[i:i + 8], "little") for i in (0, 8)]
+    return np.random.default_rng(np.random.SeedSequence([seed, *words]))
 
 
 def ranged_parameters(parameters: pl.DataFrame) -> list[Ranged]:
@@ -82,8 +120,9 @@ def ranged_parameters(parameters: pl.DataFrame) -> list[Ranged]:
             drawn[name] = Ranged(name, "bernoulli", float(values[share]), 0.0, 1.0)
     for follower, leader, switch in COUPLED:
         if follower in drawn and leader in drawn and values.get(switch) == 1:
-            p = drawn[follower]
-            drawn[follower] = Ranged(p.parameter, p.distribution, p.value, p.low, p.high, follows=leader)
+            p, q = drawn[follower], drawn[leader]
+            drawn[follower] = Ranged(p.parameter, p.distribution, p.value, p.low, p.high, follows=leader, coupling=switch)
+            drawn[leader] = Ranged(q.parameter, q.distribution, q.value, q.low, q.high, coupling=switch)
     ordered = sorted(drawn.values(), key=lambda p: p.parameter)
     return [p for p in ordered if p.follows is None] + [p for p in ordered if p.follows is not None]
 
@@ -185,7 +224,9 @@ def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged:
 
 
 def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: int, seed: int) -> Draws:
-    """``n_draws`` parameter sets per scenario of ``base_inputs``, one independent stream per scenario.
+    """``n_draws`` parameter sets per scenario of ``base_inputs``, one independent stream per
+    scenario and drawn input (:func:`draw_stream`), so a scenario's draws are the same whichever
+    scenarios are drawn beside it.
 
     The columns drawn in any scenario travel as one table; every other parameter stays a
     per-scenario constant joined in SQL, so a million draws do not copy sixty columns.
@@ -194,12 +235,11 @@ def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: in
     ranged = {s: {p.parameter: p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == s))} for s in scenarios}
     names = sorted(set().union(*[set(r) for r in ranged.values()])) if ranged else []
     tables = []
-    for index, scenario in enumerate(scenarios):
-        rng = np.random.default_rng([seed, index])
+    for scenario in scenarios:
         own = independent(sorted(ranged[scenario].values(), key=lambda p: p.parameter))
         unit = np.empty((len(own), n_draws))
-        for row in unit:
-            rng.random(out=row)
+        for p, row in zip(own, unit, strict=True):
+            draw_stream(seed, scenario, p.stream).random(out=row)
         base = base_inputs.filter(pl.col("scenario_id") == scenario)
         tables.append(_scenario_draws(scenario, base, names, ranged[scenario], unit))
     constants = base_inputs.drop(["variant_id", *names])
@@ -276,19 +316,22 @@ def sobol_rows(
     same SQL as every other mart (headline basis); SALib then estimates S1 and ST of log R
     (R spans orders of magnitude, and log R makes the effects of multiplicative factors
     additive) with bootstrap 95% CIs. A coupled follower (the edge grid drawn with the cloud's)
-    is not an input of its own.
+    is not an input of its own. The design (scrambled jointly over the scenario's inputs) and the
+    bootstrap each draw from a stream keyed by the scenario's id (:func:`draw_stream`), never by
+    its position.
     """
     from SALib.analyze import sobol as sobol_analyze
     from SALib.sample import sobol as sobol_sample
 
     rows: list[dict] = []
-    for index, scenario in enumerate(base_inputs.get_column("scenario_id").to_list()):
+    for scenario in base_inputs.get_column("scenario_id").to_list():
         ranged = ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
         inputs = sorted(independent(ranged), key=lambda p: p.parameter)
         if len(inputs) < 2:
             continue
         problem = {"num_vars": len(inputs), "names": [p.parameter for p in inputs], "bounds": [[0.0, 1.0]] * len(inputs)}
-        unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True, seed=seed + index)
+        unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True,
+                                   seed=draw_stream(seed, scenario, SOBOL_DESIGN))
         draws = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
         with model_view(con, draws.drawn, constants=draws.constants):
             evaluated = query_pl(con, "select cast(variant_id as bigint) as draw, device_class, pattern, ln(reduction_factor) as log_r "
@@ -299,7 +342,7 @@ def sobol_rows(
             if not np.all(np.isfinite(y)) or np.var(y) == 0:
                 continue
             result = sobol_analyze.analyze(problem, y, calc_second_order=False, num_resamples=SOBOL_RESAMPLES, conf_level=0.95,
-                                           seed=seed + index)
+                                           seed=draw_stream(seed, scenario, SOBOL_BOOTSTRAP))
             total = float(np.clip(result["ST"], 0, None).sum())
             top = int(np.argmax(result["ST"]))
             widest = max(widest, 2 * float(result["S1_conf"][top]))

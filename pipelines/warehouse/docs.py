@@ -1,4 +1,4 @@
-"""The verdict in the docs, rendered from the warehouse: README.md's table, docs/findings.md and docs/validation.md.
+"""The verdict in the docs, rendered from the warehouse: README.md's answer and table, docs/findings.md and docs/validation.md.
 
 Every number in these sections is read from ``marts.verdict``, ``marts.paper_reproduction``,
 ``marts.uncertainty_drivers`` and ``marts.validation`` of a published warehouse (``edge-carbon docs``);
@@ -18,8 +18,20 @@ from pipelines.warehouse.dictionary import column_comment
 from pipelines.warehouse.queries import query_pl
 from schemas.meta import columns
 from schemas.validation import ValidationCases
-from schemas.vocabulary import PATTERN_ENDS, VERDICT_INFEASIBLE
+from schemas.vocabulary import (
+    CLAIM_HIGH,
+    CLAIM_LOW,
+    PATTERN_ENDS,
+    VERDICT_HOLDS,
+    VERDICT_INFEASIBLE,
+    VERDICT_UNCERTAIN,
+    VERDICTS,
+)
 
+ANSWER_BEGIN = "<!-- answer:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
+ANSWER_END = "<!-- answer:end -->"
+#: The paper's own accounting frame (its inputs and arithmetic, kept exactly).
+PAPER_FRAME = "as_published"
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 END = "<!-- verdict:end -->"
 REPRODUCTION_BEGIN = "<!-- reproduction:begin (rendered by `edge-carbon docs` from marts.paper_reproduction) -->"
@@ -75,6 +87,64 @@ def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
             f"| {verdict} ({r['verdict_driver_method']}) |"
         )
     return "\n".join(lines)
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return _r(low) if _r(low) == _r(high) else f"{_r(low)}-{_r(high)}"
+
+
+def _and(parts: list[str], sep: str = ", ") -> str:
+    """``a``, ``a and b``, ``a, b and c``; with ``sep = "; "``: ``a; and b``, ``a; b; and c``."""
+    last = " and " if sep == ", " else f"{sep}and "
+    return parts[0] if len(parts) == 1 else f"{sep.join(parts[:-1])}{last}{parts[-1]}"
+
+
+def _every(n: int) -> str:
+    return "this one fleet" if n == 1 else f"all {n} of these fleets"
+
+
+def answer_from(headline: pl.DataFrame) -> str:
+    """Three plain sentences from marts.verdict's headline rows (headline basis and network method):
+    the paper's own frame (R compute only per device class against the claim, and whether its
+    fleets can send their traffic), the fleets that could exist (R with communication and its
+    p05-p95 per scenario and class), and how many of their verdicts find the claim holding."""
+    paper = headline.filter(pl.col("accounting_frame") == PAPER_FRAME)
+    if paper.height:
+        spans = _and([f"{_span(g.get_column('reduction_factor').to_list())} for {c}s"
+                      for (c,), g in paper.group_by(["device_class"], maintain_order=True)])
+        links = " / ".join(f"{v:g}" for v in sorted(set(paper.get_column("link_mb_per_s").to_list())))
+        n, sendable = paper.height, paper.filter(pl.col("verdict") != VERDICT_INFEASIBLE).height
+        fleets = (f"but none of these {n} fleets can" if sendable == 0 else f"and {_every(n)} can" if sendable == n
+                  else f"but only {sendable} of these {n} fleets can")
+        first = (f"On the paper's own inputs and arithmetic (frame `{PAPER_FRAME}`, headline basis), R compute only is {spans}, "
+                 f"against the claimed {CLAIM_LOW:g}-{CLAIM_HIGH:g}x, {fleets} send their traffic over the stated {links} MB/s link.")
+    else:
+        first = f"No scenario of this build keeps the paper's own frame (`{PAPER_FRAME}`) to test the claimed {CLAIM_LOW:g}-{CLAIM_HIGH:g}x."
+    feasible = headline.filter(pl.col("verdict") != VERDICT_INFEASIBLE)
+    if feasible.height == 0:
+        return " ".join((first, "No other scenario's fleet can send its traffic over its links either.",
+                         "So no fleet of this build could exist, and none supports the claim."))
+    per_scenario = [
+        _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm'], r['p95_with_comm'])}) for {r['device_class']}s"
+              for r in g.iter_rows(named=True)]) + f" in {scenario}"
+        for (scenario,), g in feasible.group_by(["scenario_id"], maintain_order=True)
+    ]
+    second = f"On the fleets that could exist, R with communication is {_and(per_scenario, sep='; ')}."
+    counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICTS}
+    n, holds = feasible.height, counts[VERDICT_HOLDS]
+    lead = (f"So the claim holds on {_every(n)}" if holds == n
+            else f"So the claim holds on {holds} of these {n} fleets" if holds
+            else f"So the claim holds for certain on none of these {n} fleets" if counts[VERDICT_UNCERTAIN]
+            else f"So the claim holds on none of these {n} fleets")
+    third = f"{lead} ({', '.join(f'{v}: {k}' for v, k in counts.items() if k)})."
+    return " ".join((first, second, third))
+
+
+def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
+    """README's plain answer (:func:`answer_from`), from marts.verdict."""
+    return answer_from(query_pl(con, "select * from marts.verdict where is_headline and is_headline_method "
+                                     "order by accounting_frame, scenario_id, device_class"))
 
 
 def ends_table() -> str:
@@ -221,14 +291,15 @@ def between(text: str, begin: str, end: str) -> str:
 
 
 def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
-    """Render the verdict into ``root``/README.md and ``root``/docs/findings.md; return the paths written.
+    """Render the answer and the verdict into ``root``/README.md and ``root``/docs/findings.md; return the paths written.
 
     The drivers section of docs/findings.md is the build's; the full study's section is rendered
     from its results file (``edge-carbon sobol``), when there is one.
     """
     table = verdict_table(con)
     readme = root / "README.md"
-    readme.write_text(replace_between(readme.read_text(), BEGIN, END, table))
+    text = replace_between(readme.read_text(), ANSWER_BEGIN, ANSWER_END, claim_answer(con))
+    readme.write_text(replace_between(text, BEGIN, END, table))
     findings = root / "docs" / "findings.md"
     text = findings.read_text()
     text = replace_between(text, BEGIN, END, table)

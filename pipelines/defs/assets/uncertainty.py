@@ -64,7 +64,8 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
     scenario: ranges that leave it are `point` rows (marts.sensitivity only). Draws respect the
     couplings: one grid draw for both sides (grid_shared), one GPU variant per draw, and
     utilisation moving power and throughput together. Drivers: SALib Sobol indices of log R on
-    the same formula.
+    the same formula. Every draw comes from a stream keyed by the seed and (scenario id,
+    parameter or coupling), never by a scenario's position, so one scenario never moves another.
     """
     con = warehouse.connection()
     base = scenario_inputs(con)
