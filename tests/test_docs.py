@@ -114,7 +114,9 @@ def _headline(*rows: tuple[str, str, str, float, float, float | None, float | No
     """marts.verdict headline rows: (scenario, frame, class, R, R with comm, p05 and p95 with comm, verdict) at a 10 MB/s link."""
     names = ["scenario_id", "accounting_frame", "device_class", "reduction_factor", "reduction_factor_with_comm", "p05_with_comm",
              "p95_with_comm", "verdict"]
-    return pl.DataFrame([dict(zip(names, r, strict=True)) for r in rows]).with_columns(pl.lit(10.0).alias("link_mb_per_s"))
+    methods = {"as_published": "radio", "attributional": "time", "consequential": "marginal"}  # each frame's verdict-setting method
+    return pl.DataFrame([dict(zip(names, r, strict=True)) for r in rows]).with_columns(
+        pl.lit(10.0).alias("link_mb_per_s"), pl.col("accounting_frame").replace_strict(methods).alias("network_method"))
 
 
 def test_the_answer_reads_the_verdicts() -> None:
@@ -130,7 +132,8 @@ def test_the_answer_reads_the_verdicts() -> None:
                      "9.50-10.24 for laptops and 3.10 for phones, against the claimed 4-8x, but none of these 3 fleets can send "
                      "their traffic over the stated 10 MB/s link.")
     assert second == ("On the fleets that could exist, R with communication is 0.59 (p05-p95 0.18-1.88) for laptops and "
-                      "0.04 (p05-p95 0.01-0.14) for phones in real; and 1.79 (p05-p95 0.57-5.85) for laptops in other.")
+                      "0.04 (p05-p95 0.01-0.14) for phones in real (network energy by the `time` method); and 1.79 "
+                      "(p05-p95 0.57-5.85) for laptops in other (network energy by the `marginal` method).")
     assert third == ("So the claim holds for certain on none of these 3 fleets (edge emits more: 1, below the claim (R < 4): 1, "
                      "claim uncertain (p05-p95 spans 4): 1).")
     # a feasible paper fleet and a holding verdict change the words, not just the numbers

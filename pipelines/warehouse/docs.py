@@ -105,7 +105,8 @@ def _every(n: int) -> str:
 
 
 def answer_from(headline: pl.DataFrame) -> str:
-    """Three plain sentences from marts.verdict's headline rows (headline basis and network method):
+    """Three plain sentences from marts.verdict's verdict rows (headline basis, and the network
+    method that sets each verdict, ``verdict_driver_method``):
     the paper's own frame (R compute only per device class against the claim, and whether its
     fleets can send their traffic), the fleets that could exist (R with communication and its
     p05-p95 per scenario and class), and how many of their verdicts find the claim holding."""
@@ -127,8 +128,8 @@ def answer_from(headline: pl.DataFrame) -> str:
                          "So no fleet of this build could exist, and none supports the claim."))
     per_scenario = [
         _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm'], r['p95_with_comm'])}) for {r['device_class']}s"
-              for r in g.iter_rows(named=True)]) + f" in {scenario}"
-        for (scenario,), g in feasible.group_by(["scenario_id"], maintain_order=True)
+              for r in g.iter_rows(named=True)]) + f" in {scenario} (network energy by the `{method}` method)"
+        for (scenario, method), g in feasible.group_by(["scenario_id", "network_method"], maintain_order=True)
     ]
     second = f"On the fleets that could exist, R with communication is {_and(per_scenario, sep='; ')}."
     counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICTS}
@@ -143,7 +144,7 @@ def answer_from(headline: pl.DataFrame) -> str:
 
 def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
     """README's plain answer (:func:`answer_from`), from marts.verdict."""
-    return answer_from(query_pl(con, "select * from marts.verdict where is_headline and is_headline_method "
+    return answer_from(query_pl(con, "select * from marts.verdict where is_headline and network_method = verdict_driver_method "
                                      "order by accounting_frame, scenario_id, device_class"))
 
 
