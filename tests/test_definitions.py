@@ -79,7 +79,7 @@ def test_a_module_added_to_the_defs_folder_is_loaded_without_a_list(tmp_path, mo
     import sys
 
     import pipelines.defs
-    from pipelines.defs.definitions import FOUND, found
+    from pipelines.defs.definitions import folder, found
 
     copy = tmp_path / "defs_copy"
     shutil.copytree(next(iter(pipelines.defs.__path__)), copy, ignore=shutil.ignore_patterns("__pycache__", "definitions.py"))
@@ -91,20 +91,27 @@ def test_a_module_added_to_the_defs_folder_is_loaded_without_a_list(tmp_path, mo
         for name in [m for m in sys.modules if m == "defs_copy" or m.startswith("defs_copy.")]:
             del sys.modules[name]
     keys = {key for assets_def in loaded.assets or [] for key in assets_def.keys}
-    original = {key for assets_def in FOUND.assets or [] for key in assets_def.keys}
+    original = {key for assets_def in folder().assets or [] for key in assets_def.keys}
     assert keys == original | {dg.AssetKey(["marts", "folder_probe"])}
     assert {dg.AssetKey(["staging", "power_samples"]), dg.AssetKey(["core", "scenario_parameters"])} <= original
-    assert {s.name for s in loaded.sensors or []} == {s.name for s in FOUND.sensors or []} == {"power_log_partitions"}
+    assert {s.name for s in loaded.sensors or []} == {s.name for s in folder().sensors or []} == {"power_log_partitions"}
     assert not (tmp_path / "pyproject.toml").exists()
 
 
 def test_the_location_is_the_folder_scan_with_its_policy() -> None:
     """Every asset, check, job, schedule and sensor the folder defines is in the location once,
     with build_warehouse and the site added by definitions.py."""
-    from pipelines.defs.definitions import FOUND
+    from pipelines.defs.definitions import folder
 
-    found_keys = {key for assets_def in FOUND.assets or [] for key in assets_def.keys}
+    found_keys = {key for assets_def in folder().assets or [] for key in assets_def.keys}
     graph = defs.resolve_asset_graph()
     assert set(graph.get_all_asset_keys()) == found_keys | {dg.AssetKey(["dashboards", "site"])}
     assert sorted(j.name for j in defs.jobs or []) == ["build_warehouse", "grid_feeds"]
     assert [s.name for s in defs.schedules or []] == ["grid_feeds_hourly"]
+
+
+def test_the_location_module_holds_one_definitions_object() -> None:
+    """Dagster's module loading (``dagster dev``, ``dg launch``) refuses a module with two."""
+    import pipelines.defs.definitions as location
+
+    assert [name for name, value in vars(location).items() if isinstance(value, dg.Definitions)] == ["defs"]

@@ -11,6 +11,7 @@ added. Owners and the ``layer`` tag are set here for every asset, from its group
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import dagster as dg
@@ -37,7 +38,13 @@ def found(defs_root: object = DEFS_ROOT, project_root: Path = PROJECT_ROOT) -> d
     return dg.ComponentTree.from_module(defs_module=defs_root, project_root=project_root).build_defs()  # type: ignore[arg-type]
 
 
-FOUND = found()
+@functools.cache
+def folder() -> dg.Definitions:
+    """:func:`found` of this package's folder, loaded once (first while this module is imported).
+
+    Kept behind a function: a second Definitions object at module scope would make Dagster's
+    module loading (``dagster dev``, ``dg launch``) refuse this module."""
+    return found()
 
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {
@@ -76,8 +83,8 @@ def with_policy(spec: dg.AssetSpec) -> dg.AssetSpec:
     return spec.replace_attributes(owners=[OWNERS_BY_GROUP[spec.group_name]], tags={**spec.tags, "layer": layer})
 
 
-tables = list(FOUND.assets or [])
-table_checks = list(FOUND.asset_checks or [])
+tables = list(folder().assets or [])
+table_checks = list(folder().asset_checks or [])
 table_keys = [key for assets_def in tables if isinstance(assets_def, dg.AssetsDefinition) for key in assets_def.keys]
 
 build_warehouse = dg.define_asset_job(
@@ -104,9 +111,9 @@ def definitions(
     return dg.Definitions(
         assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),
         asset_checks=table_checks,
-        jobs=[build_warehouse, *(FOUND.jobs or [])],
-        schedules=FOUND.schedules,
-        sensors=[*(FOUND.sensors or []), *(sensors or [])],
+        jobs=[build_warehouse, *(folder().jobs or [])],
+        schedules=folder().schedules,
+        sensors=[*(folder().sensors or []), *(sensors or [])],
         resources={"warehouse": warehouse or Warehouse(), **feed_resources()},
         executor=executor,
     )
