@@ -3,7 +3,7 @@
 1. **nvidia-smi ingest.** A 5,000,000-sample nvidia-smi log (two GPUs, a few ``[N/A]``
    cells) is generated into ``bench/out/`` (in a subprocess: see :func:`generate_log`). Three
    implementations read it (:mod:`bench.ingest_workers`): the project's, as a power-log
-   partition does (``pipelines.defs.assets.power_logs.ingest_logs``: the digest, the streamed
+   partition does (``pipelines.warehouse.power_logs.ingest_logs``: the digest, the streamed
    parse and checks, the pandera row checks, the trapezoid per channel, the rows staged in a
    scratch DuckDB database and written to the partition's Parquet file); the floor, DuckDB's own
    ``read_csv`` of the file into a table; and a plain pandas one (:mod:`bench.pandas_baseline`,
@@ -40,7 +40,7 @@
 5. **Fleet.** :mod:`bench.fleet`: a synthetic fleet of ``--fleet-logs`` nvidia-smi logs
    (default 2,000) of ``--fleet-samples`` samples each (default 10,000: 20 million samples),
    cached in ``bench/out/``, registered in a temporary sources folder's manifest and driven
-   through ``pipelines.defs.launch.materialise`` in subprocesses with their own sources folder,
+   through ``pipelines.run.launch.materialise`` in subprocesses with their own sources folder,
    warehouse and Dagster instance. (a) The full ingest into a fresh warehouse at 1 worker and
    at 2, fresh subprocess each: wall and CPU seconds (the process's and its children's),
    samples/s; targets: 2 workers no slower than 1, CPU within 10%. (c) In one warm subprocess

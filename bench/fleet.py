@@ -10,7 +10,7 @@ every shipped manifest file, ``fleet/`` pointing at the cached logs, and
 ``manifest/fleet.toml`` listing the first K of them as ``nvidia_smi`` entries
 (:func:`write_manifest`; the harness grows the fleet by rewriting it).
 
-The pipeline is driven through ``pipelines.defs.launch.materialise`` in subprocesses
+The pipeline is driven through ``pipelines.run.launch.materialise`` in subprocesses
 (``python -m bench fleet-worker JSON``) whose environment names the sources folder
 (``EDGE_CARBON_SOURCES``), a fresh warehouse (``EDGE_CARBON_WAREHOUSE``; the Parquet lake goes
 beside it) and a fresh Dagster instance (``DAGSTER_HOME``); the bench's own environment is not
@@ -348,7 +348,7 @@ def worker(raw: str) -> int:
         from pipelines.cli import dagster_home
 
         dagster_home()
-        from pipelines.defs.launch import materialise
+        from pipelines.run.launch import materialise
 
         def timed(stage: str, **kwargs: Any) -> tuple[float, float]:
             cpu, started = cpu_with_children(), time.perf_counter()

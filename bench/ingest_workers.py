@@ -1,7 +1,7 @@
 """The three sides of the ingest figure, each run by ``python -m bench worker IMPL PATH`` in a fresh process.
 
 * ``project``: what a power-log partition does with an nvidia-smi log larger than one block
-  (``pipelines.defs.assets.power_logs.ingest_logs``): verify the file's digest, stream it
+  (``pipelines.warehouse.power_logs.ingest_logs``): verify the file's digest, stream it
   through a scratch DuckDB database (parse in blocks, the plausibility and duplicate checks,
   the pandera row checks, the trapezoid per channel), copy the staged rows to the partition's
   Parquet file, and write the run and rejects for the commit.
@@ -40,9 +40,9 @@ def project_ingest(path: Path, scratch: Path) -> Energies:
     """Ingest ``path`` as a power-log partition into a lake under ``scratch``; what reads ``{channel: energy_j}`` back."""
     import polars as pl
 
-    from pipelines.defs.assets.power_logs import SAMPLES_TABLE, ingest_logs
     from pipelines.ingest.digests import sha256_of
     from pipelines.ingest.manifest import SourceEntry
+    from pipelines.warehouse.power_logs import SAMPLES_TABLE, ingest_logs
 
     entry = SourceEntry(id="bench_log", path=path.name, title="bench log", url="https://example.invalid/bench", license="CC0-1.0",
                         retrieved_on=dt.date(2026, 1, 1), sha256=sha256_of(path), kind="nvidia_smi",

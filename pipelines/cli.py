@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
     # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from pipelines.defs.launch import materialise
+    from pipelines.run.launch import materialise
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.rebuild import damage, set_aside
 
@@ -220,32 +220,6 @@ def sql(args: argparse.Namespace) -> int:
     return 0
 
 
-def root_cause(info: object) -> str:
-    """The message to show for a failed step, from a Dagster SerializableErrorInfo chain.
-
-    The project's own errors (:class:`pipelines.errors.EdgeCarbonError` and subclasses) name
-    the file and line, so the innermost of them is preferred; a library exception under it
-    (e.g. polars' ``empty CSV``) is only its detail. Without one, the innermost message.
-    """
-    from pipelines.errors import EdgeCarbonError
-
-    ours: set[str] = set()
-    pending: list[type] = [EdgeCarbonError]
-    while pending:
-        cls = pending.pop()
-        ours.add(cls.__name__)
-        pending.extend(cls.__subclasses__())
-    chain = []
-    seen: set[int] = set()
-    while info is not None and id(info) not in seen:
-        seen.add(id(info))
-        chain.append(info)
-        info = getattr(info, "cause", None) or getattr(info, "context", None)
-    own = [item for item in chain if getattr(item, "cls_name", None) in ours]
-    chosen = own[-1] if own else (chain[-1] if chain else None)
-    return (getattr(chosen, "message", "") or "").strip()
-
-
 def register(args: argparse.Namespace) -> int:
     """Validate, then append a manifest entry for a file under sources/ (or refresh one sha256)."""
     from pipelines.ingest.registration import register_cli
@@ -299,7 +273,7 @@ def unregister(args: argparse.Namespace) -> int:
     if entry is None or entry.table != SAMPLES_TABLE:
         return status
     sync_partitions()
-    from pipelines.defs.unregister import retire_logs
+    from pipelines.run.unregister import retire_logs
 
     try:
         retired = retire_logs(warehouse_path())

@@ -49,8 +49,8 @@ def build(path: Path, *, default: bool = False, only: Sequence[str] = ()) -> dg.
     from are materialised, into a working copy of ``path`` as any run.
     """
     from pipelines.defs.definitions import defs
-    from pipelines.defs.launch import every_log
     from pipelines.defs.resources import Warehouse
+    from pipelines.run.launch import every_log
 
     job = defs.resolve_job_def("build_warehouse")
     if only:

@@ -126,9 +126,9 @@ def materialise(*, scope="all", logs=None, workers=1, skip_dashboards=False):
         calls.write(json.dumps([scope, logs, len(registered), workers, skip_dashboards]) + "\\n")
     return Outcome(scope != sys.argv[3])
 
-launch = types.ModuleType("pipelines.defs.launch")
+launch = types.ModuleType("pipelines.run.launch")
 launch.materialise = materialise
-sys.modules["pipelines.defs.launch"] = launch
+sys.modules["pipelines.run.launch"] = launch
 from bench.fleet import worker
 sys.exit(worker(sys.argv[1]))
 """

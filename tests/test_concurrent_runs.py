@@ -13,7 +13,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.defs.assets.power_logs import SAMPLES_TABLE, stage_log
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.registration import refresh
@@ -21,6 +20,7 @@ from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_EN
 from pipelines.warehouse import lake, verify
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.generation import GENERATIONS
+from pipelines.warehouse.power_logs import SAMPLES_TABLE, stage_log
 from tests.test_lake import copy_warehouse, linked_sources
 
 REPEATS = 5

@@ -59,7 +59,7 @@ def test_staging_tables_of_the_contract_exist() -> None:
 
 
 def test_batched_log_gathers_lines_into_one_entry() -> None:
-    from pipelines.defs.progress import BatchedLog
+    from pipelines.run.progress import BatchedLog
 
     written: list[str] = []
     with BatchedLog(written.append, every_s=3600) as log:
@@ -70,3 +70,61 @@ def test_batched_log_gathers_lines_into_one_entry() -> None:
     with BatchedLog(written.append, every_s=0) as log:
         log("a slow file")
     assert written[-1] == "a slow file"
+
+
+PROBE = '''"""A module added to the defs folder, listed nowhere."""
+
+import dagster as dg
+
+
+@dg.asset(key=["marts", "folder_probe"], group_name="marts", kinds={"duckdb"}, deps=[["marts", "verdict"]])
+def folder_probe() -> None:
+    """An asset that only a folder scan can find."""
+'''
+
+
+def test_a_module_added_to_the_defs_folder_is_loaded_without_a_list(tmp_path, monkeypatch) -> None:
+    """A copy of pipelines/defs/ (not its definitions.py, which loads the real folder) under another
+    package name, on a tmp path without pyproject.toml (as in the Kubernetes image), with one new
+    module: the folder's loading finds every asset of the original and the new one."""
+    import importlib
+    import shutil
+    import sys
+
+    import pipelines.defs
+    from pipelines.defs.definitions import folder, found
+
+    copy = tmp_path / "defs_copy"
+    shutil.copytree(next(iter(pipelines.defs.__path__)), copy, ignore=shutil.ignore_patterns("__pycache__", "definitions.py"))
+    (copy / "assets" / "folder_probe.py").write_text(PROBE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        loaded = found(importlib.import_module("defs_copy"), tmp_path)
+    finally:
+        for name in [m for m in sys.modules if m == "defs_copy" or m.startswith("defs_copy.")]:
+            del sys.modules[name]
+    keys = {key for assets_def in loaded.assets or [] for key in assets_def.keys}
+    original = {key for assets_def in folder().assets or [] for key in assets_def.keys}
+    assert keys == original | {dg.AssetKey(["marts", "folder_probe"])}
+    assert {dg.AssetKey(["staging", "power_samples"]), dg.AssetKey(["core", "scenario_parameters"])} <= original
+    assert {s.name for s in loaded.sensors or []} == {s.name for s in folder().sensors or []} == {"power_log_partitions"}
+    assert not (tmp_path / "pyproject.toml").exists()
+
+
+def test_the_location_is_the_folder_scan_with_its_policy() -> None:
+    """Every asset, check, job, schedule and sensor the folder defines is in the location once,
+    with build_warehouse and the site added by definitions.py."""
+    from pipelines.defs.definitions import folder
+
+    found_keys = {key for assets_def in folder().assets or [] for key in assets_def.keys}
+    graph = defs.resolve_asset_graph()
+    assert set(graph.get_all_asset_keys()) == found_keys | {dg.AssetKey(["dashboards", "site"])}
+    assert sorted(j.name for j in defs.jobs or []) == ["build_warehouse", "grid_feeds"]
+    assert [s.name for s in defs.schedules or []] == ["grid_feeds_hourly"]
+
+
+def test_the_location_module_holds_one_definitions_object() -> None:
+    """Dagster's module loading (``dagster dev``, ``dg launch``) refuses a module with two."""
+    import pipelines.defs.definitions as location
+
+    assert [name for name, value in vars(location).items() if isinstance(value, dg.Definitions)] == ["defs"]

@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 
 import pipelines.ingest.energy.integration as energy
-from pipelines.defs.assets.power_logs import series_from_runs
 from pipelines.errors import ManifestError
 from pipelines.ingest.energy.integration import counter_energy, integrate
 from pipelines.ingest.energy.runs import runs_from_samples
 from pipelines.ingest.energy.student_t import t_quantile, t_two_sided_mass
 from pipelines.ingest.options import RunOptions
+from pipelines.warehouse.power_logs import series_from_runs
 
 T0 = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
 

@@ -16,9 +16,9 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.defs.launch import SAMPLES_KEY, materialise
 from pipelines.ingest.digests import sha256_file
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from pipelines.run.launch import SAMPLES_KEY, materialise
 from pipelines.warehouse import lake
 from pipelines.warehouse.database import open_readonly
 from schemas.meta import columns

@@ -2,17 +2,24 @@
 
     schemas            -> schemas
     pipelines.ingest   -> schemas, pipelines.ingest, leaves
-    pipelines.warehouse-> schemas, pipelines.warehouse, leaves
+    pipelines.warehouse-> schemas, pipelines.ingest (the rows it loads), pipelines.warehouse, leaves
     pipelines.model    -> schemas, pipelines.warehouse, pipelines.model, leaves
-    pipelines.defs     -> anything of ours but tools
-    pipelines.cli      -> ingest, warehouse, model, leaves; pipelines.defs and dashboards only
-                          inside a function
+    pipelines.defs     -> schemas, dashboards, ingest, warehouse, model, pipelines.run.progress, leaves
+                          (never the CLI, nor the rest of pipelines.run)
+    pipelines.run      -> schemas, dashboards, pipelines.defs, ingest, warehouse, model, itself, leaves
+    pipelines.cli      -> ingest, warehouse, model, leaves; pipelines.run, pipelines.defs and
+                          dashboards only inside a function
     dashboards         -> dashboards
-    tools              -> tools, schemas, pipelines but pipelines.defs
+    tools              -> tools, schemas, pipelines but pipelines.defs, pipelines.run and pipelines.cli
+    bench              -> bench, schemas, dashboards, pipelines (it drives builds as a user does)
 
 Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths``,
-``pipelines.errors``, ``pipelines.identifiers`` and ``pipelines.locks``. ``dagster`` is imported only in ``pipelines.defs`` (and inside functions
-of ``pipelines.cli``). Nothing under ``pipelines`` imports ``tools``.
+``pipelines.errors``, ``pipelines.identifiers`` and ``pipelines.locks``. ``dagster`` is imported
+only in ``pipelines.defs``, ``pipelines.run`` and ``bench`` (and inside functions of
+``pipelines.cli``). Nothing under ``pipelines`` imports ``tools`` or ``bench``. No module of
+``pipelines`` imports itself back through others (no cycle, counting imports inside functions),
+and ``pipelines/defs/`` stays thin: no function longer than :data:`THIN_LINES` lines that does
+not use Dagster (domain logic lives in ingest, warehouse and model).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import pytest
 
 from pipelines.paths import PROJECT_ROOT
 
-PACKAGES = ("pipelines", "schemas", "dashboards", "tools")
+PACKAGES = ("pipelines", "schemas", "dashboards", "tools", "bench")
 OURS = (*PACKAGES, "bench", "tests")
 LEAVES = ("pipelines.paths", "pipelines.errors", "pipelines.identifiers", "pipelines.locks")
 
@@ -37,9 +44,12 @@ LEAVES = ("pipelines.paths", "pipelines.errors", "pipelines.identifiers", "pipel
 RULES: dict[str, tuple[str, ...]] = {
     "schemas": ("schemas",),
     "pipelines.ingest": ("schemas", "pipelines.ingest", *LEAVES),
-    "pipelines.warehouse": ("schemas", "pipelines.warehouse", *LEAVES),
+    "pipelines.warehouse": ("schemas", "pipelines.ingest", "pipelines.warehouse", *LEAVES),
     "pipelines.model": ("schemas", "pipelines.warehouse", "pipelines.model", *LEAVES),
-    "pipelines.defs": ("schemas", "pipelines", "dashboards"),  # everything but tools
+    "pipelines.defs": ("schemas", "dashboards", "pipelines.defs", "pipelines.ingest", "pipelines.warehouse", "pipelines.model",
+                       "pipelines.run.progress", *LEAVES),
+    "pipelines.run": ("schemas", "dashboards", "pipelines.defs", "pipelines.ingest", "pipelines.warehouse", "pipelines.model",
+                      "pipelines.run", *LEAVES),
     "pipelines.cli": ("pipelines.ingest", "pipelines.warehouse", "pipelines.model", *LEAVES),
     "pipelines.paths": (),
     "pipelines.errors": (),
@@ -48,13 +58,16 @@ RULES: dict[str, tuple[str, ...]] = {
     "pipelines": (),
     "dashboards": ("dashboards",),
     "tools": ("tools", "schemas", "pipelines"),
+    "bench": ("bench", "schemas", "dashboards", "pipelines"),
 }
 #: layer -> what it must not import although an allowed prefix covers it.
-DENIED: dict[str, tuple[str, ...]] = {"tools": ("pipelines.defs",)}
+DENIED: dict[str, tuple[str, ...]] = {"tools": ("pipelines.defs", "pipelines.run", "pipelines.cli")}
 #: Layers that may import these only inside a function body (imported when called).
-LAZY: dict[str, tuple[str, ...]] = {"pipelines.cli": ("pipelines.defs", "dashboards", "dagster")}
+LAZY: dict[str, tuple[str, ...]] = {"pipelines.cli": ("pipelines.run", "pipelines.defs", "dashboards", "dagster")}
 #: Third-party packages that are allowed only in some layers.
-RESTRICTED = {"dagster": ("pipelines.defs",)}
+RESTRICTED = {"dagster": ("pipelines.defs", "pipelines.run", "bench"), "dagster_k8s": ("pipelines.run.k8s",)}
+#: A function of pipelines/defs/ longer than this that does not use Dagster is domain logic.
+THIN_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -175,6 +188,16 @@ def test_every_module_belongs_to_a_layer() -> None:
         ("pipelines.cli", "from pipelines.defs.definitions import defs\n", "layer pipelines.cli"),
         ("pipelines.cli", "import dagster\n", "dagster is allowed only"),
         ("pipelines.ingest.parsers.x", "from ...defs import staging\n", "layer pipelines.ingest"),
+        ("pipelines.defs.x", "def f():\n    from pipelines.cli import main\n", "layer pipelines.defs"),
+        ("pipelines.defs.assets.x", "from pipelines.run.launch import materialise\n", "layer pipelines.defs"),
+        ("tools.capture.x", "def f():\n    from pipelines import cli\n", "layer tools"),
+        ("tools.x", "from pipelines.run.launch import materialise\n", "layer tools"),
+        ("pipelines.run.x", "from pipelines.cli import main\n", "layer pipelines.run"),
+        ("pipelines.ingest.x", "from pipelines.warehouse.lake import commit\n", "layer pipelines.ingest"),
+        ("pipelines.x", "import bench.fleet\n", "layer pipelines"),
+        ("bench.x", "from tests.helpers import build\n", "layer bench"),
+        ("bench.x", "from tools.synthetic import write\n", "layer bench"),
+        ("pipelines.defs.x", "from dagster_k8s import k8s_job_executor\n", "dagster_k8s is allowed only"),
     ],
 )
 def test_the_checker_catches_a_reversed_import(module: str, source: str, expected: str) -> None:
@@ -189,7 +212,13 @@ def test_the_checker_allows_the_rules() -> None:
         "pipelines.model.x": "from pipelines.warehouse.queries import query_pl\n",
         "pipelines.defs.x": "import dagster as dg\nfrom dashboards import shell\nfrom pipelines.model import formula\n",
         "pipelines.cli": "def run():\n    import dagster as dg\n    from pipelines.defs.definitions import defs\n",
-        "tools.x": "from pipelines.ingest.parsers import rapl\nfrom schemas.vocabulary import PATTERNS\n",
+        "tools.x": "from pipelines.ingest.parsers import rapl\nfrom schemas.vocabulary import PATTERNS\n"
+                   "from pipelines.ingest.registration import Request\n",
+        "pipelines.warehouse.x": "from pipelines.ingest.staging import Staged\n",
+        "pipelines.defs.x2": "from pipelines.run.progress import BatchedLog\nfrom pipelines.warehouse.power_logs import stage_runs\n",
+        "pipelines.run.x": "import dagster as dg\nfrom pipelines.defs.definitions import defs\n",
+        "pipelines.cli.x": "def run():\n    from pipelines.run.launch import materialise\n",
+        "bench.x": "import dagster as dg\nfrom pipelines.run.launch import materialise\nfrom dashboards import render_all\n",
         "dashboards.x": "from .shell import Page\nimport duckdb\n",
     }
     assert violations(allowed) == []
@@ -209,3 +238,100 @@ def test_a_parser_and_a_contract_load_no_dagster() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def import_graph(sources: Mapping[str, str], packages: Iterable[str] = ()) -> dict[str, set[str]]:
+    """Module -> the modules of ``sources`` it imports, at the top or inside a function."""
+    packages = set(packages)
+    return {module: {imp.target for imp in imports_of(module, source, is_package=module in packages)
+                     if imp.target in sources and imp.target != module}
+            for module, source in sources.items()}
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (an import circle), sorted (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_module_of_pipelines_imports_itself_back() -> None:
+    sources, packages = project_sources()
+    ours = {m: s for m, s in sources.items() if _within(m, "pipelines")}
+    graph = import_graph(ours, packages)
+    assert graph["pipelines.run.launch"] >= {"pipelines.defs.definitions"}  # the graph sees the imports
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_circle_through_a_function_import() -> None:
+    sources = {
+        "pipelines.cli": "def run():\n    from pipelines.run.launch import materialise\n",
+        "pipelines.run.launch": "def fail():\n    from pipelines.cli import root_cause\n",
+        "pipelines.defs.checks": "from pipelines.defs.staging import key_of\n",
+        "pipelines.defs.staging": "def table():\n    from pipelines.defs.checks import staging_checks\n",
+        "pipelines.defs.keys": "import dagster\n",
+    }
+    assert cycles(import_graph(sources)) == [["pipelines.cli", "pipelines.run.launch"],
+                                             ["pipelines.defs.checks", "pipelines.defs.staging"]]
+
+
+def long_functions_without_dagster(source: str, limit: int = THIN_LINES) -> list[tuple[str, int]]:
+    """(name, lines) of every function in ``source`` longer than ``limit`` lines that references no
+    name imported from dagster (``dg.``, or a name from ``from dagster import ...``)."""
+    tree = ast.parse(source)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name.split(".")[0] == "dagster"}
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "dagster":
+            names |= {alias.asname or alias.name for alias in node.names}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > limit and not any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)):
+                out.append((node.name, length))
+    return out
+
+
+def test_defs_holds_no_domain_logic() -> None:
+    found = {str(path.relative_to(PROJECT_ROOT)): long
+             for path in sorted((PROJECT_ROOT / "pipelines" / "defs").rglob("*.py"))
+             if (long := long_functions_without_dagster(path.read_text(encoding="utf-8")))}
+    assert found == {}, "move these into pipelines/ingest, pipelines/warehouse or pipelines/model"
+
+
+def test_the_thin_check_tells_a_shell_from_domain_logic() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(THIN_LINES))
+    domain = f"import dagster as dg\n\ndef stage(rows):\n{body}    return rows\n"
+    shell = f"import dagster as dg\n\n@dg.asset\ndef table(rows):\n{body}    return rows\n"
+    named = f"from dagster import asset\n\n@asset\ndef table(rows):\n{body}    return rows\n"
+    short = "import dagster as dg\n\ndef stage(rows):\n" + "".join(f"    x{i} = {i}\n" for i in range(THIN_LINES - 2)) + "    return rows\n"
+    assert long_functions_without_dagster(domain) == [("stage", THIN_LINES + 2)]  # def, body, return
+    assert long_functions_without_dagster(shell) == long_functions_without_dagster(named) == []
+    assert long_functions_without_dagster(short) == []

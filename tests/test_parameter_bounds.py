@@ -17,11 +17,11 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.defs.launch import _failures
 from pipelines.ingest.parsers.scenario import parse_scenario
 from pipelines.ingest.scenarios import out_of_bounds, resolve
 from pipelines.ingest.staging import parse_entry
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
+from pipelines.run.launch import _failures
 from schemas.parameter_bounds import PARAMETER_BOUNDS, Bounds, bounds_for, refusal
 from tests.helpers import entry_for
 

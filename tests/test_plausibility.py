@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 from dagster._utils.error import serializable_error_info_from_exc_info
 
-from pipelines.cli import root_cause
-from pipelines.defs.assets.power_logs import SAMPLES_TABLE
 from pipelines.defs.assets.staging_tables import GRID_INTENSITY
 from pipelines.errors import SourceParseError
 from pipelines.ingest.energy.runs import runs_from_samples
@@ -22,6 +20,8 @@ from pipelines.ingest.parsers.monsoon import parse_monsoon
 from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
 from pipelines.ingest.plausibility import CLASS_MAX_W, TDP_MULTIPLE, power_bound
 from pipelines.ingest.staging import Parser, Staged
+from pipelines.run.launch import root_cause
+from pipelines.warehouse.power_logs import SAMPLES_TABLE
 from schemas.grid_intensity import GridIntensity
 from schemas.power_samples import PowerSamples
 from tests.helpers import rejects_of, stage_text

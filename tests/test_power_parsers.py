@@ -11,14 +11,11 @@ import polars as pl
 import pytest
 
 from pipelines.defs.assets.power_logs import (
-    RUNS_TABLE,
-    SAMPLES_TABLE,
     benchmark_runs_checks,
     benchmark_series_checks,
     power_runs,
     power_samples,
     power_samples_checks,
-    stage_power_logs,
 )
 from pipelines.defs.assets.sources import sources, sources_checks
 from pipelines.defs.resources import Warehouse
@@ -35,6 +32,7 @@ from pipelines.ingest.parsers.rapl import parse_rapl
 from pipelines.ingest.parsers.zeus import parse_zeus_power
 from pipelines.ingest.staging import Parser, Staged
 from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.power_logs import RUNS_TABLE, SAMPLES_TABLE, stage_power_logs
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.power_samples import PowerSamples
 from tests.helpers import assert_reasons, entry_for, reject_table, rejects_of, stage_text

@@ -127,7 +127,7 @@ MONSOON = "Time(ms),Main(mA),Main Voltage(V),\n0,1000,4.0,\n500,1500,4.0,\n1000,
 def test_staging_with_the_warehouse_streams_the_same_tables(tmp_path: Path) -> None:
     """stage_power_logs with a connection (what the power_logs asset does) writes the rows, rejects
     and runs that the whole-frame path returns, leaving no scratch table and DuckDB's limit as it was."""
-    from pipelines.defs.assets.power_logs import SAMPLES_TABLE, stage_power_logs
+    from pipelines.warehouse.power_logs import SAMPLES_TABLE, stage_power_logs
     from pipelines.warehouse.tables import write_staged
     from tests.helpers import entry_for
 

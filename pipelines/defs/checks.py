@@ -3,7 +3,7 @@
 Checks only read: their SQL goes through ``Warehouse.read`` (queries only). A failed check
 puts a short summary in its metadata (:data:`SUMMARY_KEY`): the table, the column, the rule and
 a few failing rows with the scenario or source that fed them, which ``edge-carbon run`` prints
-as the last lines of a failed build (:func:`pipelines.defs.launch.check_failures`).
+as the last lines of a failed build (:func:`pipelines.run.launch.check_failures`).
 """
 
 from collections.abc import Iterable
@@ -13,8 +13,8 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
+from pipelines.defs.keys import key_of
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import key_of
 from pipelines.ingest.quarantine import check_descriptions, explain_check, unique_keys
 from pipelines.paths import sql_text
 

@@ -1,36 +1,50 @@
-"""The Dagster code location: the asset modules, listed, and project-wide policy.
+"""The Dagster code location: every definition found in the ``pipelines/defs/`` folder, and
+project-wide policy.
 
 ``dagster dev`` and ``dg dev`` run from the repository root load this module (see
-``[tool.dagster]`` and ``[tool.dg]`` in ``pyproject.toml``). A new asset module is added to
-``MODULES``; owners and the ``layer`` tag are set here for every asset, from its group and key.
+``[tool.dagster]`` and ``[tool.dg]`` in ``pyproject.toml``). The assets, checks, jobs, schedules
+and sensors are not listed: dg's defs-folder loading (:func:`found`) imports every module under
+``pipelines/defs/`` and collects what each defines, so a new module with an asset (``dg
+scaffold defs dagster.asset``, or a file written by hand) is part of the location as it is
+added. Owners and the ``layer`` tag are set here for every asset, from its group and key.
 """
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import dagster as dg
 
-from pipelines.defs.assets import (
-    equivalence,
-    grid_feeds,
-    marts,
-    methods,
-    power_logs,
-    scenarios,
-    sensitivity,
-    sources,
-    staging_tables,
-    uncertainty,
-    validation,
-    verdict,
-)
+import pipelines.defs
 from pipelines.defs.assets.dashboards import site_asset
-from pipelines.defs.partitions import power_log_partitions
+from pipelines.defs.assets.grid_feeds import LIVE_KEY
 from pipelines.defs.resources import Warehouse, feed_resources
-from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job
 
-#: Every module that defines tables of the warehouse (assets and their checks).
-MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, methods, marts, equivalence, sensitivity, uncertainty, verdict,
-           validation]
+#: The folder whose modules are loaded, and the folder above the ``pipelines`` package (the
+#: checkout, or site-packages in an installed wheel such as the Kubernetes image's).
+DEFS_ROOT = pipelines.defs
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def found(defs_root: object = DEFS_ROOT, project_root: Path = PROJECT_ROOT) -> dg.Definitions:
+    """Every definition of the modules under ``defs_root``, by dg's defs-folder loading.
+
+    ``dg.load_defs(defs_root=...)`` builds this same component tree, without reading
+    pyproject.toml (which an installed wheel lacks, unlike ``dg.load_from_defs_folder``); the
+    tree is built here directly, as ``load_defs`` is deprecated. This module is in the folder
+    too: it is loaded while it is being imported, before it defines anything, so it adds nothing.
+    """
+    return dg.ComponentTree.from_module(defs_module=defs_root, project_root=project_root).build_defs()  # type: ignore[arg-type]
+
+
+@functools.cache
+def folder() -> dg.Definitions:
+    """:func:`found` of this package's folder, loaded once (first while this module is imported).
+
+    Kept behind a function: a second Definitions object at module scope would make Dagster's
+    module loading (``dagster dev``, ``dg launch``) refuse this module."""
+    return found()
 
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {
@@ -55,7 +69,7 @@ LAYERS = ("staging", "core", "marts", "dashboards")
 #: so a run of it names a range of them: ``edge-carbon run`` registers every manifest log as a
 #: partition and runs them all (``BUILD_COMMAND``); ``dg launch --assets '*'`` cannot, as the
 #: live feed has partitions of another kind.
-BUILD_SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets(grid_feeds.LIVE_KEY)
+BUILD_SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets(LIVE_KEY)
 BUILD_COMMAND = "edge-carbon run"
 
 
@@ -69,8 +83,8 @@ def with_policy(spec: dg.AssetSpec) -> dg.AssetSpec:
     return spec.replace_attributes(owners=[OWNERS_BY_GROUP[spec.group_name]], tags={**spec.tags, "layer": layer})
 
 
-tables = dg.load_assets_from_modules(MODULES)
-table_checks = dg.load_asset_checks_from_modules(MODULES)
+tables = list(folder().assets or [])
+table_checks = list(folder().asset_checks or [])
 table_keys = [key for assets_def in tables if isinstance(assets_def, dg.AssetsDefinition) for key in assets_def.keys]
 
 build_warehouse = dg.define_asset_job(
@@ -89,17 +103,17 @@ def definitions(
     """The code location's definitions, run by ``executor``.
 
     In process here (``defs``): one process holds the run's working copy. The multiprocess
-    executor (``edge-carbon run --workers N``, :func:`pipelines.defs.launch.parallel_job`) and
-    the Kubernetes profile (:mod:`pipelines.defs.k8s`, docs/scale.md) run a process per step,
+    executor (``edge-carbon run --workers N``, :func:`pipelines.run.parallel.parallel_job`) and
+    the Kubernetes profile (:mod:`pipelines.run.k8s`, docs/scale.md) run a process per step,
     each step opening the run's copy in turn (``warehouse`` in its ``launcher`` mode, published
     by the launcher or, on Kubernetes, by run-status ``sensors``).
     """
     return dg.Definitions(
         assets=dg.map_asset_specs(with_policy, [*tables, site_asset(table_keys)]),
         asset_checks=table_checks,
-        jobs=[build_warehouse, grid_feeds_job],
-        schedules=[grid_feeds_hourly],
-        sensors=[power_log_partitions, *(sensors or [])],
+        jobs=[build_warehouse, *(folder().jobs or [])],
+        schedules=folder().schedules,
+        sensors=[*(folder().sensors or []), *(sensors or [])],
         resources={"warehouse": warehouse or Warehouse(), **feed_resources()},
         executor=executor,
     )

@@ -2,7 +2,7 @@
 
 A partition's key is the log's manifest source id. The manifest is the register: the partitions
 of an instance are brought in line with it (:func:`sync_power_logs`) by ``edge-carbon run``,
-``edge-carbon register`` and :func:`pipelines.defs.launch.materialise`, and, where a daemon
+``edge-carbon register`` and :func:`pipelines.run.launch.materialise`, and, where a daemon
 runs (``dagster dev``, the Kubernetes profile), by the :data:`power_log_partitions` sensor;
 the UI shows them under the ``power_logs`` partitions of staging/power_samples.
 

@@ -42,7 +42,7 @@ class Warehouse(dg.ConfigurableResource):
     executor: the resource opens the copy when the run starts and publishes it when the run
     ends) or ``launcher`` (an executor with a process per step: each step opens the run's shared
     copy when it first asks for the connection, under a lock, and the launcher publishes the
-    run once it has succeeded: :func:`pipelines.defs.launch.materialise`, or the Kubernetes
+    run once it has succeeded: :func:`pipelines.run.launch.materialise`, or the Kubernetes
     profile's run-status sensor).
     """
 

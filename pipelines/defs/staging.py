@@ -12,19 +12,15 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.progress import BatchedLog
+from pipelines.defs.checks import staging_checks
+from pipelines.defs.keys import SOURCES_KEY, key_of
+from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
+from pipelines.run.progress import BatchedLog
 from pipelines.warehouse.tables import preview_md, write_staged
-
-SOURCES_KEY = dg.AssetKey(["staging", "sources"])
-
-
-def key_of(table: str) -> dg.AssetKey:
-    """``staging.device_pcf`` -> AssetKey(["staging", "device_pcf"])."""
-    return dg.AssetKey(table.split("."))
 
 
 def result_metadata(staged: Staged) -> dict[str, Any]:
@@ -117,10 +113,6 @@ def staging_table(
     ``finish`` runs on the combined valid rows before writing (e.g. a stable sort);
     ``summarize`` adds materialisation metadata from the written rows.
     """
-    # imported here: pipelines.defs.checks imports key_of from this module
-    from pipelines.defs.checks import staging_checks
-    from pipelines.defs.metadata import column_metadata
-
     @dg.asset(
         key=key_of(table),
         group_name=group,

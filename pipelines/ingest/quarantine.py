@@ -24,6 +24,9 @@ class Reject:
     check_name: str
     value: str | None
     reason: str
+    #: The row's file, where the checked frame holds rows of several files (a ``source_file``
+    #: column): files share line numbers, so a row is known by (source_file, source_row).
+    source_file: str | None = None
 
 
 _CHECK_WORDS = [
@@ -125,6 +128,7 @@ def split_repeats(model: type[pa.DataFrameModel], frame: pl.DataFrame) -> tuple[
                     check_name=check,
                     value=str(row[column]) if column else shown,
                     reason=f"{prefix}{what}; the first is kept",
+                    source_file=row.get("source_file"),
                 )
             )
     if not drop:
@@ -171,6 +175,7 @@ def split_checked(
             file, None, f"does not fit {model.__name__}: {first['check']} on column {first['column']} ({first['failure_case']})"
         )
     rows = frame.get_column("source_row").to_list() if "source_row" in frame.columns else [None] * frame.height
+    files = frame.get_column("source_file").to_list() if "source_file" in frame.columns else [None] * frame.height
     described = check_descriptions(model)
     rejects = []
     for case in cases.sort("index").iter_rows(named=True):
@@ -183,6 +188,7 @@ def split_checked(
                 check_name=str(case["check"]),
                 value=case["failure_case"],
                 reason=explain_check(str(case["check"]), column, described),
+                source_file=files[case["index"]],
             )
         )
     bad = sorted({case for case in cases.get_column("index").to_list()})
@@ -217,3 +223,19 @@ def rejects_frame(
         infer_schema_length=None,
     )
     return conform(RejectedRows, frame)
+
+
+def located_rejects(
+    frame: pl.DataFrame, rejects: Iterable[Reject], *, table: str, run_id: str, at: dt.datetime
+) -> pl.DataFrame:
+    """Rejects of a check over ``frame``, whose rows come from several files, as rows of
+    ``quarantine.rejected_rows``: each stamped with the source of its own row, found by
+    (source_file, source_row), as files share line numbers."""
+    sources = {(file, row): source_id for source_id, file, row in frame.select("source_id", "source_file", "source_row").iter_rows()}
+    frames = []
+    for reject in rejects:
+        source_id = sources.get((reject.source_file, reject.source_row))
+        if source_id is None:
+            raise SourceParseError(str(reject.source_file), reject.source_row, f"a rejected row that is not a row of the {table} checked")
+        frames.append(rejects_frame([reject], table=table, source_id=source_id, source_file=str(reject.source_file), run_id=run_id, at=at))
+    return pl.concat(frames) if frames else empty_frame(RejectedRows)

@@ -593,6 +593,16 @@ def write_plan(plan: Plan) -> None:
     atomic_write(plan.manifest_file, plan.text)
 
 
+def register(request: Request, *, cmd: str = "register") -> Plan:
+    """Validate ``request`` and append its entry, holding the manifest lock from the first read to
+    the write (what ``edge-carbon register`` does, for callers other than the CLI); raise
+    :class:`Refused` on the first problem, writing nothing."""
+    with manifest_lock(f"edge-carbon {cmd} {request.id or ''}".strip()):
+        plan = plan_register(request, cmd=cmd)
+        write_plan(plan)
+    return plan
+
+
 def refresh(source_id: str, *, cmd: str = "register") -> tuple[str, str]:
     """Recompute one entry's sha256 in place (atomically); return (sha256, manifest file)."""
     found: tuple[Path, dict[str, Any]] | None = None

@@ -8,17 +8,27 @@ and line) from that row, so choosing a factor set is editing one cell of a scena
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry
-from pipelines.ingest.quarantine import Reject
+from pipelines.ingest.parsers.scenario import parse_scenario
+from pipelines.ingest.quarantine import Reject, located_rejects, rejects_frame, split_valid
+from pipelines.ingest.staging import Staged, parse_entry
+from schemas.meta import conform, empty_frame
 from schemas.parameter_bounds import refusal
+from schemas.quarantine import RejectedRows
+from schemas.scenario_parameters import ScenarioParameters
+
+#: The table the scenario files are staged into.
+TABLE = "core.scenario_parameters"
 
 #: table -> (columns that may serve as the key, columns that may be read as a value)
 REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -241,3 +251,35 @@ def out_of_bounds(frame: pl.DataFrame) -> list[str]:
         used = ", ".join(sorted(set(scenarios)))
         lines.append(f"sources/{path}, line {line}: {why} (scenario{'s' if len(set(scenarios)) > 1 else ''} {used})")
     return lines
+
+
+def stage_scenarios(con: duckdb.DuckDBPyConnection, entries: Sequence[SourceEntry], *, run_id: str,
+                    log: Callable[[str], Any] = lambda _: None) -> Staged:
+    """core.scenario_parameters from the scenario files ``entries``: each parsed, inheritance and
+    factor references resolved (:func:`resolve`, reading the staged tables through ``con``),
+    then every row checked against :class:`ScenarioParameters`. Rows that cannot be parsed,
+    resolved or checked are rejects stamped with their own file and line: a row is matched back
+    by (source_file, source_row), since the scenario files share line numbers."""
+    parsed = {}
+    reject_frames = []
+    run_at = dt.datetime.now(dt.UTC)
+    for entry in entries:
+        result = parse_entry(entry, parse_scenario)
+        scenario = str(entry.options.get("scenario_id", entry.id))
+        parsed[scenario] = (entry, result.frame)
+        reject_frames.append(rejects_frame(result.rejects, table=TABLE, source_id=entry.id, source_file=entry.path,
+                                           run_id=run_id, at=run_at))
+        log(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
+    frame, rejects = resolve(con, parsed)
+    for entry, reject in rejects:
+        reject_frames.append(rejects_frame([reject], table=TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id, at=run_at))
+    frame = conform(ScenarioParameters, frame) if frame.height else empty_frame(ScenarioParameters)
+    valid, row_rejects = split_valid(ScenarioParameters, frame, file="sources/scenarios")
+    if row_rejects:
+        reject_frames.append(located_rejects(frame, row_rejects, table=TABLE, run_id=run_id, at=run_at))
+    return Staged(
+        table=TABLE,
+        frame=valid.sort("scenario_id", "parameter"),
+        rejects=pl.concat(reject_frames) if reject_frames else empty_frame(RejectedRows),
+        per_source=[],
+    )

@@ -31,7 +31,7 @@ ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB; ``bench/res
 docs/benchmarks.md have the figures at 273 MB and 2 GB). The power-log partitions stream every
 nvidia-smi log larger than one block this way, through a scratch database of their step whose
 connection keeps that limit, straight to the partition's Parquet file
-(pipelines/defs/assets/power_logs.py).
+(pipelines/warehouse/power_logs.py).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ the scenario's CSV, which ``scenario new`` wrote, unless ``--keep-file``.
 
 A sampled power log is also a Dagster partition and a partition of the lake: the CLI then
 deletes its partition from the Dagster instance (:func:`pipelines.cli.sync_partitions`) and
-retires its lake files in the published warehouse (:func:`pipelines.defs.unregister.retire_logs`).
+retires its lake files in the published warehouse (:func:`pipelines.run.unregister.retire_logs`).
 """
 
 from __future__ import annotations

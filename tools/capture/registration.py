@@ -1,9 +1,11 @@
-"""From a run manifest to ``edge-carbon register`` calls, one per measured log.
+"""From a run manifest to registrations, one per measured log.
 
 The run manifest (``<series_id>.capture.json``) holds, per repeat, the measured log's file
-name, sha256 and the parser options of its run; :func:`register_argv` turns one repeat into
-the arguments of ``edge-carbon register``, and :func:`register_all` checks every log (present,
-unchanged since capture, below the sources folder, id not yet used) before registering any.
+name, sha256 and the parser options of its run; :func:`register_request` turns one repeat into
+a registration request of the ingest layer (:mod:`pipelines.ingest.registration`, what
+``edge-carbon register`` calls), :func:`register_argv` into the same as ``edge-carbon register``
+arguments (for a person to run), and :func:`register_all` checks every log (present, unchanged
+since capture, below the sources folder, id not yet used) before registering any.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported when called: the capture tool starts without the ingest layer
+    from pipelines.ingest.registration import Request
 
 #: The ``format`` of a capture run manifest (run.json) that this module reads and protocol writes.
 MANIFEST_FORMAT = "edge-carbon-capture/1"
@@ -55,25 +61,27 @@ def _option_text(value: Any) -> str:
     return str(value)
 
 
+def register_request(manifest: dict[str, Any], repeat: dict[str, Any], log_path: Path, *, subtract_idle: bool = False,
+                     manifest_name: str = "local.toml") -> Request:
+    """The registration of one repeat's measured log at ``log_path`` (into ``manifest_name``)."""
+    from pipelines.ingest.registration import Request
+
+    reg = manifest["register"]
+    options = run_options(manifest, repeat, subtract_idle=subtract_idle)
+    return Request(
+        file=str(log_path), id=repeat["run_id"], kind=reg["kind"], table=reg["table"], status=reg["status"],
+        title=f"{reg['title']}, repeat {repeat['repeat']} of {len(manifest['repeats'])}", manifest=manifest_name,
+        options=[f"{key}={_option_text(value)}" for key, value in options.items()],
+    )
+
+
 def register_argv(manifest: dict[str, Any], repeat: dict[str, Any], log_path: Path, *, subtract_idle: bool = False) -> list[str]:
     """Arguments of ``edge-carbon register`` for one repeat's measured log at ``log_path``."""
-    reg = manifest["register"]
-    argv = [
-        "register",
-        str(log_path),
-        "--id",
-        repeat["run_id"],
-        "--kind",
-        reg["kind"],
-        "--table",
-        reg["table"],
-        "--status",
-        reg["status"],
-        "--title",
-        f"{reg['title']}, repeat {repeat['repeat']} of {len(manifest['repeats'])}",
-    ]
-    for key, value in run_options(manifest, repeat, subtract_idle=subtract_idle).items():
-        argv += ["--option", f"{key}={_option_text(value)}"]
+    request = register_request(manifest, repeat, log_path, subtract_idle=subtract_idle)
+    argv = ["register", str(request.file), "--id", str(request.id), "--kind", str(request.kind), "--table", str(request.table),
+            "--status", request.status, "--title", str(request.title)]
+    for option in request.options:
+        argv += ["--option", option]
     return argv
 
 
@@ -113,14 +121,15 @@ def register_all(
     dry_run: bool = False,
     log: Callable[[str], Any] = print,
 ) -> int:
-    """Register every measured log of a run manifest with ``edge-carbon register``; 0 on success.
+    """Register every measured log of a run manifest as ``edge-carbon register`` does; 0 on success
+    (2 when the ingest layer refuses one, with its reason on stderr).
 
     Every log must exist, match the sha256 recorded at capture time and lie below the sources
     folder (with ``copy``, logs elsewhere are copied to ``<sources>/power/own/<series_id>/``
     first); no run id may already be a source id. Nothing is registered unless all pass.
     """
-    from pipelines import cli
     from pipelines.ingest.manifest import load_manifest
+    from pipelines.ingest.registration import Refused, register
     from pipelines.paths import sources_dir
 
     manifest = load_run_manifest(manifest_path)
@@ -153,9 +162,14 @@ def register_all(
         if target != source.resolve():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
-        code = cli.main(argv)
-        if code != 0:
-            return code
+        try:
+            plan = register(register_request(manifest, repeat, target, subtract_idle=subtract_idle, manifest_name=manifest_name))
+        except Refused as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+        for warning in plan.warnings:
+            print(warning, file=sys.stderr)
+        log(f"registered {plan.entry['id']} in sources/manifest/{manifest_name} (sha256 {plan.entry['sha256']})")
         _type_options(root / "manifest" / manifest_name, repeat["run_id"], run_options(manifest, repeat, subtract_idle=subtract_idle))
     if not dry_run:
         load_manifest()

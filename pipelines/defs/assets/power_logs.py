@@ -1,466 +1,59 @@
 """Device benchmark power logs -> staging.power_samples, staging.benchmark_runs, staging.benchmark_series.
 
-Every sampled log (nvidia-smi, powermetrics, Monsoon, Android sysfs, RAPL) is a run whose
-samples go to ``staging.power_samples`` and whose integrated energy becomes its row of
-``staging.benchmark_runs``; per-run files (CodeCarbon, Zeus) go to ``staging.benchmark_runs``
-directly; repeated runs with a ``series_id`` are summarised in ``staging.benchmark_series``.
-
-``staging.power_samples`` is partitioned: each registered log is a dynamic partition
-(:mod:`pipelines.defs.partitions`) whose samples are one Parquet file of the lake
-(:mod:`pipelines.warehouse.lake`), read through a view. The asset is a graph: **plan** splits
-the run's logs into chunks, **ingest** (mapped over them, side by side on a multiprocess or
-Kubernetes executor) stages each log and writes its file, opening no connection to the
-warehouse, and **commit** lists the new files in the catalog with each log's run
-(meta.power_log_runs) and rejects, in one transaction. A log larger than one block is streamed
-(:func:`pipelines.ingest.streaming.stream_nvidia_smi`, bounded memory); a smaller one is read
-whole. ``power_runs`` then validates every run together (the logs' and the per-run files') and
-summarises the series.
-
-Manifest entries for these assets have ``table = "staging.power_samples"`` (sampled formats)
-or ``table = "staging.benchmark_runs"`` (``codecarbon``, ``zeus_power``).
+The assets over :mod:`pipelines.warehouse.power_logs`, which stages, integrates and commits the
+logs. ``staging.power_samples`` is partitioned: each registered log is a dynamic partition
+(:mod:`pipelines.defs.partitions`) whose samples are one Parquet file of the lake, read through
+a view. The asset is a graph: **plan** splits the run's logs into chunks, **ingest** (mapped
+over them, side by side on a multiprocess or Kubernetes executor) stages each log and writes its
+file, opening no connection to the warehouse, and **commit** lists the new files in the catalog
+with each log's run (meta.power_log_runs) and rejects, in one transaction. ``power_runs`` then
+validates every run together (the logs' and the per-run files') and summarises the series.
 """
 
-import datetime as dt
-import os
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import dagster as dg
-import duckdb
 import pandera.polars as pa
-import polars as pl
 
 from pipelines.defs.checks import staging_checks
+from pipelines.defs.keys import SOURCES_KEY, key_of
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.partitions import POWER_LOGS, registered_logs
-from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import SOURCES_KEY, key_of, result_metadata
-from pipelines.errors import ManifestError, SourceParseError
-from pipelines.ingest import digests
-from pipelines.ingest.devices import registered_devices
-from pipelines.ingest.energy.runs import runs_from_energies, runs_from_samples
-from pipelines.ingest.energy.series import (
-    REPRODUCES,
-    run_id_problem,
-    series_problem,
-    with_reproduces,
-)
-from pipelines.ingest.energy.student_t import t_quantile
-from pipelines.ingest.manifest import SourceEntry, entries_for
-from pipelines.ingest.options import RunOptions, run_options
-from pipelines.ingest.parsers import registry
-from pipelines.ingest.parsers.nvidia_smi import BLOCK_BYTES
-from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
-from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
-from pipelines.ingest.streaming import memory_limit_for, stream_nvidia_smi, threads_for
-from pipelines.paths import sql_text
+from pipelines.defs.staging import result_metadata
+from pipelines.ingest.manifest import entries_for
+from pipelines.run.progress import BatchedLog
 from pipelines.warehouse import lake, verify
-from pipelines.warehouse.duckdb_limits import cpu_budget, pin
-from pipelines.warehouse.queries import query_pl, table_exists
-from pipelines.warehouse.tables import append_staged, ensure_table, start_staged, write_staged
+from pipelines.warehouse.power_logs import (
+    CHUNK_LOGS,
+    RUNS_TABLE,
+    SAMPLES_TABLE,
+    SERIES_TABLE,
+    IngestedLog,
+    check_declared_run_ids,
+    commit_logs,
+    commit_table,
+    committed_file_problems,
+    current_totals,
+    ingest_logs,
+    ingested_log_runs,
+    logs_to_repair,
+    series_markdown,
+    stage_runs,
+)
+from pipelines.warehouse.tables import write_staged
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
-from schemas.lake import PowerLogRuns
-from schemas.meta import conform, empty_frame
 from schemas.power_samples import PowerSamples
-from schemas.quarantine import RejectedRows
 
-SAMPLES_TABLE = "staging.power_samples"
-RUNS_TABLE = "staging.benchmark_runs"
-SERIES_TABLE = "staging.benchmark_series"
-DEVICE_SPECS_TABLE = registry.DEVICE_SPECS
 GROUP = "power_logs"
-
-SAMPLED_PARSERS: dict[str, Parser] = registry.SAMPLED_PARSERS
-#: Sampled formats streamed into the warehouse (bounded memory) when staging has a connection.
-STREAMED_KINDS = frozenset({"nvidia_smi"})
-#: A log of a streamed format is streamed when larger than one block of the streaming parser;
-#: up to that it is read whole (within the same memory budget, and without a scratch table).
-STREAM_ABOVE = BLOCK_BYTES
-RUN_PARSERS: dict[str, Parser] = registry.RUN_PARSERS
-
-
-@dataclass
-class PowerTables:
-    """The three staged tables, ready to be written together."""
-
-    samples: Staged
-    runs: Staged
-    series: Staged
-
-
-def _with_source_id(parser: Parser, source_id: str) -> Parser:
-    """The parser, told its file's source id (per-run formats build run ids from it)."""
-
-    def parse(path: Path, options: Mapping[str, Any]) -> Parsed:
-        return parser(path, {**options, "source_id": source_id})
-
-    return parse
-
-
-def _parser_for(entry: SourceEntry, parsers: Mapping[str, Parser], table: str) -> Parser:
-    parser = parsers.get(entry.kind)
-    if parser is None:
-        raise ManifestError(entry.manifest_file, f"source {entry.id!r}: kind {entry.kind!r} has no parser for {table} (known: {sorted(parsers)})")
-    return _with_source_id(parser, entry.id)
-
-
-def _check_declared_run_ids(entries: Sequence[SourceEntry]) -> None:
-    """Two sampled logs must not declare the same run_id (their samples would merge)."""
-    seen: dict[str, SourceEntry] = {}
-    for entry in entries:
-        run_id = run_options(entry.file, entry.options).run_id
-        other = seen.get(run_id)
-        if other is not None:
-            raise SourceParseError(
-                entry.file, None, f"run_id {run_id!r} is also declared by {other.file} (source {other.id}); run ids must be unique across files"
-            )
-        seen[run_id] = entry
-
-
-def _check_unique_runs(runs: pl.DataFrame, entries: Mapping[str, SourceEntry]) -> None:
-    """A run_id loaded from two files is an error naming both files."""
-    clash = run_id_problem(runs, {source_id: str(entry.file) for source_id, entry in entries.items()})
-    if clash is not None:
-        _, second, message = clash
-        raise SourceParseError(entries[second].file, None, message)
-
-
-def _merge(table: str, model: Any, parts: Sequence[Staged]) -> Staged:
-    frames = [part.frame for part in parts]
-    rejects = [part.rejects for part in parts if part.rejects.height]
-    return Staged(
-        table=table,
-        frame=pl.concat(frames, how="vertical") if frames else empty_frame(model),
-        rejects=pl.concat(rejects, how="vertical") if rejects else empty_frame(RejectedRows),
-        per_source=[row for part in parts for row in part.per_source],
-    )
-
-
-def series_from_runs(runs: pl.DataFrame, reproduces: Mapping[str, str | None] | None = None) -> pl.DataFrame:
-    """staging.benchmark_series rows from valid benchmark_runs rows (sql/staging/benchmark_series.sql).
-
-    ``reproduces`` maps a source id to the paper claim its runs reproduce (the manifest option
-    ``reproduces``; :mod:`pipelines.ingest.energy.series`). The Student-t critical values for the
-    degrees of freedom present are computed here and bound into the query. A series whose runs
-    disagree on device, model, workload, synthetic flag or claim, and a claim reproduced by two
-    series, are manifest errors.
-    """
-    runs = with_reproduces(runs, reproduces or {})
-    problem = series_problem(runs)
-    if problem is not None:
-        raise ManifestError("sources/manifest", problem)
-    in_series = runs.filter(pl.col("series_id").is_not_null())
-    sizes = sorted({n for n in in_series.group_by("series_id").len().get_column("len").to_list() if n >= 2})
-    con = duckdb.connect()
-    try:
-        con.register("benchmark_runs", runs.to_arrow())
-        table = con.sql(
-            sql_text("staging/benchmark_series.sql"),
-            params={"t_df": [n - 1 for n in sizes], "t_975": [t_quantile(n - 1) for n in sizes]},
-        ).to_arrow_table()
-    finally:
-        con.close()
-    return conform(BenchmarkSeries, pl.from_arrow(table))  # type: ignore[arg-type]
-
-
-def _stage_series(runs: pl.DataFrame, reproduces: Mapping[str, str | None]) -> Staged:
-    frame = series_from_runs(runs, reproduces)
-    valid, rejects = split_valid(BenchmarkSeries, frame, file="staging.benchmark_runs")
-    if rejects:
-        first = rejects[0]
-        raise SourceParseError("staging.benchmark_runs", None, f"derived series fail {first.check_name} on {first.column_name}: {first.reason}")
-    per_source = [{"source_id": sid, "rows": n, "rejected": 0} for sid, n in valid.group_by("source_id").len().sort("source_id").iter_rows()]
-    return Staged(table=SERIES_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
-
-
-def _stream_entry(entry: SourceEntry, options: RunOptions, con: duckdb.DuckDBPyConnection, run_id: str,
-                  parquet: Path | None = None) -> tuple[Staged, pl.DataFrame]:
-    """Stream one log into ``staging.power_samples`` (begun by ``start_staged``), or with
-    ``parquet`` into that Parquet file: what ``parse_entry``, ``validate_parsed`` and
-    ``runs_from_samples`` give for it, its rows in the table or the file."""
-    path = entry.verified_file()
-    streamed = stream_nvidia_smi(path, {**entry.options, "source_id": entry.id}, con, SAMPLES_TABLE, source_id=entry.id, source_file=entry.path,
-                                 parquet=parquet)
-    rejects = rejects_frame(streamed.rejects, table=SAMPLES_TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id,
-                            at=dt.datetime.now(dt.UTC))
-    per_source = {"source_id": entry.id, "rows": streamed.rows, "rejected": len({(r.source_row, r.column_name) for r in streamed.rejects})}
-    staged = Staged(table=SAMPLES_TABLE, frame=empty_frame(PowerSamples), rejects=rejects, per_source=[per_source], in_table=streamed.rows)
-    runs = runs_from_energies(streamed.runs, options, log_format=entry.kind)
-    return staged, runs
-
-
-def stage_log(entry: SourceEntry, *, run_id: str, con: duckdb.DuckDBPyConnection | None = None,
-              parquet: Path | None = None) -> tuple[Staged, Parsed]:
-    """One sampled log: its staged samples and its run (a Parsed of benchmark_runs rows, with a
-    ``no_samples`` reject when nothing could be integrated).
-
-    With ``con``, the samples are appended to ``staging.power_samples`` there (begun by
-    ``start_staged``; nvidia-smi logs streamed, :data:`STREAMED_KINDS`) and the staged frame is
-    empty (``in_table`` is the count); without it the log is read whole into the frame. With
-    ``con`` and ``parquet``, a streamed log's rows go to that Parquet file instead of the table.
-    """
-    options = run_options(entry.file, entry.options)
-    if con is not None and entry.kind in STREAMED_KINDS:
-        staged, runs = _stream_entry(entry, options, con, run_id, parquet)
-    else:
-        parsed = parse_entry(entry, _parser_for(entry, SAMPLED_PARSERS, SAMPLES_TABLE))
-        staged = validate_parsed(SAMPLES_TABLE, PowerSamples, [(entry, parsed)], run_id=run_id)
-        del parsed
-        runs = runs_from_samples(staged.frame, options, log_format=entry.kind)
-        if con is not None:
-            append_staged(con, SAMPLES_TABLE, staged.frame)
-            staged.in_table, staged.frame = staged.frame.height, staged.frame.clear()
-    runs = runs.with_columns(pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file"))
-    run_rejects = []
-    if runs.height == 0:
-        run_rejects.append(
-            Reject(None, None, "no_samples", None, f"no valid power samples in {entry.path} (counted channels): run {options.run_id} cannot be integrated")
-        )
-    return staged, Parsed(frame=runs, rejects=run_rejects)
-
-
-def log_summary(entry: SourceEntry, staged: Staged, runs: pl.DataFrame, *, streamed: bool) -> str:
-    """One progress line for a staged log (without its position or time)."""
-    run_id = run_options(entry.file, entry.options).run_id
-    summary = (
-        f"run {run_id}: {runs.item(0, 'energy_j'):,.0f} J over {runs.item(0, 'duration_s'):,.1f} s"
-        if runs.height
-        else f"run {run_id}: no valid samples"
-    )
-    return (f"{entry.path} ({entry.kind}): {staged.row_count:,} samples{' (streamed)' if streamed else ''}, "
-            f"{staged.rejects.height:,} rejected; {summary}")
-
-
-def _validated_together(log_runs: Sequence[tuple[SourceEntry, Parsed]], *, run_id: str) -> Staged | None:
-    """The runs of many logs validated as one frame (one pandera pass, not one per log), or None
-    when a row fails: then they are validated file by file, for rejects that name their file."""
-    if not log_runs:
-        return None
-    frame = conform(BenchmarkRuns, pl.concat([parsed.frame for _, parsed in log_runs], how="diagonal_relaxed"))
-    valid, rejects = split_valid(BenchmarkRuns, frame, file="the logs' runs")
-    if rejects:
-        return None
-    per_source = [{"source_id": entry.id, "rows": parsed.frame.height, "rejected": 0} for entry, parsed in log_runs]
-    return Staged(table=RUNS_TABLE, frame=valid, rejects=empty_frame(RejectedRows), per_source=per_source)
-
-
-def stage_runs(
-    log_runs: Sequence[tuple[SourceEntry, Parsed]],
-    per_run: Sequence[SourceEntry],
-    *,
-    run_id: str,
-    log: Callable[[str], Any] = lambda _: None,
-    first: int = 1,
-) -> tuple[Staged, Staged]:
-    """staging.benchmark_runs and staging.benchmark_series from the sampled logs' runs and the
-    per-run files (parsed here, numbered from ``first`` in the progress lines).
-
-    A run whose device resolves to no device class (:mod:`pipelines.ingest.devices`) is
-    quarantined with the reason; the runs' series keys are checked before they are summarised
-    (:mod:`pipelines.ingest.energy.series`)."""
-    devices = registered_devices(entries_for(DEVICE_SPECS_TABLE))
-    log_runs = [(entry, devices.screen(parsed)) for entry, parsed in log_runs]
-    run_inputs = list(log_runs)
-    total = first - 1 + len(per_run)
-    for i, entry in enumerate(per_run, start=first):
-        started = time.perf_counter()
-        parsed = devices.screen(parse_entry(entry, _parser_for(entry, RUN_PARSERS, RUNS_TABLE)))
-        run_inputs.append((entry, parsed))
-        log(f"[{i}/{total}] {entry.path} ({entry.kind}): {parsed.frame.height:,} runs, {len(parsed.rejects):,} rejected; {time.perf_counter() - started:.2f}s")
-    clean = [item for item in log_runs if not item[1].rejects]
-    batch = _validated_together(clean, run_id=run_id)
-    if batch is None:
-        runs_staged = validate_parsed(RUNS_TABLE, BenchmarkRuns, run_inputs, run_id=run_id)
-    else:  # the clean logs' runs in one validation; the rest file by file
-        together = {id(item) for item in clean}
-        rest = validate_parsed(RUNS_TABLE, BenchmarkRuns, [item for item in run_inputs if id(item) not in together], run_id=run_id)
-        runs_staged = _merge(RUNS_TABLE, BenchmarkRuns, [batch, rest])
-    _check_unique_runs(runs_staged.frame, {entry.id: entry for entry, _ in run_inputs})
-    runs_staged.frame = runs_staged.frame.sort("run_id")
-    reproduces = {entry.id: entry.options.get(REPRODUCES) for entry, _ in run_inputs}
-    return runs_staged, _stage_series(runs_staged.frame, reproduces)
-
-
-def stage_power_logs(
-    sampled: Sequence[SourceEntry],
-    per_run: Sequence[SourceEntry],
-    *,
-    run_id: str,
-    log: Callable[[str], Any] = lambda _: None,
-    con: duckdb.DuckDBPyConnection | None = None,
-) -> PowerTables:
-    """Parse, validate and integrate every power-log file in one go; return the three tables
-    (the asset does the same per partition, :func:`ingest_logs`, and :func:`stage_runs`).
-
-    ``sampled`` are the manifest entries of staging.power_samples, ``per_run`` those of
-    staging.benchmark_runs. ``run_id`` is the Dagster run (stamped on rejects).
-
-    With ``con``, the samples are written into staging.power_samples there as each file is
-    staged, nvidia-smi logs streamed (:data:`STREAMED_KINDS`), and the returned samples table
-    holds only a preview (``in_table`` is the count); without it, every log is read whole and
-    the samples are returned in memory.
-    """
-    _check_declared_run_ids(sampled)
-    total = len(sampled) + len(per_run)
-    sample_parts: list[Staged] = []
-    log_runs: list[tuple[SourceEntry, Parsed]] = []
-    if con is not None:
-        start_staged(con, SAMPLES_TABLE, PowerSamples)
-    for i, entry in enumerate(sampled, start=1):
-        started = time.perf_counter()
-        staged, runs = stage_log(entry, run_id=run_id, con=con)
-        sample_parts.append(staged)
-        log_runs.append((entry, runs))
-        streamed = con is not None and entry.kind in STREAMED_KINDS
-        log(f"[{i}/{total}] {log_summary(entry, staged, runs.frame, streamed=streamed)}; {time.perf_counter() - started:.2f}s")
-    runs_staged, series = stage_runs(log_runs, per_run, run_id=run_id, log=log, first=len(sampled) + 1)
-    samples = _merge(SAMPLES_TABLE, PowerSamples, sample_parts)
-    if con is not None:
-        samples.in_table = sum(part.row_count for part in sample_parts)
-        samples.frame = conform(PowerSamples, query_pl(con, f"select * from {SAMPLES_TABLE} limit 5"))  # noqa: S608 - a code constant
-    return PowerTables(samples=samples, runs=runs_staged, series=series)
-
-
-def series_markdown(series: pl.DataFrame) -> str:
-    """A markdown table of the series: runs, mean energy and its 95% CI."""
-    lines = ["| series | device | runs | energy mean (J) | 95% CI (J) | mean power (W) | synthetic |", "|---|---|---|---|---|---|---|"]
-    for row in series.iter_rows(named=True):
-        ci = "-" if row["energy_j_ci95_low"] is None else f"{row['energy_j_ci95_low']:,.0f} - {row['energy_j_ci95_high']:,.0f}"
-        lines.append(
-            f"| {row['series_id']} | {row['device_id']} | {row['n_runs']} | {row['energy_j_mean']:,.0f} | {ci} | "
-            f"{row['mean_power_w_mean']:,.2f} | {'yes' if row['is_synthetic'] else 'no'} |"
-        )
-    return "\n".join(lines)
 
 
 def _spec(table: str, model: type[pa.DataFrameModel], description: str, *upstream: str) -> dg.AssetSpec:
     """The spec of one table the asset writes; it depends on staging.sources and the ``upstream`` tables."""
     return dg.AssetSpec(key=key_of(table), description=description, group_name=GROUP, kinds={"duckdb", "polars"},
                         deps=[SOURCES_KEY, *(key_of(t) for t in upstream)], metadata=column_metadata(model))
-
-
-# --- power logs as partitions: each log's samples as Parquet in the lake ------------------------
-
-#: Logs ingested by one step; a run over more logs fans out into steps of this many, which the
-#: multiprocess (or Kubernetes) executor runs side by side.
-CHUNK_LOGS = 250
-#: Files read back at a time by the samples' schema check.
-CHECK_FILES = 64
-#: Each ingested log's integrated run, replaced when the log is ingested again.
-LOG_RUNS_TABLE = "meta.power_log_runs"
-#: The lake's partition column for power logs.
-PARTITION_COLUMN = "source_id"
-
-
-@dataclass(frozen=True)
-class IngestedLog:
-    """What one log's ingest wrote: its samples' Parquet file, and scratch Parquet of its run and
-    its samples' rejects (a run's own rejects are staging.benchmark_runs', :func:`ingested_log_runs`)."""
-
-    key: str
-    samples: lake.LakeFile
-    runs_file: str
-    rejects_file: str | None
-    rejected: int
-    line: str
-
-
-def ingest_logs(entries: Sequence[SourceEntry], *, published: Path, run_id: str, scratch: Path,
-                log: Callable[[str], Any] = lambda _: None) -> list[IngestedLog]:
-    """Stage each log and write its samples as a new Parquet file of its lake partition; its run
-    and rejects go to scratch Parquet for the commit. A log larger than one block
-    (:data:`STREAM_ABOVE`) is streamed through a scratch DuckDB file of the step (bounded
-    memory) and copied out; a smaller one is read whole, which the block budget allows, and
-    written straight from its frame. Nothing is visible to readers until :func:`commit_logs`
-    and the run's publish."""
-    root = lake.lake_root(published)
-    scratch.mkdir(parents=True, exist_ok=True)
-    out: list[IngestedLog] = []
-    db = scratch / f"stage-{os.getpid()}-{time.time_ns()}.duckdb"
-    con: duckdb.DuckDBPyConnection | None = None
-    try:
-        for i, entry in enumerate(entries, start=1):
-            started = time.perf_counter()
-            target = lake.new_file(root, SAMPLES_TABLE, PARTITION_COLUMN, entry.id, run_id)
-            streamed = entry.kind in STREAMED_KINDS and entry.file.stat().st_size > STREAM_ABOVE
-            if streamed:
-                if con is None:
-                    con = pin(duckdb.connect(str(db)))
-                    con.execute("set TimeZone = 'UTC'")
-                # the stream and its copy to Parquet under the streamed ingest's limit (at DuckDB's
-                # default a copy reads the whole staged table into the buffer pool)
-                size = entry.file.stat().st_size
-                pin(con, memory_limit=memory_limit_for(size), threads=threads_for(size, cpu_budget()))
-                start_staged(con, SAMPLES_TABLE, PowerSamples)
-                # the staged rows are written once, straight from the stream's scratch table to the file
-                staged, runs = stage_log(entry, run_id=run_id, con=con, parquet=target)
-                written = lake.LakeFile(SAMPLES_TABLE, PARTITION_COLUMN, entry.id, target.relative_to(root).as_posix(),
-                                        staged.in_table, target.stat().st_size, run_id)
-            else:
-                staged, runs = stage_log(entry, run_id=run_id)
-                staged.frame.write_parquet(target, compression="zstd")
-                written = lake.LakeFile(SAMPLES_TABLE, PARTITION_COLUMN, entry.id, target.relative_to(root).as_posix(),
-                                        staged.frame.height, target.stat().st_size, run_id)
-            runs_file = scratch / f"{entry.id}.runs.parquet"
-            conform(PowerLogRuns, runs.frame).write_parquet(runs_file)
-            rejects_file = None
-            if staged.rejects.height:
-                rejects_file = scratch / f"{entry.id}.rejects.parquet"
-                staged.rejects.write_parquet(rejects_file)
-            line = log_summary(entry, staged, runs.frame, streamed=streamed)
-            out.append(IngestedLog(entry.id, written, str(runs_file), None if rejects_file is None else str(rejects_file),
-                                   staged.rejects.height, line))
-            log(f"[{i}/{len(entries)}] {line}; {time.perf_counter() - started:.2f}s")
-    finally:
-        if con is not None:
-            con.close()
-        for leftover in (db, Path(f"{db}.wal")):
-            leftover.unlink(missing_ok=True)
-        digests.flush()
-    return out
-
-
-def commit_logs(con: duckdb.DuckDBPyConnection, ingested: Sequence[IngestedLog], *, published: Path, registered: Sequence[str]) -> list[str]:
-    """In one transaction: the new files become their partitions' current files (the previous
-    ones superseded), partitions of logs no longer ``registered`` are retired, and the logs'
-    runs (meta.power_log_runs) and quarantine rows replaced; then the view is refreshed, once
-    every file it would name is there with its recorded size (LakeFileError otherwise, naming
-    the file and its catalog row). Returns the retired keys."""
-    keys = [item.key for item in ingested]
-    known = set(registered)
-    retired = [key for key in lake.current_keys(con, SAMPLES_TABLE) if key not in known]
-    touched = sorted({*keys, *retired})
-    runs_files = [item.runs_file for item in ingested]
-    reject_files = [item.rejects_file for item in ingested if item.rejects_file]
-    ensure_table(con, LOG_RUNS_TABLE, PowerLogRuns)
-    ensure_table(con, "quarantine.rejected_rows", RejectedRows)
-    con.execute("begin transaction")
-    try:
-        lake.commit(con, SAMPLES_TABLE, [item.samples for item in ingested], replaces=keys, retire=retired)
-        con.execute(f"delete from {LOG_RUNS_TABLE} where list_contains($keys, source_id)", {"keys": touched})  # noqa: S608 - constant
-        if runs_files:
-            con.execute(f"insert into {LOG_RUNS_TABLE} by name select * from read_parquet($files)", {"files": runs_files})  # noqa: S608
-        con.execute(
-            "delete from quarantine.rejected_rows where table_name = $table and list_contains($keys, source_id)",
-            {"table": SAMPLES_TABLE, "keys": touched},
-        )
-        if reject_files:
-            con.execute("insert into quarantine.rejected_rows by name select * from read_parquet($files)", {"files": reject_files})
-        con.execute("commit")
-    except BaseException:
-        con.execute("rollback")
-        raise
-    root = lake.lake_root(published)
-    broken = verify.broken_files(con, root, table=SAMPLES_TABLE)
-    if broken:  # a view over a missing file would fail every reader
-        raise verify.refuse(published, broken)
-    lake.refresh_view(con, SAMPLES_TABLE, PowerSamples, root)
-    return retired
 
 
 class PowerLogsConfig(dg.Config):
@@ -474,7 +67,7 @@ class PowerLogsConfig(dg.Config):
 def plan_power_logs(context: dg.OpExecutionContext, config: PowerLogsConfig) -> Iterator[dg.DynamicOutput[list[str]]]:
     """The run's partition keys, in steps of ``chunk_logs``; every registered log's run id is
     checked to be unique first (two logs declaring one run id would merge)."""
-    _check_declared_run_ids(entries_for(SAMPLES_TABLE))
+    check_declared_run_ids(entries_for(SAMPLES_TABLE))
     keys = list(context.partition_keys)
     size = max(1, config.chunk_logs)
     context.log.info(f"{len(keys):,} power log(s) in {max(1, -(-len(keys) // size))} ingest step(s) of up to {size}")
@@ -496,21 +89,13 @@ def ingest_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, keys
         return ingest_logs(entries, published=warehouse.published, run_id=context.run_id, scratch=warehouse.scratch(context.run_id), log=log)
 
 
-def repair_logs(context: dg.OpExecutionContext, warehouse: Warehouse, con: duckdb.DuckDBPyConnection, *,
-                done: set[str]) -> list[IngestedLog]:
+def repair_logs(context: dg.OpExecutionContext, warehouse: Warehouse, done: set[str]) -> list[IngestedLog]:
     """The registered logs whose current file a refused publish put on the repair list, and
     that is still missing or of another size, ingested again (those not in ``done``); a log no
-    longer registered is retired by the commit instead."""
-    due = {item["file"] for item in verify.due_repairs(warehouse.published, SAMPLES_TABLE)}
-    if not due:
-        return []
-    root = lake.lake_root(warehouse.published)
-    broken = [b for b in verify.broken_files(con, root, table=SAMPLES_TABLE) if b.file in due and b.partition_key not in done]
-    by_id = {entry.id: entry for entry in entries_for(SAMPLES_TABLE)}
-    for item in broken:
-        context.log.warning(f"ingesting log {item.partition_key} again: {item.line(root)}" if item.partition_key in by_id
-                            else f"retiring a log no longer registered: {item.line(root)}")
-    again = [by_id[item.partition_key] for item in broken if item.partition_key in by_id]
+    longer registered is retired by the commit instead (:func:`pipelines.warehouse.power_logs.logs_to_repair`)."""
+    again, lines = logs_to_repair(warehouse.connection(), warehouse.published, done=done)
+    for line in lines:
+        context.log.warning(line)
     if not again:
         return []
     with BatchedLog(context.log.info) as log:
@@ -522,24 +107,17 @@ def commit_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, chun
     """Make the written files their partitions' current files in the run's working copy (one
     transaction), with the logs' runs and rejects; the samples view lists the current files."""
     ingested = [item for chunk in chunks for item in chunk]
-    con = warehouse.connection()
-    ingested += repair_logs(context, warehouse, con, done={item.key for item in ingested})
-    retired = commit_logs(con, ingested, published=warehouse.published, registered=registered_logs())
-    rows = sum(item.samples.row_count for item in ingested)
-    total = con.execute(f"select coalesce(sum(row_count), 0), count(*) from {lake.CATALOG} "  # noqa: S608 - constant
-                        "where table_name = $t and superseded_at is null", {"t": SAMPLES_TABLE}).fetchall()[0]
-    lines = ["| log | samples | rejected | file |", "|---|---|---|---|"]
-    lines += [f"| {item.key} | {item.samples.row_count:,} | {item.rejected:,} | {item.samples.file} |" for item in ingested[:50]]
-    if len(ingested) > 50:
-        lines.append(f"| ... {len(ingested) - 50:,} more | | | |")
+    ingested += repair_logs(context, warehouse, done={item.key for item in ingested})
+    retired = commit_logs(warehouse.connection(), ingested, published=warehouse.published, registered=registered_logs())
+    samples, files = current_totals(warehouse.connection())
     context.add_output_metadata({
-        "dagster/row_count": int(total[0]),
-        "samples_written": rows,
+        "dagster/row_count": samples,
+        "samples_written": sum(item.samples.row_count for item in ingested),
         "logs_written": len(ingested),
-        "partitions_current": int(total[1]),
+        "partitions_current": files,
         "partitions_retired": len(retired),
         "rejected_samples": sum(item.rejected for item in ingested),
-        "logs": dg.MetadataValue.md("\n".join(lines)),
+        "logs": dg.MetadataValue.md(commit_table(ingested)),
     })
 
 
@@ -563,42 +141,23 @@ def power_samples(sources: Any) -> Any:
     return commit_power_logs(plan_power_logs(start_after=sources).map(ingest_power_logs).collect())
 
 
-POWER_RUNS_SPECS = [
-    _spec(RUNS_TABLE, BenchmarkRuns, (
-        "One row per training run: device, model, workload, duration, energy (J) and mean power. Sampled logs are "
-        "integrated (trapezoid over the counted channels; RAPL counters summed), minus an optional idle baseline; "
-        "CodeCarbon rows carry their reported energy and Zeus rows mean power x epoch time. Grain: one run."
-    ), SAMPLES_TABLE),
-    _spec(SERIES_TABLE, BenchmarkSeries, (
-        "Repeated runs of one device and workload (series_id): number of runs, mean energy with its Student-t "
-        "95% confidence interval, mean duration and power. Grain: one series. source_id is the first run's."
-    ), RUNS_TABLE),
-]
+def power_runs_specs() -> list[dg.AssetSpec]:
+    """The specs of the two tables ``power_runs`` writes (made when asked, so that the defs folder's
+    loading finds only the asset that holds them)."""
+    return [
+        _spec(RUNS_TABLE, BenchmarkRuns, (
+            "One row per training run: device, model, workload, duration, energy (J) and mean power. Sampled logs are "
+            "integrated (trapezoid over the counted channels; RAPL counters summed), minus an optional idle baseline; "
+            "CodeCarbon rows carry their reported energy and Zeus rows mean power x epoch time. Grain: one run."
+        ), SAMPLES_TABLE),
+        _spec(SERIES_TABLE, BenchmarkSeries, (
+            "Repeated runs of one device and workload (series_id): number of runs, mean energy with its Student-t "
+            "95% confidence interval, mean duration and power. Grain: one series. source_id is the first run's."
+        ), RUNS_TABLE),
+    ]
 
 
-def ingested_log_runs(con: duckdb.DuckDBPyConnection, sampled: Sequence[SourceEntry]) -> list[tuple[SourceEntry, Parsed]]:
-    """The runs of every registered log whose partition is in the lake (meta.power_log_runs),
-    with a ``no_samples`` reject for an ingested log that had nothing to integrate."""
-    ingested = set(lake.current_keys(con, SAMPLES_TABLE))
-    rows = (query_pl(con, f"select * from {LOG_RUNS_TABLE}") if table_exists(con, LOG_RUNS_TABLE)  # noqa: S608 - constant
-            else empty_frame(PowerLogRuns))
-    by_source = {key: frame for (key,), frame in rows.partition_by("source_id", as_dict=True).items()} if rows.height else {}
-    none = empty_frame(PowerLogRuns)
-    out = []
-    for entry in sampled:
-        if entry.id not in ingested:
-            continue
-        runs = by_source.get(entry.id)
-        runs = none if runs is None else runs
-        rejects = [] if runs.height else [Reject(
-            None, None, "no_samples", None,
-            f"no valid power samples in {entry.path} (counted channels): run {run_options(entry.file, entry.options).run_id} cannot be integrated",
-        )]
-        out.append((entry, Parsed(frame=runs, rejects=rejects)))
-    return out
-
-
-@dg.multi_asset(specs=POWER_RUNS_SPECS, name="power_runs")
+@dg.multi_asset(specs=power_runs_specs(), name="power_runs")
 def power_runs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     """Benchmark runs and repeated-run series, from every ingested log's run and the per-run files.
 
@@ -627,24 +186,7 @@ def power_samples_pandera_schema(context: dg.AssetCheckExecutionContext, warehou
     and types, in order, and the row counts of the catalog. Every row was validated against the
     model as its log was staged (split_valid, or the streamed block checks); this check reads
     no rows, so its cost grows with the files a run writes, not with the lake."""
-    con = warehouse.connection()
-    root = lake.lake_root(warehouse.published)
-    listed = con.execute(
-        f"select file, row_count from {lake.CATALOG} where table_name = $t and run_id = $run and superseded_at is null order by file",  # noqa: S608
-        {"t": SAMPLES_TABLE, "run": context.run.run_id}).fetchall()
-    expected = lake.model_columns(con, PowerSamples)
-    problems: list[str] = []
-    for start in range(0, len(listed), CHECK_FILES):
-        block = listed[start:start + CHECK_FILES]
-        paths = [str(root / file) for file, _ in block]
-        for path in paths:
-            found = [tuple(r) for r in con.execute(
-                "select column_name, column_type from (describe select * from read_parquet($f, hive_partitioning = false))", {"f": path}).fetchall()]
-            if found != expected:
-                problems.append(f"{path}: columns {found} are not the model's {expected}")
-        rows = dict(con.execute("select file_name, num_rows from parquet_file_metadata($files)", {"files": paths}).fetchall())
-        problems += [f"{root / file}: {rows.get(str(root / file))} rows, the catalog says {n}" for file, n in block
-                     if rows.get(str(root / file)) != n]
+    listed, problems = committed_file_problems(warehouse.connection(), warehouse.published, context.run.run_id)
     return dg.AssetCheckResult(
         passed=not problems,
         metadata={"files_checked": len(listed), "rows_checked": sum(n for _, n in listed),

@@ -1,26 +1,17 @@
 """Scenarios as data -> core.scenario_parameters."""
 
-import datetime as dt
-
 import dagster as dg
-import polars as pl
 
 from pipelines.defs.checks import staging_checks, summary_metadata
+from pipelines.defs.keys import SOURCES_KEY
 from pipelines.defs.metadata import column_metadata
-from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import SOURCES_KEY
 from pipelines.ingest.manifest import entries_for
-from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.quarantine import rejects_frame, split_valid
-from pipelines.ingest.scenarios import out_of_bounds, resolve
-from pipelines.ingest.staging import Staged, parse_entry
+from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
+from pipelines.run.progress import BatchedLog
 from pipelines.warehouse.tables import preview_md, write_staged
-from schemas.meta import conform, empty_frame
-from schemas.quarantine import RejectedRows
 from schemas.scenario_parameters import ScenarioParameters
 
-TABLE = "core.scenario_parameters"
 FACTOR_TABLES = [
     ["staging", "device_specs"],
     ["staging", "device_pcf"],
@@ -49,34 +40,9 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     to a shipped file. Rows that cannot be resolved are quarantined with the reason.
     """
     con = warehouse.connection()
-    parsed = {}
-    reject_frames = []
-    run_at = dt.datetime.now(dt.UTC)
     with BatchedLog(context.log.info) as log:
-        for entry in entries_for(TABLE):
-            result = parse_entry(entry, parse_scenario)
-            scenario = str(entry.options.get("scenario_id", entry.id))
-            parsed[scenario] = (entry, result.frame)
-            reject_frames.append(rejects_frame(result.rejects, table=TABLE, source_id=entry.id, source_file=entry.path,
-                                               run_id=context.run_id, at=run_at))
-            log(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
-    frame, rejects = resolve(con, parsed)
-    for entry, reject in rejects:
-        reject_frames.append(rejects_frame([reject], table=TABLE, source_id=entry.id, source_file=entry.path, run_id=context.run_id, at=run_at))
-    frame = conform(ScenarioParameters, frame) if frame.height else empty_frame(ScenarioParameters)
-    valid, row_rejects = split_valid(ScenarioParameters, frame, file="sources/scenarios")
-    if row_rejects:
-        by_row = frame.select("source_id", "source_file", "source_row")
-        for reject in row_rejects:
-            src = by_row.filter(pl.col("source_row") == reject.source_row).row(0)
-            reject_frames.append(rejects_frame([reject], table=TABLE, source_id=src[0], source_file=src[1], run_id=context.run_id, at=run_at))
-    valid = valid.sort("scenario_id", "parameter")
-    staged = Staged(
-        table=TABLE,
-        frame=valid,
-        rejects=pl.concat(reject_frames) if reject_frames else empty_frame(RejectedRows),
-        per_source=[],
-    )
+        staged = stage_scenarios(con, entries_for(TABLE), run_id=context.run_id, log=log)
+    valid = staged.frame
     write_staged(con, [staged])
     counts = valid.group_by("scenario_id").len().sort("scenario_id")
     return dg.MaterializeResult(

@@ -6,12 +6,12 @@ import polars as pl
 
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
-from pipelines.defs.progress import BatchedLog
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import SOURCES_KEY, result_metadata
 from pipelines.ingest import digests
 from pipelines.ingest.manifest import load_manifest, verify
 from pipelines.ingest.staging import Staged
+from pipelines.run.progress import BatchedLog
 from pipelines.warehouse.tables import write_staged
 from schemas.meta import conform, empty_frame
 from schemas.quarantine import RejectedRows

@@ -2,7 +2,7 @@
 :mod:`pipelines.defs.definitions`, with every step of a run in its own pod (``dagster-k8s``).
 
 The code server of the profile in ``pipelines/deploy/k8s/`` loads this module
-(``dagster api grpc -m pipelines.defs.k8s``); it needs the ``k8s`` extra. How it scales:
+(``dagster api grpc -m pipelines.run.k8s``); it needs the ``k8s`` extra. How it scales:
 docs/scale.md.
 
 Step pods share the run's working copy of the warehouse on the shared volume (the Warehouse

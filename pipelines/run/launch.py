@@ -42,7 +42,7 @@ SOURCES_KEY = dg.AssetKey(["staging", "sources"])
 RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging", "benchmark_series"]))
 #: Modules each worker process imports once, before it runs steps (the multiprocess executor's
 #: forkserver), so a step does not pay for importing Dagster and the definitions again.
-PRELOAD = ["pipelines.defs.parallel"]
+PRELOAD = ["pipelines.run.parallel"]
 #: Events whose error the CLI reports when no step failed: a resource that could not start, or
 #: one that failed as it tore down (a refused publish).
 ENGINE_ERRORS = (dg.DagsterEventType.ENGINE_EVENT, dg.DagsterEventType.RESOURCE_INIT_FAILURE)
@@ -103,6 +103,30 @@ def every_log(instance: dg.DagsterInstance) -> dict[str, str]:
     return {RANGE_START: order[0], RANGE_END: order[-1]} if order else {}
 
 
+def root_cause(info: object) -> str:
+    """The message to show for a failed step, from a Dagster SerializableErrorInfo chain.
+
+    The project's own errors (:class:`pipelines.errors.EdgeCarbonError` and subclasses) name
+    the file and line, so the innermost of them is preferred; a library exception under it
+    (e.g. polars' ``empty CSV``) is only its detail. Without one, the innermost message.
+    """
+    ours: set[str] = set()
+    pending: list[type] = [EdgeCarbonError]
+    while pending:
+        cls = pending.pop()
+        ours.add(cls.__name__)
+        pending.extend(cls.__subclasses__())
+    chain = []
+    seen: set[int] = set()
+    while info is not None and id(info) not in seen:
+        seen.add(id(info))
+        chain.append(info)
+        info = getattr(info, "cause", None) or getattr(info, "context", None)
+    own = [item for item in chain if getattr(item, "cls_name", None) in ours]
+    chosen = own[-1] if own else (chain[-1] if chain else None)
+    return (getattr(chosen, "message", "") or "").strip()
+
+
 def check_failures(events: Sequence[Any], failed_steps: set[str]) -> list[str]:
     """Each check that failed in one of ``failed_steps`` (the steps its blocking checks failed):
     the asset and check, then the summary the check left in its metadata
@@ -127,8 +151,6 @@ def _failures(events: Sequence[Any]) -> list[str]:
     says failed (:func:`check_failures`) in place of its step's error; else the engine's errors
     (a resource that could not start, a publish that was refused at the run's end); else the
     run's own failure."""
-    from pipelines.cli import root_cause
-
     failed = [e for e in events if e.is_step_failure]
     checked = {e.step_key for e in failed if getattr(e.step_failure_data.error, "cls_name", None) == CHECK_FAILED}
     checks = check_failures(events, checked)
@@ -164,7 +186,7 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
         "execution": {"config": {"max_concurrent": workers, "start_method": {"forkserver": {"preload_modules": PRELOAD}}}},
         "resources": {"warehouse": {"config": {"publish": "launcher", **({"path": str(published)} if published else {})}}},
     }
-    from pipelines.defs.parallel import parallel_job
+    from pipelines.run.parallel import parallel_job
 
     log = logging.getLogger("edge_carbon.launch")
     target = published or warehouse_path()

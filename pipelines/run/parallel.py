@@ -1,7 +1,7 @@
 """build_warehouse on Dagster's multiprocess executor, built once per process.
 
 The executor's forkserver imports this module before it forks the step processes
-(:data:`pipelines.defs.launch.PRELOAD`), so each step finds the job built instead of loading
+(:data:`pipelines.run.launch.PRELOAD`), so each step finds the job built instead of loading
 the definitions again.
 """
 
