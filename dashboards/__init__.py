@@ -60,7 +60,7 @@ BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
 #: The page modules, in the order of BUILDERS; each declares the tables its page reads (``TABLES``).
 PAGES = [verdict, reproduction, validation, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, sources, dictionary]
 #: What every page's scenario selector reads (``sql/scenario_ids.sql``).
-SELECTOR_TABLES = ["core.scenarios"]
+SELECTOR_TABLES = ["marts.scenarios"]
 #: Tables of DuckDB's catalog: a page reading them (the Data dictionary) shows every table and view.
 CATALOG_TABLES = ["main.duckdb_tables", "main.duckdb_views", "main.duckdb_columns"]
 #: Static exports (``static/<page>-<chart>.png|.svg``): every chart, the headline charts only

@@ -1,4 +1,4 @@
-"""The edge device classes a page shows: whatever the marts hold, the paper's two first."""
+"""The edge device classes a page shows: whatever the marts hold, in name order."""
 
 from __future__ import annotations
 
@@ -6,6 +6,6 @@ import polars as pl
 
 
 def device_classes(frame: pl.DataFrame) -> list[str]:
-    """The edge device classes a frame holds: the paper's first, then the rest by name."""
-    present = set(frame.get_column("device_class").unique().to_list())
-    return [c for c in ("laptop", "phone") if c in present] + sorted(present - {"laptop", "phone"})
+    """The device classes a frame holds, by name: the rows of the mart decide which, so a class
+    added to a scenario's device rows (core.scenario_devices) appears without editing a page."""
+    return sorted(set(frame.get_column("device_class").unique().to_list()))

@@ -19,8 +19,8 @@ TOOLTIP = tooltips(
     ("cloud_total_kgco2e:Q", "one cloud GPU, kgCO2e", ",.1f"), ("reduction_factor:Q", "R = cloud / edge", ".2f"),
     ("reduction_factor_with_comm:Q", "R with communication", ".2f"), ("comm_pattern:N", "communication pattern")
 )
-#: Colours of the edge device classes, in the order the data lists them (the paper's laptop and
-#: phone first; a scenario may add any class, and a mixed fleet its 'fleet' row).
+#: Colours of the edge device classes, in the order :func:`dashboards.classes.device_classes` gives
+#: them (a scenario may add any class, and a mixed fleet its 'fleet' row).
 DEVICE_COLOURS = ["#f58518", "#e45756", "#54a24b", "#b279a2", "#9d755d", "#72b7b2", "#eeca3b", "#ff9da6"]
 
 #: Plot width in pixels; the labels (device count and R) sit in a column to its right.
@@ -28,7 +28,7 @@ WIDTH = 520
 
 
 def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
-    """Per basis (headline first, bold), the laptop and phone fleets' kgCO2e; the cloud GPU's total as a rule."""
+    """Per basis (headline first, bold), each edge device class's fleet kgCO2e; the cloud GPU's total as a rule."""
     scenario = scenario_param(scenarios)
     devices = device_classes(frame)
     base = alt.Chart(values(frame)).transform_filter(alt.datum.scenario_id == scenario)
@@ -83,8 +83,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     return Page(
         slug="fleet",
         title="Fleet (Fig. 5)",
-        summary="The carbon of one cloud GPU over the horizon against the carbon its equivalent laptop and phone "
-                "fleets add, per scenario and equivalence basis, with the device counts.",
+        summary="The carbon of one cloud GPU over the horizon against the carbon its equivalent edge fleets (one per "
+                "device class) add, per scenario and equivalence basis, with the device counts.",
         tables=TABLES,
         charts={"fleet": fleet_chart(frame, scenarios)},
         notes=["'stated' counts are the paper's own; 'formula' counts come from "

@@ -6,14 +6,14 @@ import duckdb
 from dashboards.shell import Page, query, values, zone_scale
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["staging.grid_intensity"]
+TABLES = ["marts.grid_daily", "marts.grid_profiles", "marts.grid_annual"]
 
 #: Zones shown in the long-run annual chart (Ember lifecycle annual averages).
 ANNUAL_ZONES = ["WORLD", "US", "DE", "GB", "FR", "IN"]
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from staging.grid_intensity."""
+    """Build the page from marts.grid_daily, marts.grid_profiles and marts.grid_annual."""
     daily = query(con, "grid_daily", {"min_periods_per_day": 12, "min_days": 28})
     profile = query(con, "grid_profile", {"min_periods_per_hour": 20})
     annual = query(con, "grid_annual", {"zones": ANNUAL_ZONES})

@@ -40,6 +40,6 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         width=700, height=alt.Step(60), title="Lifecycle carbon per device over the horizon; label = total kgCO2e")
     return Page.one_chart(
         "lifecycle", "Lifecycle (Fig. 4)",
-        "Embodied and operational kgCO2e of one cloud GPU, one laptop and one phone over the horizon, stacked, with "
-        "each device's total.",
+        "Embodied and operational kgCO2e of one cloud GPU and one device of each edge device class over the horizon, "
+        "stacked, with each device's total.",
         TABLES, chart)

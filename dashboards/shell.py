@@ -100,14 +100,14 @@ def bar_chart(frame: pl.DataFrame, title: str, *, width: int, step: int, mark: d
 
 
 def scenario_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The scenario ids the selectors offer (``core.scenarios``, in the query's order)."""
+    """The scenario ids the selectors offer (``marts.scenarios``, in the query's order)."""
     return query(con, "scenario_ids").get_column("scenario_id").to_list()
 
 
 def scenario_param(scenarios: list[str], default: str = "paper_text") -> alt.Parameter:
     """A ``scenario`` parameter bound to a select over the scenario ids."""
     if not scenarios:
-        raise ValueError("core.scenarios is empty: there is no scenario to select")
+        raise ValueError("marts.scenarios is empty: there is no scenario to select")
     value = default if default in scenarios else scenarios[0]
     return alt.param(name="scenario", value=value,
                      bind=alt.binding_select(options=scenarios, name="Scenario "))

@@ -9,7 +9,7 @@ import polars as pl
 from dashboards.shell import Page, bar_chart, query, tooltips
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["staging.sources"]
+TABLES = ["marts.sources"]
 
 TOOLTIP = tooltips(("source_id:N", "source"), "title:N", ("license:N", "licence"), ("url:N", "link"),
                    ("retrieved_on:N", "retrieved"), ("table_name:N", "feeds"))
@@ -37,7 +37,7 @@ def table_html(frame: pl.DataFrame) -> str:
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from staging.sources."""
+    """Build the page from marts.sources."""
     frame = query(con, "sources")
     chart = bar_chart(
         frame, "Source files per table fed, coloured by licence (hover for each file)", width=700, step=24,

@@ -10,7 +10,7 @@ import polars as pl
 from dashboards.shell import Page, query, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["marts.validation", "staging.validation_cases"]
+TABLES = ["marts.validation", "marts.validation_headlines"]
 
 #: The ± band drawn around y = x.
 BAND = 0.10
@@ -177,7 +177,7 @@ def headlines_html(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
-    """Build the page from marts.validation and the headline rows of staging.validation_cases."""
+    """Build the page from marts.validation and marts.validation_headlines."""
     frame = query(con, "validation")
     ours = frame.filter(pl.col("series") != "LLMCarbon")
     accounting = (

@@ -7,7 +7,7 @@ import polars as pl
 
 from schemas.base import FiniteProvenance, weak_rows_explained
 
-DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "smartphone", "desktop"]
+DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "phone", "desktop"]
 STATUSES = ["paper", "primary", "derived", "assumed"]
 DEVICE_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 COMPUTE_COLUMNS = (
@@ -35,7 +35,7 @@ class DeviceSpecs(FiniteProvenance):
         str_matches=DEVICE_ID_PATTERN, description="Device id shared with other tables (benchmark runs, footprints); variants share it."
     )
     variant: str = pa.Field(nullable=True, description="What distinguishes this variant, e.g. '19-core GPU' or 'Adreno 660 at 1.72 TFLOPS'.")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="cloud_gpu | workstation_gpu | laptop | smartphone | desktop.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="cloud_gpu | workstation_gpu | laptop | phone | desktop.")
     vendor: str = pa.Field(description="Chip vendor.")
     model: str = pa.Field(description="Chip or product name.")
     accelerator: str = pa.Field(description="The unit the FLOPS refer to, e.g. 'Adreno 660 GPU' or 'H100 SXM5 GPU'.")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pandera.polars as pa
 import polars as pl
 
 from schemas.benchmark_series import TABLE1_CLAIMS
 from schemas.device_specs import DEVICE_CLASSES
+from schemas.grid_intensity import EMISSION_SCOPES, ZONE_PATTERN
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
     COMM_PATTERNS,
     DEVICE_CLASS_PATTERN,
-    EDGE_DEVICE_CLASSES,
     FEASIBLE_SHARE_MIN,
     NETWORK_METHODS,
     VERDICT_HOLDS,
@@ -38,7 +40,7 @@ class TrainingEnergy(pa.DataFrameModel):
 
     series_id: str = pa.Field(unique=True, description="Benchmark series (repeated runs).")
     device_id: str = pa.Field(description="Device: a base_device_id of staging.device_specs, the one id of a device (a run on any other id is quarantined).")
-    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="The device's class in staging.device_specs: cloud_gpu | workstation_gpu | laptop | smartphone | desktop.")
+    device_class: str = pa.Field(isin=DEVICE_CLASSES, description="The device's class in staging.device_specs: " + " | ".join(DEVICE_CLASSES) + ".")
     model: str = pa.Field(nullable=True, description="ML model trained, e.g. OPT-125M.")
     workload: str = pa.Field(description="Workload of the series.")
     n_runs: int = pa.Field(ge=1, description="Repeated runs.")
@@ -83,7 +85,7 @@ class LifecycleCarbon(pa.DataFrameModel):
     """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="cloud_gpu, or an edge device class of the scenario (laptop, phone, ...).")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="cloud_gpu, or an edge device class of the scenario (core.scenario_devices).")
     horizon_years: float = pa.Field(gt=0, description="Accounting horizon T, years.")
     embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to the horizon, kgCO2e.")
     operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over the horizon, kgCO2e.")
@@ -154,7 +156,7 @@ class ScalingEnergy(pa.DataFrameModel):
     """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Device class: cloud_gpu, or an edge device class of the scenario (core.scenario_devices).")
     model_id: str = pa.Field(description="OPT size.")
     params: float = pa.Field(gt=0, description="Parameters.")
     compute_kwh: float = pa.Field(gt=0, description="Compute energy, kWh.")
@@ -172,7 +174,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     """marts.distributed_training_energy (paper Table 2, estimate). Grain: scenario x device class x pattern."""
 
     scenario_id: str = pa.Field(description="Scenario.")
-    device_class: str = pa.Field(isin=list(EDGE_DEVICE_CLASSES), description="Edge device class.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class of the scenario (core.scenario_devices).")
     model_id: str = pa.Field(description="Model trained (OPT-1.3B).")
     pattern: str = pa.Field(isin=["idealized", "parameter_server", "ring_allreduce", "pipeline"], description="Communication pattern (comm_bytes in sql/model/macros.sql).")
     devices: float = pa.Field(ge=1, description="Devices in the fleet.")
@@ -191,6 +193,63 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     @classmethod
     def ratio_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return finite_positive(data)
+
+
+class ScenarioIds(pa.DataFrameModel):
+    """marts.scenarios: the scenarios the build evaluated (core.scenarios), for the pages' scenario selectors. Grain: scenario."""
+
+    scenario_id: str = pa.Field(unique=True, description="Scenario id (joins every mart's scenario_id).")
+
+    class Config:
+        strict = True
+
+
+class GridDaily(pa.DataFrameModel):
+    """marts.grid_daily: daily mean grid carbon intensity per zone from the sub-daily (hourly or half-hourly)
+    actual series of staging.grid_intensity, in one emission scope per zone (lifecycle where the zone has it).
+    Grain: zone x UTC day."""
+
+    zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
+    emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="The zone's one scope: lifecycle where its sub-daily series has it, else direct.")
+    day: dt.date = pa.Field(description="UTC day.")
+    gco2e_per_kwh: float = pa.Field(ge=0, description="Mean intensity of the day's periods, gCO2e/kWh.")
+    periods: int = pa.Field(ge=1, description="Hourly or half-hourly periods averaged.")
+
+    class Config:
+        strict = True
+        unique = ["zone", "day"]
+
+
+class GridProfiles(pa.DataFrameModel):
+    """marts.grid_profiles: mean, lowest and highest grid carbon intensity per zone by hour of the day (UTC),
+    over the sub-daily actual series in the scope marts.grid_daily chose for the zone. Grain: zone x hour of day."""
+
+    zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
+    emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="The zone's one scope (as in marts.grid_daily).")
+    hour_utc: int = pa.Field(in_range={"min_value": 0, "max_value": 23}, description="Hour of the day the periods start in, UTC.")
+    mean_gco2e_per_kwh: float = pa.Field(ge=0, description="Mean intensity of the periods starting in that hour, gCO2e/kWh.")
+    min_gco2e_per_kwh: float = pa.Field(ge=0, description="Lowest intensity of those periods, gCO2e/kWh.")
+    max_gco2e_per_kwh: float = pa.Field(ge=0, description="Highest intensity of those periods, gCO2e/kWh.")
+    periods: int = pa.Field(ge=1, description="Hourly or half-hourly periods averaged.")
+
+    class Config:
+        strict = True
+        unique = ["zone", "hour_utc"]
+
+
+class GridAnnual(pa.DataFrameModel):
+    """marts.grid_annual: annual average grid carbon intensity per zone, lifecycle scope (the annual_average rows of
+    staging.grid_intensity). Grain: zone x year."""
+
+    zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
+    zone_name: str = pa.Field(description="Readable name of the zone as the source means it.")
+    year: int = pa.Field(description="Calendar year (UTC) the average covers.")
+    gco2e_per_kwh: float = pa.Field(ge=0, description="Annual average lifecycle intensity, gCO2e/kWh.")
+    source_id: str = pa.Field(description="Source of the average (joins marts.sources).")
+
+    class Config:
+        strict = True
+        unique = ["zone", "year"]
 
 
 class PaperReproduction(pa.DataFrameModel):

@@ -182,10 +182,9 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
 }
 
 #: A device class's ``<class>_<field>`` rows -> their bounds: the core.scenario_devices column's
-#: (ScenarioDevices), and the class's measured Table 1 energy (read by marts.scaling_energy).
+#: (ScenarioDevices).
 CLASS_FIELD_BOUNDS: dict[str, Bounds] = {
-    **{suffix: contract_bounds(ScenarioDevices, column) for suffix, column in DEVICE_FIELDS.items()},
-    "table1_energy_j": POSITIVE,
+    suffix: contract_bounds(ScenarioDevices, column) for suffix, column in DEVICE_FIELDS.items()
 }
 _BY_LENGTH = sorted(CLASS_FIELD_BOUNDS, key=len, reverse=True)
 

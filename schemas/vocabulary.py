@@ -48,6 +48,7 @@ DEVICE_FIELDS = {
     "owner_hours_per_day": "owner_hours_per_day",
     "owner_cycles_per_year": "owner_cycles_per_year",
     "job_time_s": "job_time_s",
+    "table1_energy_j": "table1_energy_j",
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",
 }

@@ -95,7 +95,7 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path: Path) -> None:
     # Line 11 repeats gpu-a of line 2: only the later row is quarantined, line 2 loads.
     assert [r[:3] for r in rejects] == [
         (3, "fp32_tflops", "parse"),
-        (4, "device_class", "isin(['cloud_gpu', 'workstation_gpu', 'laptop', 'smartphone', 'desktop'])"),
+        (4, "device_class", "isin(['cloud_gpu', 'workstation_gpu', 'laptop', 'phone', 'desktop'])"),
         (5, None, "missing_specs_are_explained"),
         (6, None, "has_a_compute_figure"),
         (7, None, "variants_are_named"),
@@ -178,4 +178,4 @@ def test_every_row_is_sourced_and_explained(specs: pl.DataFrame) -> None:
     }
     assert flagged.get_column("notes").is_not_null().all()
     missing_tdp = specs.filter(pl.col("tdp_w").is_null()).get_column("device_class").unique().sort().to_list()
-    assert missing_tdp == ["laptop", "smartphone"]
+    assert missing_tdp == ["laptop", "phone"]

@@ -29,6 +29,7 @@ tablet_train_power_w,10,W,,,point,assumed,,A tablet's training power (test value
 tablet_tflops,,TFLOPS,,,point,primary,device_specs.device_id=apple-m1.fp32_tflops,Apple M1 8-core GPU FP32 peak.,
 tablet_memory_gb,,GB,,,point,primary,device_specs.device_id=apple-m1.memory_gb,Apple M1 unified memory.,
 tablet_mem_bandwidth_gb_per_s,68.25,GB/s,,,point,assumed,,LPDDR4X-4266 on a 128-bit bus (test value).,
+tablet_table1_energy_j,9000,J,,,point,assumed,,The tablet's energy for the Table 1 job (test value).,
 """
 README = PROJECT_ROOT / "README.md"
 EXAMPLE = PROJECT_ROOT / "docs" / "examples" / "mixed_fleet.csv"
@@ -100,6 +101,25 @@ def test_a_third_class_added_by_rows_reaches_fleet_equivalence(warehouse: Path) 
     assert paper == {"laptop": 15, "phone": 69, "tablet": devices}
     assert rows(warehouse, "select device_ids from core.scenario_devices where scenario_id = 'tablet_check' and device_class = 'tablet'") \
         == [{"device_ids": "apple-m1"}]
+
+
+def test_the_scaling_marts_iterate_over_the_device_rows(warehouse: Path) -> None:
+    """marts.scaling_energy and marts.distributed_training_energy take every class of
+    core.scenario_devices with a <class>_table1_energy_j row, the tablet too."""
+    params = {r["model_id"]: r["params"] for r in rows(warehouse, "select model_id, params from staging.model_configs")}
+    scaling = {(r["device_class"], r["model_id"]): r for r in rows(
+        warehouse, "select * from marts.scaling_energy where scenario_id = 'tablet_check'")}
+    assert {c for c, _ in scaling} == {"cloud_gpu", "laptop", "phone", "tablet"}
+    # compute: the measured 9,000 J scaled by parameters (OPT-125M's to OPT-1.3B's), in kWh
+    tablet = scaling[("tablet", "OPT-1.3B")]
+    assert tablet["compute_kwh"] == pytest.approx(9000 * params["OPT-1.3B"] / params["OPT-125M"] / 3.6e6, rel=1e-12)
+    # communication depends on the scenario, not the class: the tablet moves what the laptop moves
+    assert tablet["comm_gb"] == scaling[("laptop", "OPT-1.3B")]["comm_gb"] > 0
+    assert tablet["comm_kwh"] == pytest.approx(scaling[("laptop", "OPT-1.3B")]["comm_kwh"], rel=1e-12)
+    distributed = rows(warehouse, "select pattern, compute_kwh from marts.distributed_training_energy "
+                                  "where scenario_id = 'tablet_check' and device_class = 'tablet' order by pattern")
+    assert [r["pattern"] for r in distributed] == ["idealized", "parameter_server", "pipeline", "ring_allreduce"]
+    assert all(r["compute_kwh"] == pytest.approx(tablet["compute_kwh"], rel=1e-12) for r in distributed)
 
 
 def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: Path) -> None:

@@ -25,6 +25,7 @@ not use Dagster (domain logic lives in ingest, warehouse and model).
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -335,3 +336,139 @@ def test_the_thin_check_tells_a_shell_from_domain_logic() -> None:
     assert long_functions_without_dagster(domain) == [("stage", THIN_LINES + 2)]  # def, body, return
     assert long_functions_without_dagster(shell) == long_functions_without_dagster(named) == []
     assert long_functions_without_dagster(short) == []
+
+
+# --- device classes are rows, pages read marts ----------------------------------------------------
+#
+# A device class (laptop, phone, ...) is a row of core.scenario_devices, so the model, the marts,
+# their contracts and the pages name none: they iterate over the rows. What counts as naming one is
+# a *literal* in code: a Python string constant (found with ``ast``, so comments are not seen and
+# docstrings, which are prose about the code, are skipped) or, in SQL, a quoted string or an
+# identifier outside comments (``'phone'``, ``s.laptop_memory_gb``). A literal names a class when
+# the class word stands in it as a word or a snake_case part (``phone``, ``phone_train_power_w``,
+# ``T1_phone_energy``), in any case; a plural in prose (the claim's "idle phones and laptops") is
+# not a class name. The paper's own claims (sql/marts/paper_reproduction.sql) name the paper's
+# classes and are left out.
+
+#: The device class words no file of :data:`CLASS_FREE` may spell in a literal.
+CLASS_WORDS = ("laptop", "phone", "smartphone")
+_CLASS_WORD = re.compile(r"(?<![a-z])(?:" + "|".join(CLASS_WORDS) + r")(?![a-z])", re.IGNORECASE)
+#: Files and folders (below the project root) whose code names no device class.
+CLASS_FREE = ("sql", "pipelines/model", "schemas/marts.py", "dashboards")
+#: The paper's own claims: they compare the paper's laptop and phone numbers.
+CLASS_EXEMPT = ("sql/marts/paper_reproduction.sql",)
+#: SQL comments and string literals, in one pass so that a quote in a comment starts no string.
+_SQL_COMMENT_OR_STRING = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'", re.DOTALL)
+#: What a dashboard query may not read: any schema of the warehouse but marts.
+NOT_MARTS = re.compile(r"\b(?:staging|core|meta|raw|quarantine)\s*\.", re.IGNORECASE)
+
+
+def python_literals(source: str) -> list[tuple[int, str]]:
+    """(line, value) of every string constant in ``source`` but docstrings (f-string parts included)."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def sql_literals(sql: str) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of ``sql``, and of every line of its code (comments and strings removed)."""
+    found: list[tuple[int, str]] = []
+
+    def blank(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("'"):
+            found.append((sql.count("\n", 0, match.start()) + 1, text))
+            return "''" + "\n" * text.count("\n")
+        return "\n" * text.count("\n")
+
+    code = _SQL_COMMENT_OR_STRING.sub(blank, sql)
+    return found + [(i, line) for i, line in enumerate(code.splitlines(), start=1) if line.strip()]
+
+
+def class_literals(path: str, text: str) -> list[str]:
+    """``path:line: literal`` for every literal of ``text`` that names a device class."""
+    literals = python_literals(text) if path.endswith(".py") else sql_literals(text)
+    return [f"{path}:{line}: {value.strip()[:80]!r}" for line, value in literals if _CLASS_WORD.search(value)]
+
+
+def class_free_files() -> dict[str, str]:
+    """Every .py and .sql file of :data:`CLASS_FREE` (the rendered site aside) -> its text."""
+    files: dict[str, str] = {}
+    for entry in CLASS_FREE:
+        root = PROJECT_ROOT / entry
+        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in (".py", ".sql"))
+        for path in paths:
+            relative = path.relative_to(PROJECT_ROOT).as_posix()
+            if "site" not in path.relative_to(PROJECT_ROOT).parts and relative not in CLASS_EXEMPT:
+                files[relative] = path.read_text(encoding="utf-8")
+    return files
+
+
+def test_no_model_mart_or_page_names_a_device_class() -> None:
+    files = class_free_files()
+    assert {"sql/marts/scaling_energy.sql", "schemas/marts.py", "dashboards/classes.py"} <= set(files)
+    found = [hit for path, text in files.items() for hit in class_literals(path, text)]
+    assert found == [], "device classes are rows (core.scenario_devices): iterate over them"
+
+
+@pytest.mark.parametrize("path, text, expected", [
+    ("x.py", 'CLASSES = ("laptop", "cloud_gpu")\n', ["x.py:1: 'laptop'"]),
+    ("x.py", "order = [c for c in ('phone',)]\n", ["x.py:1: 'phone'"]),
+    ("x.py", 'def f(c):\n    return f"{c}_x" if c else "Phone_train_power_w"\n', ["x.py:2: 'Phone_train_power_w'"]),
+    ("x.py", '"""A laptop or a phone."""\n# the phone\nclaim = "idle phones and laptops"\n', []),
+    ("x.sql", "select 'smartphone' as c -- a phone\n", ["x.sql:1: \"'smartphone'\""]),
+    ("x.sql", "-- one laptop's rows\nselect s.laptop_memory_gb\nfrom s\n", ["x.sql:2: 'select s.laptop_memory_gb'"]),
+    ("x.sql", "/* 'phone' */ select device_class from core.scenario_devices\n", []),
+])
+def test_the_class_check_finds_literals_not_prose(path: str, text: str, expected: list[str]) -> None:
+    assert class_literals(path, text) == expected
+
+
+def test_the_vocabulary_names_one_phone_class() -> None:
+    """One name per class: the device specs' classes are the vocabulary's (``phone``, never ``smartphone``)."""
+    from schemas.device_specs import DEVICE_CLASSES as SPEC_CLASSES
+    from schemas.vocabulary import DEVICE_CLASSES
+
+    assert set(DEVICE_CLASSES) <= set(SPEC_CLASSES) and "smartphone" not in SPEC_CLASSES
+    specs = (PROJECT_ROOT / "sources" / "curated" / "device_specs.csv").read_text(encoding="utf-8")
+    assert ",smartphone," not in specs and ",phone," in specs
+
+
+def dashboard_reads(sql: str) -> list[str]:
+    """What a dashboard query reads outside marts: schema-qualified names of the other schemas."""
+    from pipelines.warehouse.lineage import strip_comments_and_strings, tables_read
+
+    code = strip_comments_and_strings(sql)
+    return sorted({t for t in tables_read(code) if not t.startswith("marts.")}
+                  | {m.group(0).rstrip(" .").lower() for m in NOT_MARTS.finditer(code)})
+
+
+def test_dashboard_queries_read_marts_only() -> None:
+    """Pages read marts (``dashboards/sql`` only selects and shapes), and declare only marts.
+
+    The Data dictionary page reads DuckDB's catalog (``duckdb_tables()``, ``duckdb_columns()``),
+    not a table of the warehouse: it lists every table with its comments, which
+    ``describe_warehouse`` writes just before the pages render, so a mart copying the catalog
+    would be one more table to build and describe itself stale. The catalog functions are
+    unqualified, so the check below does not see them, and ``CATALOG_TABLES`` stands for them.
+    """
+    import dashboards
+
+    queries = sorted((PROJECT_ROOT / "dashboards" / "sql").glob("*.sql"))
+    assert len(queries) >= 15
+    found = {q.name: reads for q in queries if (reads := dashboard_reads(q.read_text(encoding="utf-8")))}
+    assert found == {}
+    declared = [t for t in dashboards.tables_read() if t not in dashboards.CATALOG_TABLES]
+    assert declared and [t for t in declared if not t.startswith("marts.")] == []
+
+
+def test_the_marts_check_sees_every_other_schema() -> None:
+    sql = ("-- from staging.sources\nselect 'core.x' as s, a.zone from marts.grid_daily as a\n"
+           "join CORE.scenarios using (scenario_id) where zone in (select zone from meta . lake_files)\n")
+    assert dashboard_reads(sql) == ["core", "core.scenarios", "meta"]

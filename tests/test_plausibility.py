@@ -138,9 +138,9 @@ def test_fall_back_hour_of_a_log_out_of_order_is_quarantined(tmp_path: Path) -> 
 
 def test_bounds_come_from_the_tdp_or_the_class() -> None:
     assert power_bound("nvidia_smi", "nvidia-rtx-a5000").max_w == TDP_MULTIPLE * 230
-    assert power_bound("android_sysfs", "qualcomm-sd888").max_w == CLASS_MAX_W["smartphone"]
+    assert power_bound("android_sysfs", "qualcomm-sd888").max_w == CLASS_MAX_W["phone"]
     assert power_bound("powermetrics", "apple-m2-pro").max_w == CLASS_MAX_W["laptop"]
-    assert power_bound("monsoon", None).max_w == CLASS_MAX_W["smartphone"]
+    assert power_bound("monsoon", None).max_w == CLASS_MAX_W["phone"]
 
 
 def test_power_above_the_devices_bound_is_quarantined(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_android_current_of_minus_two_to_the_31_is_quarantined(tmp_path: Path) -
     options = {"run_id": "phone", "device_id": "qualcomm-sd888", "sign": "discharge_negative"}
     staged = samples(tmp_path, "a.csv", content, parse_android_sysfs, "android_sysfs", options)
     assert [r[:3] for r in rejects_of(staged)] == [(3, "current_now", "plausible_power")]
-    assert "the bound of its class smartphone" in reasons(staged)[(3, "plausible_power")]
+    assert "the bound of its class phone" in reasons(staged)[(3, "plausible_power")]
     assert staged.frame.get_column("source_row").to_list() == [2, 4]
 
 

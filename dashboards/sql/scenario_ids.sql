@@ -1,2 +1,2 @@
--- Every scenario id, for the scenario selectors.
-select scenario_id from core.scenarios order by scenario_id
+-- Every scenario id, for the scenario selectors (marts.scenarios).
+select scenario_id from marts.scenarios order by scenario_id

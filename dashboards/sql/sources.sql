@@ -1,4 +1,4 @@
--- Sources page: every source with its licence, link, retrieval date and the table it feeds.
+-- Sources page: every source with its licence, link, retrieval date and the table it feeds (marts.sources).
 select
     source_id,
     title,
@@ -10,5 +10,5 @@ select
     kind,
     status,
     path
-from staging.sources
+from marts.sources
 order by table_name, source_id

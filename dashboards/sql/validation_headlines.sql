@@ -1,5 +1,4 @@
--- Validation page: published headlines that give no inputs to recompute (kind = headline).
+-- Validation page: published headlines that give no inputs to recompute (marts.validation_headlines).
 select case_id, model, headline, published_citation, published_url, notes
-from staging.validation_cases
-where kind = 'headline'
+from marts.validation_headlines
 order by case_id

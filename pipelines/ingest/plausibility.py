@@ -44,14 +44,14 @@ TDP_MULTIPLE = 2.0
 
 #: Bound (W) per device class, for devices without a TDP. Each is about twice the highest
 #: sustained draw of the class, for the same headroom as :data:`TDP_MULTIPLE`:
-#: - smartphone: SoCs sustain 5-10 W and peak near 15 W with the screen on -> 30 W
+#: - phone: SoCs sustain 5-10 W and peak near 15 W with the screen on -> 30 W
 #:   (a current of -2^31 uA at 3.8 V, about 8 kW, is a wrapped int32, not a phone);
 #: - laptop: Apple M-series Max packages peak near 100 W, gaming laptops near 250 W at the wall -> 500 W;
 #: - desktop: a high-end CPU + GPU tower draws about 800 W -> 1,600 W;
 #: - workstation_gpu: boards up to 450 W (RTX 6000 Ada 300 W, RTX 4090 450 W) -> 900 W;
 #: - cloud_gpu: accelerators up to 1,000 W (H100 SXM 700 W, B200 1,000 W) -> 2,000 W.
 CLASS_MAX_W: dict[str, float] = {
-    "smartphone": 30.0,
+    "phone": 30.0,
     "laptop": 500.0,
     "desktop": 1600.0,
     "workstation_gpu": 900.0,
@@ -63,8 +63,8 @@ CLASS_MAX_W: dict[str, float] = {
 #: measure phones, powermetrics runs on Macs, RAPL on x86 desktops and servers.
 KIND_CLASS: dict[str, str] = {
     "nvidia_smi": "cloud_gpu",
-    "android_sysfs": "smartphone",
-    "monsoon": "smartphone",
+    "android_sysfs": "phone",
+    "monsoon": "phone",
     "powermetrics": "laptop",
     "rapl": "desktop",
 }

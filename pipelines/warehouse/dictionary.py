@@ -33,9 +33,13 @@ from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.marts import (
     DistributedTrainingEnergy,
     FleetEquivalence,
+    GridAnnual,
+    GridDaily,
+    GridProfiles,
     LifecycleCarbon,
     PaperReproduction,
     ScalingEnergy,
+    ScenarioIds,
     TrainingEnergy,
     Verdict,
 )
@@ -92,6 +96,12 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.scaling_energy": ScalingEnergy,
     "marts.distributed_training_energy": DistributedTrainingEnergy,
     "marts.paper_reproduction": PaperReproduction,
+    "marts.scenarios": ScenarioIds,
+    "marts.sources": Sources,
+    "marts.validation_headlines": ValidationCases,
+    "marts.grid_daily": GridDaily,
+    "marts.grid_profiles": GridProfiles,
+    "marts.grid_annual": GridAnnual,
     "marts.validation": Validation,
     "marts.verdict": Verdict,
     "marts.charging_windows": ChargingWindows,
@@ -114,6 +124,10 @@ LEADS: dict[str, str] = {
     "staging.grid_intensity_live": "Grid carbon intensity from the live feeds (UK Carbon Intensity, Electricity Maps), "
                                    "upserted per UTC day; same columns as staging.grid_intensity.",
     "staging.model_configs": "Model architectures the paper trains (the OPT family).",
+    "marts.sources": "Every shipped source file with its licence, link and the table it feeds, as the Sources page lists "
+                     "them; same columns as staging.sources.",
+    "marts.validation_headlines": "The published training footprints that give no inputs to recompute (kind = headline), "
+                                  "as the Validation page lists them; same columns as staging.validation_cases.",
     "staging.validation_cases": "Published training footprints (energy, operational carbon) with the inputs to recompute them, "
                                 "each input with its status and citation; marts.validation recomputes them.",
 }

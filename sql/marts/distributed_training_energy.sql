@@ -1,5 +1,6 @@
 -- marts.distributed_training_energy (paper Table 2, our estimate: the paper's cells are not
--- published). Grain: scenario x edge device class x communication pattern, for OPT-1.3B.
+-- published). Grain: scenario x edge device class (core.scenario_devices) x communication
+-- pattern, for OPT-1.3B.
 -- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
 --   a fleet of `table2_devices` devices (total compute energy does not change with N).
 -- Patterns (comm_bytes in sql/model/macros.sql), for the workload's tokens (steps x batch x
@@ -28,13 +29,11 @@ model as (
     where model.model_id = 'OPT-1.3B'
 ),
 
+-- every edge device class of the scenario (core.scenario_devices) with a measured Table 1 energy
 edge as (
-    select s.scenario_id, edge.device_class, edge.table1_energy_j, edge.memory_gb
-    from s
-    cross join lateral (values
-        ('laptop', s.laptop_table1_energy_j, s.laptop_memory_gb),
-        ('phone', s.phone_table1_energy_j, s.phone_memory_gb)
-    ) as edge (device_class, table1_energy_j, memory_gb)
+    select scenario_id, device_class, table1_energy_j, device_memory_gb as memory_gb
+    from core.scenario_devices
+    where table1_energy_j is not null
 ),
 
 patterns as (

@@ -1,5 +1,6 @@
 -- marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size.
--- Compute: the measured Table 1 energy of OPT-125M on each device class, scaled linearly in
+-- Compute: the measured Table 1 energy of OPT-125M on each device class (the cloud GPU's, and
+--   each edge class's in core.scenario_devices), scaled linearly in
 --   parameter count (training FLOPs ~ 6 x params x tokens at a fixed token budget, so energy
 --   per token scales with params on the same device at the same efficiency).
 -- Communication (edge only, the paper's idealized model of footnote 1): every parameter is
@@ -18,14 +19,15 @@ base as (
     select params as base_params from staging.model_configs where model_id = 'OPT-125M'
 ),
 
+-- the cloud GPU, and every edge device class of the scenario (core.scenario_devices) that has
+-- a measured Table 1 energy (<class>_table1_energy_j)
 classes as (
-    select s.scenario_id, per_class.device_class, per_class.table1_energy_j, per_class.communicates
+    select scenario_id, 'cloud_gpu' as device_class, cloud_table1_energy_j as table1_energy_j, false as communicates
     from s
-    cross join lateral (values
-        ('cloud_gpu', s.cloud_table1_energy_j, false),
-        ('laptop', s.laptop_table1_energy_j, true),
-        ('phone', s.phone_table1_energy_j, true)
-    ) as per_class (device_class, table1_energy_j, communicates)
+    union all
+    select scenario_id, device_class, table1_energy_j, true as communicates
+    from core.scenario_devices
+    where table1_energy_j is not null
 ),
 
 sized as (
