@@ -17,6 +17,7 @@ from pipelines.defs.assets import (
     power_logs,
     scenarios,
     sensitivity,
+    siting,
     sources,
     staging_tables,
     uncertainty,
@@ -30,7 +31,7 @@ from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job
 
 #: Every module that defines tables of the warehouse (assets and their checks).
 MODULES = [sources, staging_tables, power_logs, grid_feeds, scenarios, methods, marts, equivalence, sensitivity, uncertainty, verdict,
-           validation]
+           validation, siting]
 
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {
