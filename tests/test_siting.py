@@ -270,3 +270,18 @@ def test_a_feed_refresh_of_one_zone_restamps_its_siting_rows_only(built_warehous
     # and the page's age of DE's hourly intensity moves with the fetch
     [(fetched,)] = read(published, "select distinct fetched_at from core.zone_intensity where zone = 'DE' and side = 'edge'").rows()
     assert fetched > fetched_before
+
+
+def test_findings_siting_block_is_the_warehouse(built_warehouse: Path) -> None:
+    """The siting block of docs/findings.md (deterministic: no draws) rendered again from the test build."""
+    from pipelines.paths import PROJECT_ROOT
+    from pipelines.warehouse.docs import SITING_BEGIN, SITING_END, between, siting_table
+
+    con = duckdb.connect(str(built_warehouse), read_only=True)
+    try:
+        table = siting_table(con)
+    finally:
+        con.close()
+    assert "| realistic_consequential | consequential | laptop | 2 x 2 |" in table
+    findings = (PROJECT_ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    assert between(findings, SITING_BEGIN, SITING_END) == table, "docs/findings.md's siting is stale: run `edge-carbon docs`"

@@ -14,8 +14,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
-from schemas.vocabulary import PATTERN_ENDS, VERDICT_INFEASIBLE
+from schemas.vocabulary import CLAIM_LOW, PATTERN_ENDS, VERDICT_INFEASIBLE
 
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 END = "<!-- verdict:end -->"
@@ -31,6 +32,8 @@ ENDS_END = "<!-- ends:end -->"
 FULL_STUDY_RESULTS = Path("docs") / "results" / "sobol_full.csv"
 VALIDATION_BEGIN = "<!-- validation:begin (rendered by `edge-carbon docs` from marts.validation) -->"
 VALIDATION_END = "<!-- validation:end -->"
+SITING_BEGIN = "<!-- siting:begin (rendered by `edge-carbon docs` from marts.siting and marts.siting_summary) -->"
+SITING_END = "<!-- siting:end -->"
 #: Sobol base samples of the full study (``edge-carbon sobol``) whose drivers docs/findings.md quotes beside the build's.
 FULL_STUDY_BASE_SAMPLES = 8192
 
@@ -168,6 +171,23 @@ def validation_table(con: duckdb.DuckDBPyConnection) -> str:
     return "\n".join(lines)
 
 
+def siting_table(con: duckdb.DuckDBPyConnection) -> str:
+    """The siting summary (sql/siting/findings.sql) as a Markdown table: R with communication over every pair
+    of zones, and where the edge wins against the scenario's own cloud zone."""
+    frame = query_pl(con, sql_text("siting/findings.sql"), {"claim_low": CLAIM_LOW})
+    lines = ["| scenario | frame | device | zones (cloud x edge) | R with communication | R >= 1 | "
+             f"R >= {CLAIM_LOW:g} | cloud zone | edge zones where R >= 1 | dirtiest winning edge grid, g/kWh |",
+             "|---|---|---|---:|---|---:|---:|---|---|---:|"]
+    for r in frame.iter_rows(named=True):
+        zones = (r["winning_edge_zones"] or "").split(", ")
+        listed = f"{r['wins']}: " + ", ".join(zones[:6]) + (", ..." if len(zones) > 6 else "") if r["wins"] else "none"
+        dirtiest = f"{r['dirtiest_winning_edge_ci']:.0f}" if r["dirtiest_winning_edge_ci"] is not None else "-"
+        lines.append(f"| {r['scenario_id']} | {r['accounting_frame']} | {r['device_class']} | {r['cloud_zones']} x {r['edge_zones']} "
+                     f"| {r['r_min']:.3g}-{r['r_max']:.3g} | {r['share_r_ge_1']:.1%} | {r['share_r_ge_4']:.1%} "
+                     f"| {r['cloud_zone']} ({r['cloud_ci']:.0f} g/kWh) | {listed} | {dirtiest} |")
+    return "\n".join(lines)
+
+
 def replace_between(text: str, begin: str, end: str, body: str) -> str:
     """``text`` with everything between the ``begin`` and ``end`` lines replaced by ``body``."""
     if begin not in text or end not in text:
@@ -200,6 +220,7 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     full = root / FULL_STUDY_RESULTS
     if full.exists():
         text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full))
+    text = replace_between(text, SITING_BEGIN, SITING_END, siting_table(con))
     findings.write_text(text)
     validation = root / "docs" / "validation.md"
     validation.write_text(replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con)))

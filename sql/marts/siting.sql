@@ -4,7 +4,7 @@
 -- grid intensities in place of the scenario's: variant_id 'cloud>edge'), on the measured
 -- basis, compute only and with the scenario's named communication pattern under its frame's
 -- headline network method. Deterministic: no draws. `pairs` is the relation of the pairs
--- (sql/marts/siting_pairs.sql). Each side's signal, scope, data year and age are in core.zone_intensity.
+-- (sql/siting/pairs.sql). Each side's signal, scope, data year and age are in core.zone_intensity.
 with frames as (
     select
         scenario_id,

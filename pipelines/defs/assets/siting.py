@@ -126,7 +126,7 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     published table keep the run that computed them (``computed_run_id``).
     """
     con = warehouse.connection()
-    pairs = query_pl(con, sql_text("marts/siting_pairs.sql"))
+    pairs = query_pl(con, sql_text("siting/pairs.sql"))
     base = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh")
     inputs = pairs.select("scenario_id", "variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").join(
         base, on="scenario_id", how="inner", maintain_order="left")
@@ -135,7 +135,7 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     with model_view(con, inputs, patterns=patterns, basis_filter="headline_and_measured"):
         fresh = _evaluate(con, pairs)
     previous = warehouse.has_table("marts.siting")
-    result = build_table(con, "marts.siting", "marts/siting_refresh.sql" if previous else "marts/siting_fresh.sql",
+    result = build_table(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql",
                          {"run_id": context.run_id}, Siting, {"fresh": fresh})
     refreshed = query_pl(con, "select count(*) as rows, count(*) filter (where computed_run_id = $run) as refreshed "
                               "from marts.siting", {"run": context.run_id})
