@@ -32,16 +32,25 @@ def _selectors(scenarios: list[str], classes: list[str]) -> tuple[alt.Parameter,
 
 
 def heatmap(frame: pl.DataFrame) -> alt.TopLevelMixin:
-    """R per cloud zone (rows) and edge zone (columns), each sorted by its intensity; diverging at R = 1, R >= 4 marked."""
-    scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()),
-                                        sorted(frame.get_column("device_class").unique().to_list()))
+    """R per cloud zone (rows) and edge zone (columns), each sorted by its intensity; diverging at R = 1, R >= 4 marked.
+
+    One row per scenario and pair, each device class's R in columns of its own (``r_<class>``,
+    ``r_comm_<class>``): the selected class picks its columns, so the page inlines half the rows.
+    """
+    classes = sorted(frame.get_column("device_class").unique().to_list())
+    scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()), classes)
+    wide = frame.pivot(on="device_class", index=["scenario", "cloud_zone", "edge_zone", "cloud_ci", "edge_ci"],
+                       values=["r", "r_comm"], aggregate_function=None)
+    if len(classes) == 1:  # one class: polars names the columns after the values alone
+        wide = wide.rename({"r": f"r_{classes[0]}", "r_comm": f"r_comm_{classes[0]}"})
     tip = tooltips(("cloud_zone:N", "cloud zone"), ("cloud_ci:Q", "cloud gCO2e/kWh"), ("edge_zone:N", "edge zone"),
                    ("edge_ci:Q", "edge gCO2e/kWh (charging window)"), ("R:Q", "R", ".3g"), ("r:Q", "R compute only", ".3g"),
                    ("r_comm:Q", "R with communication", ".3g"))
-    # inline rows (the heatmap has more than Altair's default row limit; the page stays under 1.5 MB)
-    base = (alt.Chart(alt.Data(values=frame.to_dicts()))
-            .transform_filter((alt.datum.scenario == scenario) & (alt.datum.device_class == device))
-            .transform_calculate(R=alt.expr.if_(kind == KINDS[0], alt.datum.r_comm, alt.datum.r)))
+    base = (alt.Chart(values(wide))
+            .transform_filter(alt.datum.scenario == scenario)
+            .transform_calculate(r=f"datum['r_' + {device.name}]", r_comm=f"datum['r_comm_' + {device.name}]")
+            .transform_calculate(R=alt.expr.if_(kind == KINDS[0], alt.datum.r_comm, alt.datum.r))
+            .transform_filter("isValid(datum.R)"))
     x = alt.X("edge_zone:N", title="edge zone (charging), by intensity", sort=alt.EncodingSortField("edge_ci", op="min"),
               axis=alt.Axis(labelFontSize=8, labelAngle=-90))
     y = alt.Y("cloud_zone:N", title="cloud zone (around the clock), by intensity", sort=alt.EncodingSortField("cloud_ci", op="min"),
@@ -57,7 +66,7 @@ def heatmap(frame: pl.DataFrame) -> alt.TopLevelMixin:
 
 
 def curves(frame: pl.DataFrame) -> alt.TopLevelMixin:
-    """R against the cloud's intensity for the hourly edge zones, with R = 1 and R = 4 dashed."""
+    """R against the cloud's intensity for the hourly edge zones and the scenario's own edge mix, with R = 1 and R = 4 dashed."""
     scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()),
                                         sorted(frame.get_column("device_class").unique().to_list()))
     lines = (alt.Chart(values(frame))
@@ -72,7 +81,7 @@ def curves(frame: pl.DataFrame) -> alt.TopLevelMixin:
     marks = pl.DataFrame({"r": [1.0, CLAIM_LOW], "label": ["R = 1", "R = 4"]})
     rules = alt.Chart(values(marks)).mark_rule(strokeDash=[4, 3], color="#444").encode(y="r:Q", tooltip="label:N")
     return (alt.layer(rules, lines).add_params(scenario, device, kind)
-            .properties(width=700, height=280, title="Break-even: R against the cloud's intensity for the hourly edge zones"))
+            .properties(width=700, height=280, title="Break-even: R against the cloud's intensity for the hourly edge zones and the scenario's edge mix"))
 
 
 def winning_sentences(frame: pl.DataFrame) -> list[str]:
@@ -82,15 +91,25 @@ def winning_sentences(frame: pl.DataFrame) -> list[str]:
         head = (f"{r['scenario_id']} ({r['accounting_frame']}), {r['device_class']}s with communication: edge training beats a "
                 f"cloud job in {r['cloud_zone']} ({r['cloud_ci']:.0f} gCO2e/kWh, {r['intensity_basis']}) ")
         if not r["edge_zones_r_ge_1"]:
-            out.append(head + f"in none of the {r['edge_zones']} edge zones (R {r['r_min']:.2f}-{r['r_max']:.2f}).")
+            out.append(head + f"in none of the {r['edge_zones']} edge zones (R {r['r_min']:.2f}-{r['r_max']:.2f})." + mix_sentence(r))
             continue
         zones = (r["winning_edge_zones"] or "").split(", ")
         listed = ", ".join(zones[:8]) + (", ..." if len(zones) > 8 else "")
         below = (f", and loses from {r['cleanest_losing_edge_ci']:.0f}" if r["cleanest_losing_edge_ci"] is not None else "")
         out.append(head + f"only where the devices charge on grids of at most {r['dirtiest_winning_edge_ci']:.0f} gCO2e/kWh{below}: "
                    f"{r['edge_zones_r_ge_1']} of {r['edge_zones']} edge zones ({listed}); R >= {CLAIM_LOW:g} in "
-                   f"{r['edge_zones_r_ge_4']} of them.")
+                   f"{r['edge_zones_r_ge_4']} of them." + mix_sentence(r))
     return out
+
+
+def mix_sentence(r: dict) -> str:
+    """The scenario's own edge mix at its own cloud zone, and the cloud intensity below which the mix loses."""
+    if r["edge_mix"] is None:
+        return ""
+    flips = r["mix_cloud_ci_for_r1"]
+    where = ("" if flips is None else
+             "; the mix wins on any cloud grid" if flips < 0 else f"; the mix loses where the cloud's grid is below {flips:.0f} gCO2e/kWh")
+    return f" The scenario's own edge mix ({r['edge_mix']}, {r['mix_ci']:.0f} gCO2e/kWh in its windows): R {r['r_mix']:.3g}{where}."
 
 
 def range_html(con: duckdb.DuckDBPyConnection) -> str:

@@ -55,7 +55,7 @@ series_periods as (
     ) = 1
 ),
 
--- UTC hours, time-weighted, with the zone's local hour of day
+-- UTC hours, time-weighted
 utc_hours as (
     select
         p.zone,
@@ -64,41 +64,54 @@ utc_hours as (
         sum(p.gco2e_per_kwh * epoch(p.period_end - p.period_start) order by p.period_start)
             / sum(epoch(p.period_end - p.period_start) order by p.period_start) as gco2e_per_kwh,
         max(p.period_end) as period_end,
-        max(p.fetched_at) as fetched_at,
-        string_agg(distinct p.source_id, ',' order by p.source_id) as source_ids
+        max(p.fetched_at) as fetched_at
     from series_periods as p
     group by p.zone, p.emission_scope, date_trunc('hour', p.period_start)
 ),
 
-local_hours as (
+-- each zone's hours of a year by their local hour of day (the zone's IANA time zone): their sum
+-- and count, so a window's mean is the sum over its local hours / their count
+hours_of_day as (
     select
-        h.*,
+        h.zone,
+        h.emission_scope,
         tz.iana_time_zone,
         year(timezone('UTC', h.hour_start)) as year,
-        hour(timezone(tz.iana_time_zone, h.hour_start)) as local_hour
+        hour(timezone(tz.iana_time_zone, h.hour_start)) as local_hour,
+        sum(h.gco2e_per_kwh order by h.hour_start) as g_sum,
+        count(*) as n,
+        max(h.period_end) as period_end,
+        max(h.fetched_at) as fetched_at
     from utc_hours as h
     inner join staging.zone_timezones as tz on tz.zone = h.zone
+    group by all
+),
+
+series_sources as (
+    select zone, emission_scope, year(timezone('UTC', period_start)) as year,
+        string_agg(distinct source_id, ',' order by source_id) as source_ids
+    from series_periods
+    group by all
 ),
 
 -- each side's window over each zone's hourly series of each scope
 windowed as (
     select
         s.scenario_id, s.side, h.zone, h.emission_scope, h.iana_time_zone, s.window_start, s.window_hours, s.year,
-        avg(h.gco2e_per_kwh order by h.hour_start) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours)
-            as window_mean,
-        avg(h.gco2e_per_kwh order by h.hour_start) as year_mean,
-        count(*) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) as n_window,
-        count(distinct h.local_hour) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) as window_hours_seen,
-        count(*) as n_year,
+        sum(h.g_sum order by h.local_hour) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours)
+            / sum(h.n) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) as window_mean,
+        sum(h.g_sum order by h.local_hour) / sum(h.n) as year_mean,
+        sum(h.n) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) as n_window,
+        count(*) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) as window_hours_seen,
+        sum(h.n) as n_year,
         max(h.period_end) as data_through,
-        max(h.fetched_at) as fetched_at,
-        string_agg(distinct h.source_ids, ',' order by h.source_ids) as source_ids
+        max(h.fetched_at) as fetched_at
     from sides as s
-    inner join local_hours as h on h.year = s.year
+    inner join hours_of_day as h on h.year = s.year
     where s.signal = 'average'
     group by s.scenario_id, s.side, h.zone, h.emission_scope, h.iana_time_zone, s.window_start, s.window_hours, s.year
-    having count(*) >= $min_coverage * epoch(make_timestamp(s.year + 1, 1, 1, 0, 0, 0) - make_timestamp(s.year, 1, 1, 0, 0, 0)) / 3600
-        and count(distinct h.local_hour) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) = s.window_hours
+    having sum(h.n) >= $min_coverage * epoch(make_timestamp(s.year + 1, 1, 1, 0, 0, 0) - make_timestamp(s.year, 1, 1, 0, 0, 0)) / 3600
+        and count(*) filter (where (h.local_hour - s.window_start + 24) % 24 < s.window_hours) = s.window_hours
 ),
 
 annual as (
@@ -139,17 +152,19 @@ candidates as (
     -- hourly: a series in the scenario's scope
     select w.scenario_id, w.side, w.zone, 1 as preference, 'hourly' as intensity_basis, w.window_mean as gco2e_per_kwh,
         w.year, 'actual' as signal, w.emission_scope, w.year_mean as annual_gco2e_per_kwh, cast(null as double) as shape_factor,
-        cast(null as varchar) as shape_scope, w.n_window as n_hours, w.data_through, w.fetched_at, w.source_ids,
+        cast(null as varchar) as shape_scope, w.n_window as n_hours, w.data_through, w.fetched_at, src.source_ids,
         cast(null as varchar) as factor_id
     from windowed as w
     inner join sides as s on s.scenario_id = w.scenario_id and s.side = w.side and s.emission_scope = w.emission_scope
+    inner join series_sources as src on src.zone = w.zone and src.emission_scope = w.emission_scope and src.year = w.year
     union all
     -- hourly_shaped: another scope's shape on the annual mean of the scenario's scope
     select w.scenario_id, w.side, w.zone, 2, 'hourly_shaped', a.gco2e_per_kwh * (w.window_mean / w.year_mean),
         w.year, 'actual', s.emission_scope, a.gco2e_per_kwh, w.window_mean / w.year_mean, w.emission_scope, w.n_window,
-        w.data_through, greatest(w.fetched_at, a.fetched_at), a.source_id || ',' || w.source_ids, null
+        w.data_through, greatest(w.fetched_at, a.fetched_at), a.source_id || ',' || src.source_ids, null
     from windowed as w
     inner join sides as s on s.scenario_id = w.scenario_id and s.side = w.side and s.emission_scope <> w.emission_scope
+    inner join series_sources as src on src.zone = w.zone and src.emission_scope = w.emission_scope and src.year = w.year
     inner join annual as a on a.zone = w.zone and a.year = w.year and a.emission_scope = s.emission_scope
     union all
     select s.scenario_id, s.side, m.zone, 3, 'monthly', m.gco2e_per_kwh, m.year, 'monthly_average', m.emission_scope,

@@ -1,4 +1,4 @@
--- marts.siting on its first build: the rows just computed (relation `fresh`), stamped with $run_id.
+-- marts.siting on its first build: the rows just computed (the temporary table `siting_fresh`,
+-- sql/marts/siting.sql), stamped with $run_id.
 select fresh.*, $run_id as computed_run_id
-from fresh
-order by fresh.scenario_id, fresh.cloud_zone, fresh.edge_zone, fresh.device_class
+from siting_fresh as fresh

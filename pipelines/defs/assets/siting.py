@@ -9,28 +9,29 @@ only the siting rows whose intensities or R changed (``computed_run_id``).
 """
 
 import dagster as dg
-import duckdb
 import polars as pl
 
 from pipelines.defs.assets.grid_feeds import ensure_tables
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import staging_table
-from pipelines.defs.tables import SqlTable, build_table
+from pipelines.defs.tables import SqlTable, build_table_in_place
 from pipelines.ingest.parsers import registry
 from pipelines.model.formula import model_view, scenario_inputs
 from pipelines.paths import sql_text
+from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.marts import Siting, SitingSummary
 from schemas.siting import (
+    INTENSITY_BASES,
     ElectricityDemand,
     ScenarioZones,
     ZoneExclusions,
     ZoneIntensity,
     ZoneTimezones,
 )
-from schemas.vocabulary import CLAIM_LOW, PATTERNS
+from schemas.vocabulary import CLAIM_LOW
 
 #: A siting asset refreshes when any table it reads is materialised (and none is missing).
 EAGER = dg.AutomationCondition.eager()
@@ -77,7 +78,8 @@ SCENARIO_ZONES = staging_table(
 
 ZONE_INTENSITY = SqlTable("core.zone_intensity", "core/zone_intensity.sql", ZoneIntensity)
 ZONE_EXCLUSIONS = SqlTable("core.zone_exclusions", "core/zone_exclusions.sql", ZoneExclusions)
-SITING = SqlTable("marts.siting", "marts/siting.sql", Siting, also_reads=("core.scenarios", "core.scenario_devices"))
+SITING = SqlTable("marts.siting", "marts/siting.sql", Siting,
+                  also_reads=("core.scenarios", "core.scenario_devices", *tables_read_by("siting/pairs.sql")))
 SITING_SUMMARY = SqlTable("marts.siting_summary", "marts/siting_summary.sql", SitingSummary)
 
 
@@ -116,40 +118,41 @@ def zone_exclusions(warehouse: Warehouse) -> dg.MaterializeResult:
 
 @SITING.asset(group="marts", automation_condition=EAGER)
 def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    """R for every pair of a cloud zone and an edge zone, per siting scenario and device class.
+    """R for every pair of a cloud zone and an edge zone, and of each cloud zone and the scenario's
+    own edge mix, per siting scenario and device class.
 
-    Grain: scenario x cloud zone x edge zone x edge device class. The model's one formula
-    (sql/model/evaluate.sql) over core.scenarios, each pair's two intensities (core.zone_intensity)
-    in place of the scenario's grid parameters, all pairs at once; on the measured basis,
-    compute only and with the scenario's named communication pattern under its frame's headline
-    network method. Deterministic. Rows whose R and intensities did not change since the
-    published table keep the run that computed them (``computed_run_id``).
+    Grain: scenario x cloud zone x edge zone (or ``mix``) x edge device class. The model's one
+    formula (sql/model/evaluate.sql) over core.scenarios, each pair's two intensities
+    (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
+    parameters, all pairs at once and only what the mart reads: the measured basis, compute only
+    and the scenario's own named pattern, under the network method that sets marts.verdict's
+    reading for the scenario and class. Deterministic. The rows stay in DuckDB. Rows whose R and
+    intensities did not change since the published table keep the run that computed them
+    (``computed_run_id``).
     """
     con = warehouse.connection()
-    pairs = query_pl(con, sql_text("siting/pairs.sql"))
-    base = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh")
-    inputs = pairs.select("scenario_id", "variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").join(
-        base, on="scenario_id", how="inner", maintain_order="left")
-    # compute only and each scenario's named pattern (comm_pattern: its code in PATTERNS)
-    patterns = ("none", *sorted({PATTERNS[int(code)] for code in inputs.get_column("comm_pattern").unique().to_list()}))
-    with model_view(con, inputs, patterns=patterns, basis_filter="headline_and_measured"):
-        fresh = _evaluate(con, pairs)
-    previous = warehouse.has_table("marts.siting")
-    result = build_table(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql",
-                         {"run_id": context.run_id}, Siting, {"fresh": fresh})
-    refreshed = query_pl(con, "select count(*) as rows, count(*) filter (where computed_run_id = $run) as refreshed "
-                              "from marts.siting", {"run": context.run_id})
-    return dg.MaterializeResult(metadata={**(result.metadata or {}), "pairs": pairs.height,
-                                          "rows_refreshed": int(refreshed.item(0, "refreshed"))})
-
-
-def _evaluate(con: duckdb.DuckDBPyConnection, pairs: pl.DataFrame) -> pl.DataFrame:
-    """marts/siting.sql over the model's view and the pairs."""
-    con.register("pairs", pairs.to_arrow())
     try:
-        return query_pl(con, sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
+        con.execute("create or replace temp table siting_pairs as " + sql_text("siting/pairs.sql"), {"bases": INTENSITY_BASES})
+        pairs = con.sql("select scenario_id, variant_id, cloud_grid_gco2e_per_kwh, edge_grid_gco2e_per_kwh "
+                        "from siting_pairs").to_arrow_table()
+        constants = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").filter(
+            pl.col("scenario_id").is_in(pairs.column("scenario_id").unique().to_pylist()))
+        methods = query_pl(con, "select distinct verdict_driver_method from marts.verdict where basis = $basis",
+                           {"basis": SITING_BASIS}).get_column("verdict_driver_method").to_list()
+        with model_view(con, pairs, constants=constants, patterns=("none",), own_pattern=True, basis_filter="measured",
+                        methods=methods):
+            con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
+        previous = warehouse.has_table("marts.siting")
+        result = build_table_in_place(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql", Siting,
+                                      {"run_id": context.run_id})
     finally:
-        con.unregister("pairs")
+        con.execute("drop table if exists siting_pairs")
+        con.execute("drop table if exists siting_fresh")
+    refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
+                              "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
+    return dg.MaterializeResult(metadata={**(result.metadata or {}), "pairs": pairs.num_rows,
+                                          "rows_refreshed": int(refreshed.item(0, "refreshed")),
+                                          "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
 
 
 @SITING_SUMMARY.asset(group="marts", automation_condition=EAGER)
