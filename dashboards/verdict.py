@@ -6,6 +6,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
+from dashboards import siting
 from dashboards.shell import Page, query, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
@@ -96,8 +97,8 @@ def lead(con: duckdb.DuckDBPyConnection) -> Page:
     chart = verdict_chart(frame, width=330, step=13, label_limit=260,
                           title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "
                                 f"shaded = the paper's {low:g}-{high:g}x, dashed = R = 1")
-    return Page(slug="index", title="Verdict", summary="", tables=TABLES, charts={"verdict": chart},
-                extra_html=verdict_sentence(frame))
+    return Page(slug="index", title="Verdict", summary="", tables=[*TABLES, *siting.TABLES[:1]], charts={"verdict": chart},
+                extra_html=verdict_sentence(frame) + "\n" + siting.range_html(con))
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:

@@ -6,10 +6,13 @@ import datetime as dt
 
 import pandera.polars as pa
 import polars as pl
+from pandera.engines import polars_engine as pe
 
 from schemas.benchmark_series import TABLE1_CLAIMS
 from schemas.device_specs import DEVICE_CLASSES
 from schemas.grid_intensity import EMISSION_SCOPES, ZONE_PATTERN
+from schemas.siting import INTENSITY_BASES as SITING_BASES
+from schemas.siting import SIDES as SITING_SIDES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
@@ -20,6 +23,8 @@ from schemas.vocabulary import (
     VERDICT_HOLDS,
     VERDICTS,
 )
+
+UTC_TS = pe.DateTime(time_zone="UTC")
 
 
 def finite_positive(data: pa.PolarsData) -> pl.LazyFrame:
@@ -332,3 +337,92 @@ class Verdict(pa.DataFrameModel):
         infeasible = ((pl.col("link_time_share") > 1 + 1e-9) | pl.col("required_link_mb_per_s").is_null()
                       | (pl.col("feasible_share") < FEASIBLE_SHARE_MIN))
         return data.lazyframe.select(~(infeasible & (pl.col("verdict") == VERDICT_HOLDS)))
+
+
+#: The two readings of R on the siting marts: compute only, and with the scenario's communication.
+SITING_R_KINDS = ["compute_only", "with_comm"]
+
+
+class Siting(pa.DataFrameModel):
+    """marts.siting. Grain: scenario x cloud zone x edge zone (or the scenario's edge mix) x edge device class.
+
+    R for every pair of a cloud zone and an edge zone with data in the scenario's year and scope
+    (core.zone_intensity), and for every cloud zone against the scenario's own edge mix
+    (``edge_zone = 'mix'``: its zones' intensities weighted by their shares), from the model's one
+    formula over core.scenarios with the pair's two intensities in place of the scenario's grid
+    parameters: on the measured basis, compute only and with the scenario's named communication
+    pattern under the network method that sets marts.verdict's reading for the scenario and class
+    (verdict_driver_method). Deterministic (no Monte Carlo per pair). The cloud runs around the
+    clock in its zone; the edge charges in its window in each edge zone's local time.
+    """
+
+    scenario_id: str = pa.Field(description="Scenario (core.scenario_zones names its year, scope, signal and windows).")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published | attributional | consequential.")
+    cloud_zone: str = pa.Field(description="Zone the cloud accelerator runs in, around the clock.")
+    edge_zone: str = pa.Field(description="Zone the edge devices charge in, in their window in local time; 'mix': the scenario's own edge mix (edge_mix).")
+    edge_mix: str = pa.Field(nullable=True, description="The scenario's edge mix the row evaluates, its zones and shares (core.scenario_zones), e.g. 'US 0.5, DE 0.25, FR 0.25'; null for one edge zone.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class of the scenario (core.scenario_devices).")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis of the device count (measured_throughput).")
+    comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's named communication pattern (reduction_factor_with_comm).")
+    network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method of reduction_factor_with_comm: the one that sets marts.verdict's reading for the scenario and class on this basis (verdict_driver_method).")
+    reduction_factor: float = pa.Field(nullable=True, description="R = cloud total / edge added, compute only.")
+    reduction_factor_with_comm: float = pa.Field(nullable=True, description="R with the scenario's communication pattern and network method.")
+    link_feasible_with_comm: bool = pa.Field(nullable=True, description="The fleet's links carry its traffic (a fleet over its link is infeasible whatever its R; marts.verdict).")
+    cloud_gco2e_per_kwh: float = pa.Field(ge=0, description="Intensity the cloud meets in cloud_zone, around the clock, gCO2e/kWh.")
+    edge_gco2e_per_kwh: float = pa.Field(ge=0, description="Intensity the edge meets in edge_zone, in its charging window, gCO2e/kWh (the mix: its zones' intensities, each in its own window, weighted by their shares).")
+    cloud_intensity_basis: str = pa.Field(isin=SITING_BASES, description="hourly | hourly_shaped | monthly | annual (core.zone_intensity).")
+    edge_intensity_basis: str = pa.Field(isin=SITING_BASES, description="hourly | hourly_shaped | monthly | annual (the mix: its coarsest zone's).")
+    year: int = pa.Field(description="The scenario's year of grid data.")
+    cloud_fetched_at: UTC_TS = pa.Field(description="When the newest value of the cloud zone's intensity was fetched (its signal, scope, data year and age: core.zone_intensity).")  # type: ignore[valid-type]
+    edge_fetched_at: UTC_TS = pa.Field(description="When the newest value of the edge zone's intensity was fetched (the mix: of any of its zones).")  # type: ignore[valid-type]
+    computed_run_id: str = pa.Field(description="The run that last computed the row: a refresh re-stamps only the rows whose intensities or R changed.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "cloud_zone", "edge_zone", "device_class"]
+
+    @pa.check("reduction_factor", "reduction_factor_with_comm", name="finite_positive")
+    @classmethod
+    def finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return finite_positive(data)
+
+
+class SitingSummary(pa.DataFrameModel):
+    """marts.siting_summary. Grain: scenario x device class x R kind x side x zone.
+
+    Where the answer flips, from marts.siting. For an edge zone (and the scenario's edge mix, zone
+    ``mix``): R against the cloud's intensity is a straight line (drawn through the model's own
+    rows), and the cloud intensity where it crosses R = 1 (below it the edge loses) and R = 4
+    (below it the claim's 4x fails); for a cloud zone: the share of edge zones where R >= 1 and
+    R >= 4. Every row carries the zone's intensity, its basis and age, and its electricity demand
+    (the Siting page's zone choice).
+    """
+
+    scenario_id: str = pa.Field(description="Scenario.")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published | attributional | consequential.")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class.")
+    r_kind: str = pa.Field(isin=SITING_R_KINDS, description="compute_only (reduction_factor) | with_comm (reduction_factor_with_comm).")
+    side: str = pa.Field(isin=SITING_SIDES, description="edge: the zone's break-even cloud intensities | cloud: the zone's share of winning edge zones.")
+    zone: str = pa.Field(description="The edge or cloud zone.")
+    year: int = pa.Field(description="Calendar year of the grid data.")
+    n_pairs: int = pa.Field(ge=1, description="Pairs behind the row (zones on the other side).")
+    r_min: float = pa.Field(nullable=True, description="Lowest R over those pairs.")
+    r_max: float = pa.Field(nullable=True, description="Highest R over those pairs.")
+    share_r_ge_1: float = pa.Field(nullable=True, ge=0, le=1, description="Share of the other side's zones with R >= 1.")
+    share_r_ge_4: float = pa.Field(nullable=True, ge=0, le=1, description="Share of the other side's zones with R >= 4 (the claim's low end).")
+    r_at_zero_cloud_intensity: float = pa.Field(nullable=True, description="Edge rows: R on a carbon-free cloud grid (the cloud's embodied carbon only).")
+    r_per_cloud_gco2e_per_kwh: float = pa.Field(nullable=True, description="Edge rows: how much R rises per gCO2e/kWh of the cloud's intensity.")
+    cloud_gco2e_per_kwh_for_r1: float = pa.Field(nullable=True, description="Edge rows: the cloud intensity below which R < 1 (the edge loses), gCO2e/kWh; negative: R >= 1 even on a carbon-free cloud grid.")
+    cloud_gco2e_per_kwh_for_r4: float = pa.Field(nullable=True, description="Edge rows: the cloud intensity below which R < 4 (the claim fails), gCO2e/kWh; negative: R >= 4 on any cloud grid.")
+    edge_mix: str = pa.Field(nullable=True, description="Edge rows of zone 'mix': the scenario's edge mix, its zones and shares (marts.siting.edge_mix); else null.")
+    zone_gco2e_per_kwh: float = pa.Field(ge=0, description="The zone's intensity on its side (core.zone_intensity; the mix: its share-weighted mean), gCO2e/kWh.")
+    intensity_basis: str = pa.Field(isin=SITING_BASES, description="hourly | hourly_shaped | monthly | annual (the mix: its coarsest zone's).")
+    data_through: UTC_TS = pa.Field(nullable=True, description="End of the newest hour of the zone's hourly series (hourly, hourly_shaped): how old the intensity is.")  # type: ignore[valid-type]
+    fetched_at: UTC_TS = pa.Field(description="When the newest value read was fetched.")  # type: ignore[valid-type]
+    demand_twh: float = pa.Field(nullable=True, ge=0, description="The zone's electricity demand in the year (Ember), TWh; null for a zone Ember does not list.")
+    demand_rank: int = pa.Field(nullable=True, ge=1, description="Its rank among countries by demand (1: the most).")
+    scenario_share: float = pa.Field(nullable=True, gt=0, le=1, description="The zone's share on its side in the scenario's own zones (core.scenario_zones: the cloud's zone 1, the edge mix's shares; the mix itself 1); null where the scenario does not name it.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "device_class", "r_kind", "side", "zone"]

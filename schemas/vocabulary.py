@@ -11,9 +11,9 @@ COMM_PATTERNS = PATTERNS[1:]
 BASES = ("peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "availability", "binding", "measured_throughput")
 #: The bases a scenario's headline can use (peak_flops with a stated count, else headline_basis).
 HEADLINE_BASES = ("peak_flops", "binding", "measured_throughput")
-#: Which evaluated bases to keep: every one asked for, the headline only, or the headline and
-#: measured_throughput (what marts.verdict reports).
-BASIS_FILTERS = ("all", "headline", "headline_and_measured")
+#: Which evaluated bases to keep: every one asked for, the headline only, the headline and
+#: measured_throughput (what marts.verdict reports), or measured_throughput only (marts.siting).
+BASIS_FILTERS = ("all", "headline", "headline_and_measured", "measured")
 #: Embodied-carbon allocation policies by the numeric code core.scenarios carries.
 POLICIES = {0: "none", 1: "battery_wear", 2: "per_use_hour"}
 #: Accounting frames of marts.verdict: the paper's mixed frame, then the two consistent ones.

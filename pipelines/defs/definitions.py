@@ -46,6 +46,7 @@ def folder() -> dg.Definitions:
     module loading (``dagster dev``, ``dg launch``) refuse this module."""
     return found()
 
+
 #: The team that answers for each group's tables (``owners`` in the UI).
 OWNERS_BY_GROUP = {
     "sources": "team:ingest",

@@ -49,6 +49,8 @@ def _materialised(write: Callable[P, dict[str, Any]], *, keyed: bool) -> Callabl
 
 #: :func:`pipelines.warehouse.tables.build_table`, as the asset's materialisation.
 build_table = _materialised(tables.build_table, keyed=False)
+#: :func:`pipelines.warehouse.tables.build_table_in_place`, as the asset's materialisation.
+build_table_in_place = _materialised(tables.build_table_in_place, keyed=False)
 #: :func:`pipelines.warehouse.tables.write_table`, as the materialisation of ``table``'s asset.
 write_table = _materialised(tables.write_table, keyed=True)
 

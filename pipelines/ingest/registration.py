@@ -171,6 +171,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
             "emission_scope": Option("choice", False, tuple(EMISSION_SCOPES), "the intensity's emission scope"),
         },
         "curated_marginal_factors": {"fetched_at": fetched},
+        "ember_demand": {"zones_source": Option("source", meaning="source id of the zone table")},
         # curated tables, the zone table: no options
         "boavizta_pcf": {},
         "curated_device_pcf": {},
@@ -180,6 +181,8 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "curated_model_configs": {},
         "curated_validation_cases": {},
         "zones": {},
+        "curated_zone_timezones": {},
+        "scenario_zones": {},
         # scenarios (pipelines/ingest/scenarios.py)
         "scenario": {
             "scenario_id": Option(meaning="the scenario's id (default: the source id)"),

@@ -5,7 +5,7 @@ points or Monte Carlo draws. Nothing here loops over scenarios or draws in Pytho
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 import duckdb
@@ -23,6 +23,7 @@ from schemas.vocabulary import (
     DEVICE_MARKER,
     FRAME_NETWORK_METHODS,
     HEADLINE_BASES,
+    NETWORK_METHODS,
     PATTERN_ENDS,
     PATTERNS,
     RESIZE_CAP,
@@ -30,7 +31,8 @@ from schemas.vocabulary import (
 )
 
 KEYS = ("scenario_id", "variant_id")
-#: Which network methods to evaluate: each frame's headline method, or every method it admits.
+#: Which network methods to evaluate: each frame's headline method, or every method it admits
+#: (or, passed as a collection of method names, only those among the ones each frame admits).
 METHOD_FILTERS = ("headline", "all")
 
 
@@ -44,11 +46,13 @@ def pattern_rows() -> pa.Table:
     })
 
 
-def frame_method_rows() -> pa.Table:
-    """core.frame_network_methods: the network methods each accounting frame admits, its headline first."""
+def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
+    """core.frame_network_methods: the network methods each accounting frame admits, its headline
+    first (``only``: just the methods named there)."""
     rows = [(code, frame, method, rank == 0, frame in RESIZING_FRAMES)
             for code, frame in enumerate(ACCOUNTING_FRAMES)
-            for rank, method in enumerate(FRAME_NETWORK_METHODS[frame])]
+            for rank, method in enumerate(FRAME_NETWORK_METHODS[frame])
+            if only is None or method in only]
     return pa.table({
         "frame_code": pa.array([r[0] for r in rows], pa.int32()),
         "accounting_frame": [r[1] for r in rows],
@@ -176,8 +180,9 @@ def model_view(
     constants: pl.DataFrame | None = None,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
+    own_pattern: bool = False,
     basis_filter: str | None = None,
-    methods: str = "headline",
+    methods: str | Collection[str] = "headline",
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
@@ -185,7 +190,10 @@ def model_view(
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``inputs`` holds every parameter column, or, with ``constants`` (one row per scenario),
     only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql).
-    ``methods``: each frame's headline network method, or ``all`` it admits (:data:`METHOD_FILTERS`). Queries
+    ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
+    set's own named pattern (its ``comm_pattern``) beside them.
+    ``methods``: each frame's headline network method, or ``all`` it admits (:data:`METHOD_FILTERS`),
+    or a collection of network methods: only those (a frame admitting none of them has no rows). Queries
     over the view aggregate in DuckDB without materialising one row per draw, class and
     pattern in Python.
     """
@@ -210,12 +218,20 @@ def model_view(
     )
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
-    if methods not in METHOD_FILTERS:
-        raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
+    con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
+    only = None
+    if isinstance(methods, str):
+        if methods not in METHOD_FILTERS:
+            raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
+    else:
+        only = set(methods)
+        if not only or only - set(NETWORK_METHODS):
+            raise ValueError(f"network methods {sorted(only)}: expected some of {list(NETWORK_METHODS)}")
+        methods = "all"  # every method of model_frame_methods, which holds only those named
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
     con.register("model_pattern_rows", pattern_rows())
-    con.register("model_frame_methods", frame_method_rows())
+    con.register("model_frame_methods", frame_method_rows(only))
     if _has_fleets(table, constants):
         con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
         con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))

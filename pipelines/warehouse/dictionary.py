@@ -31,6 +31,8 @@ from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
 from schemas.lake import LakeFiles, PowerLogRuns
 from schemas.marts import (
+    Siting,
+    SitingSummary,
     DistributedTrainingEnergy,
     FleetEquivalence,
     GridAnnual,
@@ -63,6 +65,7 @@ from schemas.reviewers import (
     UncertaintyDrivers,
 )
 from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
+from schemas.siting import ElectricityDemand, ScenarioZones, ZoneExclusions, ZoneIntensity, ZoneTimezones
 from schemas.sources import Sources
 from schemas.validation import Validation, ValidationCases
 
@@ -105,6 +108,13 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.validation": Validation,
     "marts.verdict": Verdict,
     "marts.charging_windows": ChargingWindows,
+    "marts.siting": Siting,
+    "marts.siting_summary": SitingSummary,
+    "staging.zone_timezones": ZoneTimezones,
+    "staging.electricity_demand": ElectricityDemand,
+    "core.scenario_zones": ScenarioZones,
+    "core.zone_intensity": ZoneIntensity,
+    "core.zone_exclusions": ZoneExclusions,
     "marts.fleet_sizing": FleetSizing,
     "marts.communication": Communication,
     "marts.embodied_allocation": EmbodiedAllocation,

@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import column_comment
 from pipelines.warehouse.queries import query_pl
 from schemas.meta import columns
@@ -48,6 +49,8 @@ VALIDATION_BEGIN = "<!-- validation:begin (rendered by `edge-carbon docs` from m
 VALIDATION_END = "<!-- validation:end -->"
 CASE_COLUMNS_BEGIN = "<!-- case-columns:begin (rendered by `edge-carbon docs` from schemas/validation.py ValidationCases) -->"
 CASE_COLUMNS_END = "<!-- case-columns:end -->"
+SITING_BEGIN = "<!-- siting:begin (rendered by `edge-carbon docs` from marts.siting and marts.siting_summary) -->"
+SITING_END = "<!-- siting:end -->"
 #: Sobol base samples of the full study (``edge-carbon sobol``) whose drivers docs/findings.md quotes beside the build's.
 FULL_STUDY_BASE_SAMPLES = 8192
 
@@ -277,6 +280,29 @@ def case_columns_table() -> str:
     return "\n".join(lines)
 
 
+def siting_table(con: duckdb.DuckDBPyConnection) -> str:
+    """The siting summary (sql/siting/findings.sql) as a Markdown table: R with communication over every pair
+    of zones, where the edge wins against the scenario's own cloud zone, and the scenario's own pair (its cloud
+    zone against its edge mix) with the cloud intensity below which the mix loses."""
+    frame = query_pl(con, sql_text("siting/findings.sql"), {"claim_low": CLAIM_LOW})
+    lines = ["| scenario | frame | device | zones (cloud x edge) | R with communication | R >= 1 | "
+             f"R >= {CLAIM_LOW:g} | cloud zone | edge zones where R >= 1 | dirtiest winning edge grid, g/kWh "
+             "| own edge mix (g/kWh) | R, own cloud zone x own mix | mix loses below a cloud grid of, g/kWh |",
+             "|---|---|---|---:|---|---:|---:|---|---|---:|---|---:|---:|"]
+    for r in frame.iter_rows(named=True):
+        zones = (r["winning_edge_zones"] or "").split(", ")
+        listed = f"{r['wins']}: " + ", ".join(zones[:6]) + (", ..." if len(zones) > 6 else "") if r["wins"] else "none"
+        dirtiest = f"{r['dirtiest_winning_edge_ci']:.0f}" if r["dirtiest_winning_edge_ci"] is not None else "-"
+        mix = f"{r['edge_mix']} ({r['mix_ci']:.0f})" if r["edge_mix"] is not None else "-"
+        r_mix = f"{r['r_mix']:.3g}" if r["r_mix"] is not None else "-"
+        flips = r["mix_cloud_ci_for_r1"]
+        flips_text = "-" if flips is None else "wins on any grid" if flips < 0 else f"{flips:.0f}"
+        lines.append(f"| {r['scenario_id']} | {r['accounting_frame']} | {r['device_class']} | {r['cloud_zones']} x {r['edge_zones']} "
+                     f"| {r['r_min']:.3g}-{r['r_max']:.3g} | {r['share_r_ge_1']:.1%} | {r['share_r_ge_4']:.1%} "
+                     f"| {r['cloud_zone']} ({r['cloud_ci']:.0f} g/kWh) | {listed} | {dirtiest} | {mix} | {r_mix} | {flips_text} |")
+    return "\n".join(lines)
+
+
 def replace_between(text: str, begin: str, end: str, body: str) -> str:
     """``text`` with everything between the ``begin`` and ``end`` lines replaced by ``body``."""
     if begin not in text or end not in text:
@@ -310,6 +336,7 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     full = root / FULL_STUDY_RESULTS
     if full.exists():
         text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full))
+    text = replace_between(text, SITING_BEGIN, SITING_END, siting_table(con))
     findings.write_text(text)
     validation = root / "docs" / "validation.md"
     text = replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con))

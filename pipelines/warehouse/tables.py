@@ -15,7 +15,7 @@ import polars as pl
 
 from pipelines.paths import sql_text
 from pipelines.identifiers import checked_identifier
-from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.queries import query_pl, table_exists
 from schemas.meta import conform, empty_frame
 from schemas.quarantine import RejectedRows
 
@@ -106,6 +106,39 @@ def write_table(
         con.execute("rollback")
         raise
     return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), **(metadata or {})}
+
+
+def build_table_in_place(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    sql_file: str,
+    model: type[pa.DataFrameModel],
+    params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """:func:`build_table` for a large mart, without its rows passing through Python: ``table`` is
+    replaced, in one transaction, by one with ``model``'s columns and types, and the SQL's rows
+    are inserted into it by name. Where the table exists the rows are first computed into a
+    temporary table, so the SQL may read the table it replaces. Returns what :func:`build_table` does."""
+    ident = checked_identifier(table)
+    install_macros(con)
+    rows_from = sql_text(sql_file)
+    if table_exists(con, table):
+        con.execute("create or replace temp table _built_in_place as " + rows_from, params or {})
+        rows_from, params = "select * from _built_in_place", None
+    con.execute("begin transaction")
+    try:
+        con.execute(f"drop table if exists {ident}")
+        ensure_table(con, table, model)
+        con.execute(f"insert into {ident} by name " + rows_from, params or {})
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    finally:
+        con.execute("drop table if exists _built_in_place")
+    [(rows,)] = con.execute(f"select count(*) from {ident}").fetchall()  # noqa: S608 - checked identifier
+    head = query_pl(con, f"select * from {ident} limit 8")  # noqa: S608 - checked identifier
+    return {"table": table, "row_count": rows, "preview": preview_md(head, rows=8), "sql_file": f"sql/{sql_file}"}
 
 
 def ensure_table(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> None:

@@ -4,9 +4,10 @@
 -- (variant 'base'); sensitivity, break-even and Monte Carlo pass substituted or drawn rows.
 -- Variables, set by pipelines.model.model_view: getvariable('model_bases') (the bases to
 -- evaluate), getvariable('model_basis_filter') ('all', 'headline': only each scenario's
--- headline basis, 'headline_and_measured': the headline and measured_throughput) and
--- getvariable('model_patterns') (none, radio_window, idealized, parameter_server,
--- ring_allreduce, pipeline).
+-- headline basis, 'headline_and_measured': the headline and measured_throughput, 'measured':
+-- measured_throughput only), getvariable('model_patterns') (none, radio_window, idealized,
+-- parameter_server, ring_allreduce, pipeline) and getvariable('model_own_pattern') (true: each
+-- parameter set's own named pattern, its comm_pattern, beside those).
 -- Edge devices, by the view `model_devices`: one row per parameter set and edge device class,
 -- each class's `<class>_<field>` parameters under common names (pipelines.model.formula
 -- device_rows), so a class is added by parameter rows, never here. A class with a fleet_share
@@ -135,11 +136,14 @@ bases as (
         case when basis.name in ('availability', 'binding', 'measured_throughput') then device_online_fraction else 1.0 end as online_fraction,
         case when basis.name in ('availability', 'binding', 'measured_throughput') then straggler_slowdown else 1.0 end as slowdown
     from capacities
-    -- every basis asked for, or only the headline (and the measured basis beside it)
+    -- every basis asked for, only the headline (and the measured basis beside it), or the measured basis only
     inner join (select unnest(getvariable('model_bases')) as name) as basis
-        on getvariable('model_basis_filter') = 'all'
-        or basis.name = headline_name
-        or (getvariable('model_basis_filter') = 'headline_and_measured' and basis.name = 'measured_throughput')
+        on case getvariable('model_basis_filter')
+            when 'all' then true
+            when 'headline' then basis.name = headline_name
+            when 'headline_and_measured' then basis.name = headline_name or basis.name = 'measured_throughput'
+            when 'measured' then basis.name = 'measured_throughput'
+        end
 ),
 
 counted as (
@@ -247,7 +251,9 @@ patterns as (
                                                             batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
                                                             activation_bytes, fleet_model_layers, devices_memory_stages) end as pipeline_stages
     from carbon
-    inner join model_pattern_rows as pattern on list_contains(getvariable('model_patterns'), pattern.name)
+    inner join model_pattern_rows as pattern
+        on list_contains(getvariable('model_patterns'), pattern.name)
+        or (getvariable('model_own_pattern') and pattern.name = comm_pattern_name(carbon.comm_pattern))
     inner join model_frame_methods as method
         on method.frame_code = cast(carbon.accounting_frame as integer)
         and (getvariable('model_method_filter') = 'all' or method.is_frame_headline)

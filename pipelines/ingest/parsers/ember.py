@@ -295,3 +295,26 @@ def parse_ember_us_states(path: Path, options: Mapping[str, Any]) -> Parsed:
         country_iso3="USA", resolution="P1Y", signal="annual_average", emission_scope="unspecified", fetched_at=fetched_at,
     )
     return Parsed(frame=rows, rejects=rejects + zone_rejects)
+
+
+DEMAND = "demand_twh"
+
+
+def ember_demand_parser(zones: ZonesLoader) -> Parser:
+    """A parser for the electricity demand column of Ember's yearly country overview (kind ember_demand)."""
+
+    def parse(path: Path, options: Mapping[str, Any]) -> Parsed:
+        frame = read_grid_csv(path)
+        require_columns(path, frame, ["country_or_region", "country_code", "year", DEMAND])
+        rejects = rejects_where(
+            frame, is_blank(DEMAND) | is_blank("year"), column=DEMAND, check="missing_value", value=None,
+            reason=lambda row: f"{DEMAND} or year is blank: Ember gives no demand for {row['country_or_region']} {row['year']}",
+        )
+        frame = frame.filter(~(is_blank(DEMAND) | is_blank("year")))
+        typed, cast_rejects = checked_casts(frame, {DEMAND: pl.Float64, "year": _year_cast})
+        typed, zone_rejects = _zone_columns(typed, zones(options))
+        rows = typed.select("zone", "zone_name", "country_iso3", "year", DEMAND, "source_row")
+        return Parsed(frame=rows, rejects=rejects + cast_rejects + zone_rejects)
+
+    parse.__doc__ = "Ember country overview, yearly: electricity demand (TWh) per country or region and year."
+    return parse

@@ -16,6 +16,7 @@ from pipelines.ingest.parsers.electricitymaps import (
     parse_electricitymaps_json,
 )
 from pipelines.ingest.parsers.ember import (
+    ember_demand_parser,
     ember_parser,
     parse_ember_us_states,
     read_zones,
@@ -34,6 +35,7 @@ from pipelines.ingest.staging import Parser
 from schemas.device_specs import DeviceSpecs
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
+from schemas.siting import ScenarioZones, ZoneTimezones
 from schemas.validation import ValidationCases
 
 GRID_INTENSITY = "staging.grid_intensity"
@@ -47,6 +49,9 @@ POWER_SAMPLES = "staging.power_samples"
 BENCHMARK_RUNS = "staging.benchmark_runs"
 SCENARIO_PARAMETERS = "core.scenario_parameters"
 ZONES = "reference.zones"
+ZONE_TIMEZONES = "staging.zone_timezones"
+ELECTRICITY_DEMAND = "staging.electricity_demand"
+SCENARIO_ZONES = "core.scenario_zones"
 
 #: Grid intensity. The Ember parsers read the zone table (kind ``zones``,
 #: ``sources/curated/zones.csv``) through the manifest, so its sha256 is verified too.
@@ -82,6 +87,10 @@ RUN_PARSERS: dict[str, Parser] = {
 }
 SCENARIO_PARSERS: dict[str, Parser] = {"scenario": parse_scenario}
 ZONE_PARSERS = {"zones": lambda path, options: read_zones(path)}
+#: Siting: each zone's local clock, each country's electricity demand, each scenario's zones.
+ZONE_TIMEZONE_PARSERS: dict[str, Parser] = {"curated_zone_timezones": curated_parser(ZoneTimezones)}
+ELECTRICITY_DEMAND_PARSERS: dict[str, Parser] = {"ember_demand": ember_demand_parser(zones_from_manifest)}
+SCENARIO_ZONE_PARSERS: dict[str, Parser] = {"scenario_zones": curated_parser(ScenarioZones)}
 
 #: table -> kind -> parser, for every table a manifest entry can feed.
 BY_TABLE: dict[str, dict[str, Parser]] = {
@@ -96,4 +105,7 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     VALIDATION_CASES: VALIDATION_CASES_PARSERS,
     SCENARIO_PARAMETERS: SCENARIO_PARSERS,
     ZONES: ZONE_PARSERS,
+    ZONE_TIMEZONES: ZONE_TIMEZONE_PARSERS,
+    ELECTRICITY_DEMAND: ELECTRICITY_DEMAND_PARSERS,
+    SCENARIO_ZONES: SCENARIO_ZONE_PARSERS,
 }

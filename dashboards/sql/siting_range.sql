@@ -1,0 +1,14 @@
+-- The siting range of each scenario's R with communication (marts.siting): over every pair of
+-- zones (not the scenario's edge mix), per scenario and device class.
+select
+    scenario_id,
+    device_class,
+    count(distinct cloud_zone) as cloud_zones,
+    count(distinct edge_zone) as edge_zones,
+    min(reduction_factor_with_comm) as r_min,
+    max(reduction_factor_with_comm) as r_max,
+    avg(case when reduction_factor_with_comm >= 1 then 1.0 else 0.0 end order by cloud_zone, edge_zone) as share_r_ge_1
+from marts.siting
+where edge_mix is null
+group by scenario_id, device_class
+order by scenario_id, device_class

@@ -1,0 +1,175 @@
+"""Where training runs: each side of a scenario on its own grid, hour by hour, and R for every
+pair of a cloud zone and an edge zone (marts.siting) with where the answer flips
+(marts.siting_summary).
+
+Live data moves it: core.zone_intensity reads staging.grid_intensity_live, so the grid-feed job
+rebuilds it and the siting marts in the same run, and their eager automation conditions
+refresh them whenever an upstream table is materialised outside that job. A refresh re-stamps
+only the siting rows whose intensities or R changed (``computed_run_id``).
+"""
+
+import dagster as dg
+import polars as pl
+
+from pipelines.defs.assets.grid_feeds import ensure_tables
+from pipelines.defs.checks import staging_checks
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.staging import staging_table
+from pipelines.defs.tables import SqlTable, build_table_in_place
+from pipelines.ingest.parsers import registry
+from pipelines.model.formula import model_view, scenario_inputs
+from pipelines.paths import sql_text
+from pipelines.warehouse.lineage import tables_read_by
+from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.tables import preview_md
+from schemas.marts import Siting, SitingSummary
+from schemas.siting import (
+    INTENSITY_BASES,
+    ElectricityDemand,
+    ScenarioZones,
+    ZoneExclusions,
+    ZoneIntensity,
+    ZoneTimezones,
+)
+from schemas.vocabulary import CLAIM_LOW
+
+#: A siting asset refreshes when any table it reads is materialised (and none is missing).
+EAGER = dg.AutomationCondition.eager()
+#: Share of a year's hours an hourly series must cover to count (the rest of the year is not
+#: assumed to look like the hours present).
+MIN_HOURLY_COVERAGE = 0.9
+#: The marginal factors a consequential scenario reads: the short-run operating margin, the one
+#: realistic_consequential's own grid parameters take.
+MARGINAL_KIND = "short_run_operating"
+#: The basis of the siting marts: the measured throughput of the same job on both sides.
+SITING_BASIS = "measured_throughput"
+
+ZONE_TIMEZONES = staging_table(
+    "staging.zone_timezones", ZoneTimezones, registry.ZONE_TIMEZONE_PARSERS, group="grid",
+    finish=lambda f: f.sort("zone"),
+    description="""Each zone's local clock: the IANA time zone that sets its charging window.
+
+    Grain: one zone. A country with one time zone in the IANA tz database's zone.tab takes it; a
+    country with several takes its most populous one (``choice = most_populous``, the reason in
+    ``notes``); sub-national zones (balancing areas) take their own.
+    """,
+)
+
+ELECTRICITY_DEMAND = staging_table(
+    "staging.electricity_demand", ElectricityDemand, registry.ELECTRICITY_DEMAND_PARSERS, group="grid",
+    finish=lambda f: f.sort("zone", "year"),
+    description="""Electricity demand per country and Ember aggregate per year (TWh), from Ember's yearly overview.
+
+    Grain: one zone x year. The Siting page shows the zones with the most demand.
+    """,
+)
+
+SCENARIO_ZONES = staging_table(
+    "core.scenario_zones", ScenarioZones, registry.SCENARIO_ZONE_PARSERS, group="scenarios",
+    finish=lambda f: f.sort("scenario_id", "side", "zone"),
+    description="""Where each siting scenario's two sides run (sources/scenarios/siting_zones.csv).
+
+    Grain: scenario x side x zone. The cloud in one zone around the clock; the edge in a mix of
+    zones (shares summing to 1), charging in a daily window in each zone's local time. A
+    scenario states one year, emission scope and signal (average, or marginal for the
+    consequential frame), the scope every intensity it reads is in.
+    """,
+)
+
+ZONE_INTENSITY = SqlTable("core.zone_intensity", "core/zone_intensity.sql", ZoneIntensity)
+ZONE_EXCLUSIONS = SqlTable("core.zone_exclusions", "core/zone_exclusions.sql", ZoneExclusions)
+SITING = SqlTable("marts.siting", "marts/siting.sql", Siting,
+                  also_reads=("core.scenarios", "core.scenario_devices", *tables_read_by("siting/pairs.sql")))
+SITING_SUMMARY = SqlTable("marts.siting_summary", "marts/siting_summary.sql", SitingSummary)
+
+
+@ZONE_INTENSITY.asset(group="scenarios", automation_condition=EAGER)
+def zone_intensity(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The intensity each side of a siting scenario meets in every zone, computed, not typed.
+
+    Grain: scenario x side x zone. In order of preference: ``hourly`` (the zone's hourly series
+    in the scenario's scope and year, shipped and live, weighted by the side's hours in the
+    zone's local time: the cloud around the clock, the edge in its charging window),
+    ``hourly_shaped`` (an hourly series of another scope scaled to the zone's annual mean in the
+    scenario's scope), ``monthly`` and ``annual``; a marginal scenario reads the zone's marginal
+    factor only. Each row records its basis, year, signal, scope, sources and how old its data is.
+    """
+    con = warehouse.connection()
+    ensure_tables(con, warehouse.published)
+    result = ZONE_INTENSITY.build(con, {"min_coverage": MIN_HOURLY_COVERAGE, "marginal_kind": MARGINAL_KIND})
+    bases = query_pl(con, "select scenario_id, side, intensity_basis, count(*) as zones from core.zone_intensity "
+                          "group by all order by all")
+    return dg.MaterializeResult(metadata={**result.metadata, "zones_by_basis": dg.MetadataValue.md(preview_md(bases, rows=40))})
+
+
+@ZONE_EXCLUSIONS.asset(group="scenarios", automation_condition=EAGER)
+def zone_exclusions(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The zones a siting scenario's side leaves out, each with its reason.
+
+    Grain: scenario x side x zone. An aggregate (WORLD, EU, ...) is not a zone; a zone without
+    data in the scenario's year and scope (e.g. Ember's US states, scope unspecified) is left
+    out, never read in another scope; a consequential scenario leaves out every zone without a
+    marginal factor, never pricing it at its average.
+    """
+    con = warehouse.connection()
+    ensure_tables(con, warehouse.published)
+    return ZONE_EXCLUSIONS.build(con)
+
+
+@SITING.asset(group="marts", automation_condition=EAGER)
+def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    """R for every pair of a cloud zone and an edge zone, and of each cloud zone and the scenario's
+    own edge mix, per siting scenario and device class.
+
+    Grain: scenario x cloud zone x edge zone (or ``mix``) x edge device class. The model's one
+    formula (sql/model/evaluate.sql) over core.scenarios, each pair's two intensities
+    (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
+    parameters, all pairs at once and only what the mart reads: the measured basis, compute only
+    and the scenario's own named pattern, under the network method that sets marts.verdict's
+    reading for the scenario and class. Deterministic. The rows stay in DuckDB. Rows whose R and
+    intensities did not change since the published table keep the run that computed them
+    (``computed_run_id``).
+    """
+    con = warehouse.connection()
+    try:
+        con.execute("create or replace temp table siting_pairs as " + sql_text("siting/pairs.sql"), {"bases": INTENSITY_BASES})
+        pairs = con.sql("select scenario_id, variant_id, cloud_grid_gco2e_per_kwh, edge_grid_gco2e_per_kwh "
+                        "from siting_pairs").to_arrow_table()
+        constants = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").filter(
+            pl.col("scenario_id").is_in(pairs.column("scenario_id").unique().to_pylist()))
+        methods = query_pl(con, "select distinct verdict_driver_method from marts.verdict where basis = $basis",
+                           {"basis": SITING_BASIS}).get_column("verdict_driver_method").to_list()
+        with model_view(con, pairs, constants=constants, patterns=("none",), own_pattern=True, basis_filter="measured",
+                        methods=methods):
+            con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
+        previous = warehouse.has_table("marts.siting")
+        result = build_table_in_place(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql", Siting,
+                                      {"run_id": context.run_id})
+    finally:
+        con.execute("drop table if exists siting_pairs")
+        con.execute("drop table if exists siting_fresh")
+    refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
+                              "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
+    return dg.MaterializeResult(metadata={**(result.metadata or {}), "pairs": pairs.num_rows,
+                                          "rows_refreshed": int(refreshed.item(0, "refreshed")),
+                                          "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
+
+
+@SITING_SUMMARY.asset(group="marts", automation_condition=EAGER)
+def siting_summary(warehouse: Warehouse) -> dg.MaterializeResult:
+    """Where the answer flips: per edge zone, the cloud intensity below which R < 1 and below
+    which the claim's 4x fails; per cloud zone, the share of edge zones where R >= 1 and R >= 4.
+
+    Grain: scenario x device class x R kind (compute only, with communication) x side x zone.
+    Read from marts.siting: R against the cloud's intensity is a straight line through the
+    model's own rows. Each row carries the zone's intensity, basis, age and electricity demand.
+    """
+    return SITING_SUMMARY.build(warehouse.connection(), {"claim_low": CLAIM_LOW})
+
+
+assets = [ZONE_TIMEZONES.asset, ELECTRICITY_DEMAND.asset, SCENARIO_ZONES.asset]
+checks = [
+    *(check for table in (ZONE_TIMEZONES, ELECTRICITY_DEMAND, SCENARIO_ZONES) for check in table.checks),
+    *(check for table in (ZONE_INTENSITY, ZONE_EXCLUSIONS, SITING, SITING_SUMMARY)
+      for check in staging_checks(table.table, table.model, joins_sources=False)),
+]

@@ -1,0 +1,63 @@
+-- marts.siting (its rows before their run stamp: sql/siting/fresh.sql, refresh.sql). Grain:
+-- scenario x cloud zone x edge zone (or the scenario's edge mix) x edge device class.
+-- R for every pair of sql/siting/pairs.sql (the temporary table `siting_pairs`), from the
+-- model's one formula (sql/model/evaluate.sql: the view `model_evaluation` over core.scenarios
+-- with each pair's two grid intensities in place of the scenario's, variant_id 'cloud>edge'),
+-- evaluated on the measured basis ($basis) only, compute only and with the scenario's own named
+-- pattern, under the network method that sets marts.verdict's reading for the scenario and class
+-- on that basis (verdict_driver_method). Compute-only R does not depend on the method.
+-- Deterministic: no draws.
+with frames as (
+    select
+        scenario_id,
+        accounting_frame_name(accounting_frame) as accounting_frame,
+        comm_pattern_name(comm_pattern) as comm_pattern
+    from core.scenarios
+),
+
+drivers as (
+    select distinct scenario_id, device_class, verdict_driver_method as network_method
+    from marts.verdict
+    where basis = $basis
+),
+
+evaluated as (
+    select
+        e.scenario_id,
+        e.variant_id,
+        e.device_class,
+        e.basis,
+        e.network_method,
+        any_value(e.reduction_factor) filter (where e.pattern = 'none') as reduction_factor,
+        any_value(e.reduction_factor) filter (where e.pattern = f.comm_pattern) as reduction_factor_with_comm,
+        any_value(e.link_feasible) filter (where e.pattern = f.comm_pattern) as link_feasible_with_comm
+    from model_evaluation as e
+    inner join frames as f on f.scenario_id = e.scenario_id
+    inner join drivers as d on d.scenario_id = e.scenario_id and d.device_class = e.device_class and d.network_method = e.network_method
+    where e.basis = $basis
+    group by e.scenario_id, e.variant_id, e.device_class, e.basis, e.network_method
+)
+
+select
+    p.scenario_id,
+    f.accounting_frame,
+    p.cloud_zone,
+    p.edge_zone,
+    p.edge_mix,
+    e.device_class,
+    e.basis,
+    f.comm_pattern,
+    e.network_method,
+    e.reduction_factor,
+    e.reduction_factor_with_comm,
+    e.link_feasible_with_comm,
+    p.cloud_grid_gco2e_per_kwh as cloud_gco2e_per_kwh,
+    p.edge_grid_gco2e_per_kwh as edge_gco2e_per_kwh,
+    p.cloud_intensity_basis,
+    p.edge_intensity_basis,
+    p.year,
+    p.cloud_fetched_at,
+    p.edge_fetched_at
+from siting_pairs as p
+inner join frames as f on f.scenario_id = p.scenario_id
+inner join evaluated as e on e.scenario_id = p.scenario_id and e.variant_id = p.variant_id
