@@ -44,7 +44,8 @@ select
     compute_only.job_years,
     compute_only.devices_from,
     compute_only.devices_memory_floor,
-    compute_only.edge_operational_kgco2e + compute_only.edge_embodied_kgco2e as edge_added_kgco2e,
+    -- the model's edge added carbon (compute only: no communication term)
+    compute_only.edge_added_kgco2e,
     compute_only.edge_operational_kgco2e,
     compute_only.edge_embodied_kgco2e,
     with_comm.comm_pattern,
