@@ -32,7 +32,7 @@
    ``pipelines.model.uncertainty.summarize`` (draw, evaluate set-wise in DuckDB, the mart's whole
    summary), run twice: first and second run (target 3 s), and the process's peak memory
    (target 2 GiB). The baseline is the same formula vectorised in numpy
-   (:mod:`bench.numpy_model`: evaluate, ``numpy.quantile``); like for like, both evaluate the
+   (:mod:`bench.baseline.numpy_model`: evaluate, ``numpy.quantile``); like for like, both evaluate the
    same drawn inputs and summarise R's quantiles and mean, and the target is SQL no slower
    than numpy (numpy / SQL time >= 1). The two must agree on R for every draw, class and
    pattern of a 2,000-draw subsample, and on the summary of the full run, to 1e-9 relative.
@@ -206,7 +206,7 @@ def per_draw_difference(con: Any, draws: Any) -> float:
     """Largest relative difference between numpy's R and the SQL model's R (headline basis) over every draw x class x pattern."""
     import polars as pl
 
-    from bench import numpy_model
+    from bench.baseline import numpy_model
     from pipelines.model.formula import model_view
     from pipelines.warehouse.queries import query_pl
 
@@ -253,7 +253,7 @@ def mc_worker(warehouse: Path, draws: int, check_draws: int) -> int:
     the process's one-time memory growth, the second does not. Peak memory is read after the
     SQL runs, before numpy's.
     """
-    from bench import numpy_model
+    from bench.baseline import numpy_model
     from pipelines.model.formula import model_view
     from pipelines.model.uncertainty import draw_inputs, summarize
     from pipelines.warehouse.database import open_readonly

@@ -10,9 +10,10 @@ import polars as pl
 
 from dashboards.classes import device_classes
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
+from dashboards.verdict import claim_of
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["marts.sensitivity", "marts.sensitivity_grid"]
+TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]
 
 #: Device multipliers m and edge hours per day of marts.sensitivity_grid (the sliders step
 #: through exactly these). A copy of pipelines.model.sensitivity's MULTIPLIERS and HOURS, which
@@ -23,7 +24,6 @@ HOURS_MIN, HOURS_MAX = 1, 24
 #: The heatmap shows compute-only R; the tornado offers these patterns.
 GRID_PATTERN = "none"
 TORNADO_PATTERNS = ["none", "radio_window", "pipeline"]
-TARGETS = (1.0, 4.0)
 
 GRID_TOOLTIP = tooltips(
     ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("hours_per_day:Q", "edge hours per day"),
@@ -53,13 +53,13 @@ def tornado(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return query(con, "sensitivity_tornado", {"patterns": TORNADO_PATTERNS})
 
 
-def boundaries(frame: pl.DataFrame) -> pl.DataFrame:
+def boundaries(frame: pl.DataFrame, targets: tuple[float, ...]) -> pl.DataFrame:
     """Per hour, the upper edge of the largest grid multiplier at which R still reaches each target.
 
-    Drawn as the R = 1 and R = 4 lines over the heatmap (R falls as the multiplier grows).
+    Drawn as the R = 1 and R = claim's low end lines over the heatmap (R falls as the multiplier grows).
     """
     parts = []
-    for target in TARGETS:
+    for target in targets:
         parts.append(
             frame.filter(pl.col("reduction_factor") >= target)
             .group_by("scenario_id", "device_class", "hours_per_day")
@@ -70,7 +70,7 @@ def boundaries(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
-    """Heatmaps per device class with the R = 1 / R = 4 lines, the slider-picked cell and its value."""
+    """Heatmaps per device class with the R = 1 / R = claim's low end lines, the slider-picked cell and its value."""
     default = frame.filter(pl.col("is_scenario_point") & (pl.col("scenario_id") == "paper_text"))
     hours_default = float(default.get_column("hours_per_day")[0]) if default.height else 8.0
     scenario = scenario_param(scenarios)
@@ -105,7 +105,7 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
         ).mark_line(color="white", strokeWidth=2, interpolate="step").encode(
             x="hours_per_day:Q", y="boundary_multiplier:Q",
-            strokeDash=alt.StrokeDash("line:N", title="boundary", sort=["R = 1", "R = 4"],
+            strokeDash=alt.StrokeDash("line:N", title="boundary", sort=lines.sort("target").get_column("line").unique(maintain_order=True).to_list(),
                                       legend=alt.Legend(symbolStrokeColor="black")),
             detail="line:N",
             tooltip=tooltips(
@@ -127,7 +127,7 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         color="independent")
 
 
-def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
+def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[float, ...]) -> alt.TopLevelMixin:
     """Bars from R at the parameter's low to R at its high, per device class, largest swing first."""
     scenario = alt.param(name="tornado_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
                          bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
@@ -154,11 +154,11 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixi
     ).add_params(scenario, pattern)
     baseline = base.mark_tick(color="black", thickness=2, size=10).encode(
         y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip)
-    rules = alt.Chart(values(pl.DataFrame({"r": list(TARGETS), "label": [f"R = {t:g}" for t in TARGETS]}))).mark_rule(
+    rules = alt.Chart(values(pl.DataFrame({"r": list(targets), "label": [f"R = {t:g}" for t in targets]}))).mark_rule(
         strokeDash=[5, 3], color="#c00").encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(bars, baseline, rules).properties(
         width=700, height=alt.Step(26),
-        title="Tornado: R at each ranged parameter's low and high (tick = scenario value; dashed: R = 1, R = 4; "
+        title=f"Tornado: R at each ranged parameter's low and high (tick = scenario value; dashed: R = {targets[0]:g}, R = {targets[1]:g}; "
               "parameters that do not move R are left out)")
 
 
@@ -167,13 +167,16 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     scenarios = scenario_ids(con)
     frame = grid(con)
     torn = tornado(con)
+    # R = 1 (no saving) and the claim's low end
+    targets = (1.0, claim_of(con)[0])
     return Page(
         slug="sensitivity",
         title="Sensitivity",
         summary="How the reduction factor R moves: a tornado of one-at-a-time parameter ranges and a heatmap of R "
-                "over device multiplier x edge hours per day, with the R = 1 and R = 4 lines.",
+                f"over device multiplier x edge hours per day, with the R = 1 and R = {targets[1]:g} lines.",
         tables=TABLES,
-        charts={"heatmap": heatmap_chart(frame, boundaries(frame), scenarios), "tornado": tornado_chart(torn, scenarios)},
+        charts={"heatmap": heatmap_chart(frame, boundaries(frame, targets), scenarios),
+                "tornado": tornado_chart(torn, scenarios, targets)},
         notes=[
             "Fewer training hours a day need proportionally more devices for the GPU's work (N = F_gpu x h_gpu / "
             "(F_dev x h_dev)), so the hours barely move R (only through whole-device rounding, and through the "

@@ -5,9 +5,11 @@ import duckdb
 import polars as pl
 
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
+from dashboards.verdict import claim_of
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy"]
+TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy",
+          "marts.verdict"]
 
 PATTERNS = ["none", "radio_window", "pipeline"]
 TOP = 10
@@ -42,18 +44,19 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
     ).add_params(scenario, pattern)
     quantiles = query(con, "uncertainty_quantiles", {"patterns": PATTERNS})
     marks = alt.Chart(values(quantiles)).transform_filter(picked)
+    low = claim_of(con)[0]
     tooltip = tooltips(
         ("device_class:N", "device"), "quantile:N", ("reduction_factor:Q", "R", ".3g"), ("n_draws:Q", "draws", ","),
         ("share_r_below_1:Q", "share of draws with R < 1", ".1%"),
-        ("share_r_below_4:Q", "share of draws with R < 4", ".1%")
+        ("share_r_below_4:Q", f"share of draws with R < {low:g}", ".1%")
     )
     rules = marks.mark_rule(strokeDash=[4, 3]).encode(x="reduction_factor:Q", color="device_class:N", tooltip=tooltip)
     labels = marks.mark_text(angle=270, align="left", dy=-4, fontSize=10).encode(
         x="reduction_factor:Q", y=alt.value(5), text="quantile:N", color="device_class:N", tooltip=tooltip)
-    targets = alt.Chart(values(pl.DataFrame({"r": [1.0, 4.0], "label": ["R = 1", "R = 4"]}))).mark_rule(
+    targets = alt.Chart(values(pl.DataFrame({"r": [1.0, low], "label": ["R = 1", f"R = {low:g}"]}))).mark_rule(
         color="#c00", strokeWidth=1.5).encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(curve, rules, labels, targets).properties(
-        width=700, height=320, title="Distribution of R over the Monte Carlo draws, 20 bins per decade (dashed: p05, p50, p95; red: R = 1 and R = 4)")
+        width=700, height=320, title=f"Distribution of R over the Monte Carlo draws, 20 bins per decade (dashed: p05, p50, p95; red: R = 1 and R = {low:g})")
 
 
 def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:

@@ -1,4 +1,4 @@
-"""Verdict page: the answer first. R per scenario against the paper's 4-8x, with its spread."""
+"""Verdict page: the answer first. R per scenario against the claim's bounds (the paper's 4-8x), with its spread."""
 
 import html
 
@@ -28,6 +28,11 @@ TOOLTIP = tooltips(
 def claim_bounds(frame: pl.DataFrame) -> tuple[float, float]:
     """The claim's low and high end of R, as marts.verdict states them."""
     return float(frame.get_column("claim_low").max()), float(frame.get_column("claim_high").max())
+
+
+def claim_of(con: duckdb.DuckDBPyConnection) -> tuple[float, float]:
+    """The claim's low and high end of R, for a page that draws them (marts.verdict: core.claim's row)."""
+    return claim_bounds(query(con, "claim"))
 
 
 def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, label_limit: int = 320,

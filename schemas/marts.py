@@ -91,9 +91,9 @@ class LifecycleCarbon(pa.DataFrameModel):
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="cloud_gpu, or an edge device class of the scenario (core.scenario_devices).")
-    horizon_years: float = pa.Field(gt=0, description="Accounting horizon T, years.")
-    embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to the horizon, kgCO2e.")
-    operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over the horizon, kgCO2e.")
+    horizon_years: float = pa.Field(gt=0, description="Years T the terms are counted over: the model's job_years (the scenario's horizon_years, or its workload's duration on cloud_gpu_count GPUs).")
+    embodied_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to T, kgCO2e (the model's per-unit term).")
+    operational_kgco2e: float = pa.Field(ge=0, description="Operational carbon over T, kgCO2e (the model's per-unit term).")
     total_kgco2e: float = pa.Field(gt=0, description="Embodied + operational, kgCO2e.")
     embodied_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Embodied / total.")
     operational_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Operational / total.")

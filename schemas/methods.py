@@ -1,8 +1,10 @@
-"""core.network_methods, core.frame_network_methods and core.patterns: the model's methods as rows (schemas/vocabulary.py)."""
+"""core.network_methods, core.frame_network_methods, core.patterns and core.claim: the model's methods and the
+claim under audit as rows (schemas/vocabulary.py)."""
 
 from __future__ import annotations
 
 import pandera.polars as pa
+import polars as pl
 
 from schemas.vocabulary import ACCOUNTING_FRAMES, NETWORK_METHODS, PATTERNS
 
@@ -41,3 +43,18 @@ class Patterns(pa.DataFrameModel):
 
     class Config:
         strict = True
+
+
+class Claim(pa.DataFrameModel):
+    """core.claim: the claim under audit, edge training emits claim_low to claim_high times less carbon (R). Grain: one row."""
+
+    claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x; schemas/vocabulary.py CLAIM_LOW).")
+    claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x; schemas/vocabulary.py CLAIM_HIGH).")
+
+    class Config:
+        strict = True
+
+    @pa.dataframe_check(description="one row, low end below the high end")
+    @classmethod
+    def one_ordered_row(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("claim_low") < pl.col("claim_high")) & (pl.len() == 1))

@@ -56,7 +56,8 @@ DEVICE_FIELDS = {
 #: accelerator for a horizon, a number of accelerator-hours, or model parameters x tokens
 #: (6 N D FLOPs at a model FLOPs utilisation).
 WORKLOADS = {0: "horizon", 1: "gpu_hours", 2: "params_tokens"}
-#: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R).
+#: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R). Its one
+#: row: core.claim, which every mart and page reads the bounds from.
 CLAIM_LOW = 4.0
 CLAIM_HIGH = 8.0
 #: How communication's network energy is counted (core.network_methods): the method name and what it charges.

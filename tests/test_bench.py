@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from bench import numpy_model, nvidia_smi_log
+from bench import nvidia_smi_log
 from bench.__main__ import (
     MC_RTOL,
     RTOL,
@@ -25,6 +25,7 @@ from bench.__main__ import (
     per_draw_difference,
     summary_difference,
 )
+from bench.baseline import numpy_model
 from bench.pandas_baseline import ingest
 from pipelines.model.uncertainty import Draws, draw_inputs
 from pipelines.paths import PROJECT_ROOT

@@ -12,6 +12,8 @@
     dashboards         -> dashboards
     tools              -> tools, schemas, pipelines but pipelines.defs, pipelines.run and pipelines.cli
     bench              -> bench, schemas, dashboards, pipelines (it drives builds as a user does)
+    bench.baseline     -> bench.baseline, schemas, pipelines.model.uncertainty (the draws it reads):
+                          a baseline written beside the model, never calling it
 
 Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths``,
 ``pipelines.errors``, ``pipelines.identifiers`` and ``pipelines.locks``. ``dagster`` is imported
@@ -60,6 +62,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "dashboards": ("dashboards",),
     "tools": ("tools", "schemas", "pipelines"),
     "bench": ("bench", "schemas", "dashboards", "pipelines"),
+    "bench.baseline": ("bench.baseline", "schemas", "pipelines.model.uncertainty"),
 }
 #: layer -> what it must not import although an allowed prefix covers it.
 DENIED: dict[str, tuple[str, ...]] = {"tools": ("pipelines.defs", "pipelines.run", "pipelines.cli")}
@@ -198,6 +201,7 @@ def test_every_module_belongs_to_a_layer() -> None:
         ("pipelines.x", "import bench.fleet\n", "layer pipelines"),
         ("bench.x", "from tests.helpers import build\n", "layer bench"),
         ("bench.x", "from tools.synthetic import write\n", "layer bench"),
+        ("bench.baseline.x", "from pipelines.model.formula import evaluate\n", "layer bench.baseline"),
         ("pipelines.defs.x", "from dagster_k8s import k8s_job_executor\n", "dagster_k8s is allowed only"),
     ],
 )
@@ -220,6 +224,7 @@ def test_the_checker_allows_the_rules() -> None:
         "pipelines.run.x": "import dagster as dg\nfrom pipelines.defs.definitions import defs\n",
         "pipelines.cli.x": "def run():\n    from pipelines.run.launch import materialise\n",
         "bench.x": "import dagster as dg\nfrom pipelines.run.launch import materialise\nfrom dashboards import render_all\n",
+        "bench.baseline.x": "import numpy as np\nfrom pipelines.model.uncertainty import Draws\nfrom schemas.vocabulary import PATTERNS\n",
         "dashboards.x": "from .shell import Page\nimport duckdb\n",
     }
     assert violations(allowed) == []

@@ -14,13 +14,13 @@ import numpy as np
 import polars as pl
 
 from pipelines.model.formula import evaluate, parameter_columns, substitute
-from schemas.vocabulary import PATTERNS
+from schemas.vocabulary import CLAIM_LOW, PATTERNS
 
 #: Parameters that are codes or bookkeeping, not quantities a root can be searched for.
 NOT_SEARCHED = frozenset({"edge_embodied_policy", "accounting_frame", "comm_pattern", "headline_basis", "grid_shared",
                           "cloud_gpu_variant", "cloud_gpu_alt_share"})
-#: Break-even targets: R = 1 (no saving) and R = 4 (the paper's low end).
-TARGETS = (1.0, 4.0)
+#: Break-even targets: R = 1 (no saving) and R = the claim's low end (the paper's 4).
+TARGETS = (1.0, CLAIM_LOW)
 #: The search spans [value / SPAN, value x SPAN] on a log scale, capped at a unit's physical maximum.
 SPAN = 1e3
 PHYSICAL_MAX = {"h/day": 24.0, "fraction": 1.0}
@@ -201,9 +201,10 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
     roots = roots.join(r_root, on=["scenario_id", "point_id", "device_class", "pattern"])
     keys = ["scenario_id", "device_class", "pattern", "parameter"]
     wide = roots.select(*keys, "target", "x", "r_root").pivot(on="target", index=keys, values=["x", "r_root"])
-    wide = wide.rename({c: c.replace("x_1.0", "value_r1").replace("x_4.0", "value_r4")
-                         .replace("r_root_1.0", "reduction_factor_at_r1").replace("r_root_4.0", "reduction_factor_at_r4")
-                        for c in wide.columns})
+    # the pivot's columns (x_<target>, r_root_<target>) under the mart's names: r1 for R = 1, r4 for the claim's low end
+    names = {f"{part}_{target}": f"{name}_{suffix}" for target, suffix in zip(TARGETS, ("r1", "r4"), strict=True)
+             for part, name in (("x", "value"), ("r_root", "reduction_factor_at"))}
+    wide = wide.rename({c: names[c] for c in wide.columns if c in names})
     for name in ("value_r1", "value_r4", "reduction_factor_at_r1", "reduction_factor_at_r4"):
         if name not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))

@@ -47,7 +47,7 @@ from schemas.marts import (
 )
 from schemas.generations import Generations
 from schemas.meta import columns
-from schemas.methods import FrameNetworkMethods, NetworkMethods, Patterns
+from schemas.methods import Claim, FrameNetworkMethods, NetworkMethods, Patterns
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
 from schemas.power_samples import PowerSamples
@@ -93,6 +93,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.network_methods": NetworkMethods,
     "core.frame_network_methods": FrameNetworkMethods,
     "core.patterns": Patterns,
+    "core.claim": Claim,
     "marts.training_energy": TrainingEnergy,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,

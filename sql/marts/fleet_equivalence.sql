@@ -44,7 +44,8 @@ select
     compute_only.job_years,
     compute_only.devices_from,
     compute_only.devices_memory_floor,
-    compute_only.edge_operational_kgco2e + compute_only.edge_embodied_kgco2e as edge_added_kgco2e,
+    -- the model's edge added carbon (compute only: no communication term)
+    compute_only.edge_added_kgco2e,
     compute_only.edge_operational_kgco2e,
     compute_only.edge_embodied_kgco2e,
     with_comm.comm_pattern,
@@ -54,10 +55,11 @@ select
     compute_only.cloud_total_kgco2e,
     compute_only.reduction_factor,
     with_comm.reduction_factor_with_comm,
-    -- the training power at which R would fall to 4 (the paper's phone end), the embodied part
-    -- held fixed; null where even zero power leaves R below 4 (marts.break_even solves exactly)
-    case when compute_only.device_class <> 'fleet' and compute_only.cloud_total_kgco2e / 4 > compute_only.edge_embodied_kgco2e then
-        edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / 4 - compute_only.edge_embodied_kgco2e, compute_only.devices,
+    -- the training power at which R would fall to the claim's low end (core.claim: the paper's
+    -- phone end, 4), the embodied part held fixed; null where even zero power leaves R below it
+    -- (marts.break_even solves exactly)
+    case when compute_only.device_class <> 'fleet' and compute_only.cloud_total_kgco2e / claim.claim_low > compute_only.edge_embodied_kgco2e then
+        edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / claim.claim_low - compute_only.edge_embodied_kgco2e, compute_only.devices,
                                 compute_only.online_fraction, compute_only.hours_per_day, compute_only.job_years,
                                 s.edge_grid_gco2e_per_kwh)
             / compute_only.wall_factor
@@ -65,4 +67,5 @@ select
 from compute_only
 inner join with_comm using (scenario_id, device_class, basis)
 inner join s using (scenario_id)
+cross join core.claim as claim
 order by compute_only.scenario_id, compute_only.device_class, compute_only.basis

@@ -10,7 +10,7 @@
 -- traffic still exceeds the link, its required rate is unknown, or fewer than
 -- $feasible_share_min of its draws are feasible.
 -- `verdict_if_feasible` reads the range of R with communication over every method the frame
--- admits (the lowest p05 and the highest p95) against the claim's low end ($claim_low);
+-- admits (the lowest p05 and the highest p95) against the claim's low end (core.claim);
 -- `verdict_driver_method` names the method whose bound sets that reading; `verdict` is it,
 -- unless the fleet is infeasible.
 with frames as (
@@ -107,24 +107,26 @@ readings as (
         frame_range.*,
         case
             when frame_high < 1 then $verdict_edge_more
-            when frame_low >= $claim_low then $verdict_holds
-            when frame_high < $claim_low then $verdict_below
+            when frame_low >= claim.claim_low then $verdict_holds
+            when frame_high < claim.claim_low then $verdict_below
             else $verdict_uncertain
         end as verdict_if_feasible,
         case
-            when frame_high < $claim_low then high_method
+            when frame_high < claim.claim_low then high_method
             else low_method
         end as verdict_driver_method
     from frame_range
+    cross join core.claim as claim
 )
 
 select
     rows.* exclude (feasible, low_with_comm, high_with_comm),
-    cast($claim_low as double) as claim_low,
-    cast($claim_high as double) as claim_high,
+    claim.claim_low,
+    claim.claim_high,
     readings.verdict_if_feasible,
     readings.verdict_driver_method,
     case when readings.frame_feasible then readings.verdict_if_feasible else $verdict_infeasible end as verdict
 from rows
 inner join readings using (scenario_id, basis, device_class)
+cross join core.claim as claim
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method

@@ -50,7 +50,9 @@
 --   the tokens the GPU would train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x
 --   h_gpu x 365 x T / (6 x params), each device taking batches of batch_size x sequence_length tokens.
 -- Network energy per GB follows the scenario's accounting frame (network_kwh_per_gb_for_frame).
--- R = cloud total / edge added.
+-- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
+-- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
+-- device's embodied and training carbon over the job), which marts.lifecycle_carbon reads.
 with gpus as (
     select
         model_inputs.*,
@@ -103,6 +105,15 @@ capacities as (
                       * (devices_stated_hours_per_day / hours_per_day)) as devices_stated,
         device_embodied_kgco2e(device_embodied_total_kgco2e, device_nonuse_share, job_years, lifetime_years)
             as device_horizon_embodied_kgco2e,
+        -- one device's training electricity over the job, online its share of its window
+        -- (marts.lifecycle_carbon; the fleet's rows count their basis's online share below)
+        edge_operational_kgco2e(1, device_online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
+                                edge_grid_gco2e_per_kwh) as device_operational_kgco2e,
+        -- one cloud accelerator's charged embodied and operational carbon over the job
+        cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
+            as cloud_embodied_per_gpu_kgco2e,
+        cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
+                                 cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
         case
             when stated_devices is not null then 'peak_flops'
             when cast(headline_basis as integer) = 1 then 'measured_throughput'
@@ -192,10 +203,7 @@ fleet as (
         -- the class's share of the job on every cloud accelerator
         whole_devices(share * case when basis = 'peak_flops' and devices_stated is not null then devices_stated else devices_exact end)
             * device_multiplier * cloud_gpu_count as devices,
-        share * cloud_gpu_count * (
-            cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
-            + cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
-                                       cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh)) as cloud_total_kgco2e,
+        share * cloud_gpu_count * (cloud_embodied_per_gpu_kgco2e + cloud_operational_per_gpu_kgco2e) as cloud_total_kgco2e,
         -- the work one accelerator delivers (TFLOPS over its hours), from the basis that counts
         -- the devices: a stated count (the paper's) at the devices' peak, as the paper equates
         -- them; otherwise the accelerator's utilisation x its FP32 roofline, which on the measured
@@ -366,6 +374,11 @@ rows as (
         cloud_total_kgco2e,
         edge_operational_kgco2e,
         edge_embodied_kgco2e,
+        -- the per-unit terms the totals are built from (marts.lifecycle_carbon reads them)
+        cloud_embodied_per_gpu_kgco2e,
+        cloud_operational_per_gpu_kgco2e,
+        device_horizon_embodied_kgco2e as device_embodied_kgco2e,
+        device_operational_kgco2e,
         comm_bytes / 1e9 as comm_gb,
         comm_kwh,
         comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,

@@ -20,7 +20,7 @@ def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
 
 SCENARIOS = sql_table("core.scenarios")
 TRAINING_ENERGY = sql_table("marts.training_energy")
-LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon")
+LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon", also_reads=("core.scenario_devices",))
 # the model's one formula reads core.scenarios (scenario_inputs) before the SQL runs
 FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios", "core.scenario_devices"))
 SCALING_ENERGY = sql_table("marts.scaling_energy")
@@ -91,15 +91,19 @@ def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.Ma
 
 @LIFECYCLE_CARBON.asset(group="marts")
 def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
-    """Embodied, operational and total kgCO2e per device over the horizon (paper Fig. 4).
+    """Embodied, operational and total kgCO2e per device over the job (paper Fig. 4).
 
-    Grain: scenario x device class (cloud_gpu, laptop, phone). The cloud GPU carries a
-    per-GPU embodied factor (1/8 of a server or a named factor set) plus MLCO2-style
-    operational carbon (P x utilisation x 24 h x 365 x T x PUE x CI). Laptops and phones
-    carry their manufacturer report's non-use-phase carbon re-amortised to the horizon as
-    total x non-use share (production, transport, end of life) x min(T / report lifetime, 1), plus their training electricity.
+    Grain: scenario x device class (cloud_gpu and each edge class with a manufacturer
+    footprint). The terms are the model's own (sql/model/evaluate.sql, compute only), read per
+    unit and counted over the job's years as in R: the cloud GPU's per-GPU embodied factor
+    (1/8 of a server or a named factor set) plus MLCO2-style operational carbon (P x
+    utilisation x h x 365 x T x PUE x CI); each edge class's manufacturer report's non-use-phase
+    carbon re-amortised as total x non-use share x min(T / report lifetime, 1), plus one
+    device's training electricity.
     """
-    return LIFECYCLE_CARBON.build(warehouse.connection())
+    con = warehouse.connection()
+    evaluated = evaluate(con, scenario_inputs(con), patterns=("none",))
+    return LIFECYCLE_CARBON.build(con, relations={"evaluated": evaluated})
 
 
 @FLEET_EQUIVALENCE.asset(group="marts")

@@ -12,8 +12,6 @@ from pipelines.warehouse.tables import preview_md
 from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
 from schemas.vocabulary import (
-    CLAIM_HIGH,
-    CLAIM_LOW,
     COMM_PATTERNS,
     FEASIBLE_SHARE_MIN,
     VERDICT_BELOW,
@@ -24,9 +22,9 @@ from schemas.vocabulary import (
 )
 
 VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict, also_reads=("core.scenarios", "core.scenario_parameters"))
-#: The verdict's bound parameters: the claim's low end, the feasibility rule and the categories' wording.
+#: The verdict's bound parameters: the feasibility rule and the categories' wording (the claim's bounds are core.claim's).
 VERDICT_PARAMS = {
-    "claim_low": CLAIM_LOW, "claim_high": CLAIM_HIGH, "feasible_share_min": FEASIBLE_SHARE_MIN, "verdict_holds": VERDICT_HOLDS,
+    "feasible_share_min": FEASIBLE_SHARE_MIN, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
     "verdict_infeasible": VERDICT_INFEASIBLE,
 }

@@ -1,4 +1,9 @@
-"""The model's headline reduction factor in numpy: the Monte Carlo benchmark's baseline.
+"""The Monte Carlo benchmark's numpy baseline: the model's headline reduction factor, vectorised.
+
+A baseline to time ``make bench``'s SQL against and to check it by, not a second model: the
+model is ``sql/model/evaluate.sql``, and tests/test_bench.py holds this copy to it on every
+scenario and branch. A change to the model's formula is made there, then mirrored here.
+
 
 It evaluates what ``sql/model/evaluate.sql`` (over the macros of ``sql/model/macros.sql``)
 evaluates for each scenario's headline basis: ``peak_flops`` where the device class has a
