@@ -27,6 +27,8 @@ from pipelines.paths import default_root, sql_text, warehouse_path
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
 #: The instance settings ``make dev`` and ``edge-carbon run`` put into a new DAGSTER_HOME.
 INSTANCE_CONFIG = Path(__file__).with_name("dagster.yaml")
+#: Set (non-empty), hypothesis loads no plugins when it is imported (``edge-carbon run`` sets it).
+HYPOTHESIS_PLUGINS_ENV = "HYPOTHESIS_NO_PLUGINS"
 
 
 def dagster_home() -> Path:
@@ -68,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
 
     # Dagster flags beta parameters (e.g. backfill_policy) at import; not useful to a user here.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    # pandera imports hypothesis (where installed: the dev extra) at its first validation, and
+    # hypothesis then loads every installed plugin (trio's runs a full garbage collection): about
+    # half a second of a cold build that draws no examples. An explicit setting is kept.
+    os.environ.setdefault(HYPOTHESIS_PLUGINS_ENV, "1")
     from pipelines.run.launch import materialise
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.rebuild import damage, set_aside
