@@ -12,6 +12,7 @@ added. Owners and the ``layer`` tag are set here for every asset, from its group
 from __future__ import annotations
 
 import functools
+import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -35,7 +36,9 @@ def found(defs_root: object = DEFS_ROOT, project_root: Path = PROJECT_ROOT) -> d
     tree is built here directly, as ``load_defs`` is deprecated. This module is in the folder
     too: it is loaded while it is being imported, before it defines anything, so it adds nothing.
     """
-    return dg.ComponentTree.from_module(defs_module=defs_root, project_root=project_root).build_defs()  # type: ignore[arg-type]
+    with warnings.catch_warnings():  # the folder loader's own helpers are marked preview; the loading is not the user's concern
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.ComponentTree.from_module(defs_module=defs_root, project_root=project_root).build_defs()  # type: ignore[arg-type]
 
 
 @functools.cache
