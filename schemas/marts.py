@@ -39,6 +39,11 @@ def whole_at_least_one(data: pa.PolarsData) -> pl.LazyFrame:
     return data.lazyframe.select((col >= 1) & (col == col.floor()))
 
 
+
+#: Columns that record which run computed a row (provenance, not a result): two builds of the same
+#: inputs agree on every other column.
+RUN_STAMP_COLUMNS = ("computed_run_id",)
+
 class TrainingEnergy(pa.DataFrameModel):
     """marts.training_energy (paper Table 1). Grain: one benchmark series (repeated runs of one
     device and workload); any number of series may share a device and workload."""

@@ -19,6 +19,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.identifiers import checked_identifier
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
+from schemas.marts import RUN_STAMP_COLUMNS
 from tests.conftest import build
 
 pytestmark = pytest.mark.slow
@@ -76,7 +77,8 @@ def removed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def differences(shipped: Path, changed: Path, scenario: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
     """Per marts table: (rows only in the shipped build, rows only in the changed one), over every
-    scenario but ``scenario`` (all rows of a table without a scenario_id), and the rows compared."""
+    scenario but ``scenario`` (all rows of a table without a scenario_id, but the scenario's own
+    source entry), leaving out the columns that name the run that computed a row, and the rows compared."""
     con = duckdb.connect()
     con.execute("attach ? as shipped (read_only)", [str(shipped)])
     con.execute("attach ? as changed (read_only)", [str(changed)])
@@ -88,12 +90,16 @@ def differences(shipped: Path, changed: Path, scenario: str) -> tuple[dict[str, 
         ident = checked_identifier(f"marts.{table}")
         columns = [c for (c,) in con.execute("select column_name from duckdb_columns() where database_name = 'shipped' "
                                              "and schema_name = 'marts' and table_name = ? order by column_index", [table]).fetchall()]
-        keep = "where scenario_id is distinct from $scenario" if "scenario_id" in columns else ""
+        # the scenario's own rows: by scenario_id, and its own source entry (marts.sources) by source_id
+        keep = ("where scenario_id is distinct from $scenario" if "scenario_id" in columns
+                else "where source_id is distinct from 'scenario_' || $scenario" if "source_id" in columns else "")
         params = {"scenario": scenario} if keep else {}
+        stamps = [c for c in RUN_STAMP_COLUMNS if c in columns]  # which run computed a row is not a result
+        star = f"* exclude ({', '.join(stamps)})" if stamps else "*"
         rows = {}
         for a, b in (("shipped", "changed"), ("changed", "shipped")):
-            rows[a] = con.execute(f"select count(*) from (select * from {a}.{ident} {keep} "  # noqa: S608 - a checked catalog name
-                                  f"except all select * from {b}.{ident} {keep})", params).fetchall()[0][0]
+            rows[a] = con.execute(f"select count(*) from (select {star} from {a}.{ident} {keep} "  # noqa: S608 - a checked catalog name
+                                  f"except all select {star} from {b}.{ident} {keep})", params).fetchall()[0][0]
         compared[table] = con.execute(f"select count(*) from shipped.{ident} {keep}", params).fetchall()[0][0]  # noqa: S608 - as above
         if rows["shipped"] or rows["changed"]:
             found[table] = (rows["shipped"], rows["changed"])
