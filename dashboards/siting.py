@@ -16,29 +16,28 @@ TABLES = ["marts.siting", "marts.siting_summary"]
 TOP_N = 40
 #: The break-even lines run from a carbon-free cloud grid to this intensity, gCO2e/kWh.
 MAX_CLOUD_CI = 900.0
-#: The claim's low end, marked on the heatmap and the lines.
-CLAIM_LOW = 4.0
 KINDS = ["with communication", "compute only"]
 
 
-def _selectors(scenarios: list[str], classes: list[str]) -> tuple[alt.Parameter, alt.Parameter, alt.Parameter]:
-    """Frame (a scenario and its accounting frame), device class and compute-only or with-communication."""
+def _selectors(scenarios: list[str], classes: list[str], prefix: str) -> tuple[alt.Parameter, alt.Parameter, alt.Parameter]:
+    """Frame (a scenario and its accounting frame), device class and compute-only or with-communication; each
+    chart's own (``prefix``), as a page's radio buttons of one name form one group across its charts."""
     preferred = [s for s in scenarios if s.startswith("realistic_attributional")]
-    scenario = alt.param(name="siting_scenario", value=(preferred or scenarios)[0],
+    scenario = alt.param(name=f"{prefix}_scenario", value=(preferred or scenarios)[0],
                          bind=alt.binding_select(options=scenarios, name="Scenario (frame) "))
-    device = alt.param(name="siting_class", value=classes[0], bind=alt.binding_select(options=classes, name="Device "))
-    kind = alt.param(name="siting_kind", value=KINDS[0], bind=alt.binding_radio(options=KINDS, name="R "))
+    device = alt.param(name=f"{prefix}_class", value=classes[0], bind=alt.binding_select(options=classes, name="Device "))
+    kind = alt.param(name=f"{prefix}_kind", value=KINDS[0], bind=alt.binding_radio(options=KINDS, name="R "))
     return scenario, device, kind
 
 
-def heatmap(frame: pl.DataFrame) -> alt.TopLevelMixin:
-    """R per cloud zone (rows) and edge zone (columns), each sorted by its intensity; diverging at R = 1, R >= 4 marked.
+def heatmap(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
+    """R per cloud zone (rows) and edge zone (columns), each sorted by its intensity; diverging at R = 1, R >= the claim's low end marked.
 
     One row per scenario and pair, each device class's R in columns of its own (``r_<class>``,
     ``r_comm_<class>``): the selected class picks its columns, so the page inlines half the rows.
     """
     classes = sorted(frame.get_column("device_class").unique().to_list())
-    scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()), classes)
+    scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()), classes, "siting_map")
     wide = frame.pivot(on="device_class", index=["scenario", "cloud_zone", "edge_zone", "cloud_ci", "edge_ci"],
                        values=["r", "r_comm"], aggregate_function=None)
     if len(classes) == 1:  # one class: polars names the columns after the values alone
@@ -58,17 +57,17 @@ def heatmap(frame: pl.DataFrame) -> alt.TopLevelMixin:
     cells = base.mark_rect().encode(
         x=x, y=y, tooltip=tip,
         color=alt.Color("R:Q", title="R (log)", scale=alt.Scale(type="log", scheme="redblue", domainMid=1, domain=[0.01, 100], clamp=True)))
-    claim = base.transform_filter(alt.datum.R >= CLAIM_LOW).mark_point(shape="circle", size=6, filled=True, color="black").encode(
+    claim = base.transform_filter(alt.datum.R >= claim_low).mark_point(shape="circle", size=6, filled=True, color="black").encode(
         x=x, y=y, tooltip=tip)
     return (alt.layer(cells, claim).add_params(scenario, device, kind)
             .properties(width=alt.Step(11), height=alt.Step(11),
-                        title="R per cloud zone x edge zone (blue: the edge emits less, red: more; dot: R >= 4, the claim)"))
+                        title=f"R per cloud zone x edge zone (blue: the edge emits less, red: more; dot: R >= {claim_low:g}, the claim)"))
 
 
-def curves(frame: pl.DataFrame) -> alt.TopLevelMixin:
-    """R against the cloud's intensity for the hourly edge zones and the scenario's own edge mix, with R = 1 and R = 4 dashed."""
+def curves(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
+    """R against the cloud's intensity for the hourly edge zones and the scenario's own edge mix, with R = 1 and the claim's low end dashed."""
     scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()),
-                                        sorted(frame.get_column("device_class").unique().to_list()))
+                                        sorted(frame.get_column("device_class").unique().to_list()), "siting_lines")
     lines = (alt.Chart(values(frame))
              .transform_filter((alt.datum.scenario == scenario) & (alt.datum.device_class == device) & (alt.datum.r_kind == kind))
              .mark_line()
@@ -78,13 +77,13 @@ def curves(frame: pl.DataFrame) -> alt.TopLevelMixin:
                      tooltip=tooltips(("edge_zone:N", "edge zone"), ("edge_ci:Q", "edge gCO2e/kWh"),
                                       ("cloud_gco2e_per_kwh_for_r1:Q", "cloud intensity for R = 1", ".0f"),
                                       ("cloud_gco2e_per_kwh_for_r4:Q", "cloud intensity for R = 4", ".0f"))))
-    marks = pl.DataFrame({"r": [1.0, CLAIM_LOW], "label": ["R = 1", "R = 4"]})
+    marks = pl.DataFrame({"r": [1.0, claim_low], "label": ["R = 1", f"R = {claim_low:g}"]})
     rules = alt.Chart(values(marks)).mark_rule(strokeDash=[4, 3], color="#444").encode(y="r:Q", tooltip="label:N")
     return (alt.layer(rules, lines).add_params(scenario, device, kind)
             .properties(width=700, height=280, title="Break-even: R against the cloud's intensity for the hourly edge zones and the scenario's edge mix"))
 
 
-def winning_sentences(frame: pl.DataFrame) -> list[str]:
+def winning_sentences(frame: pl.DataFrame, claim_low: float) -> list[str]:
     """'Edge training beats a cloud job in Z only where ...', per scenario and class, at the scenario's own cloud zone."""
     out = []
     for r in frame.iter_rows(named=True):
@@ -97,7 +96,7 @@ def winning_sentences(frame: pl.DataFrame) -> list[str]:
         listed = ", ".join(zones[:8]) + (", ..." if len(zones) > 8 else "")
         below = (f", and loses from {r['cleanest_losing_edge_ci']:.0f}" if r["cleanest_losing_edge_ci"] is not None else "")
         out.append(head + f"only where the devices charge on grids of at most {r['dirtiest_winning_edge_ci']:.0f} gCO2e/kWh{below}: "
-                   f"{r['edge_zones_r_ge_1']} of {r['edge_zones']} edge zones ({listed}); R >= {CLAIM_LOW:g} in "
+                   f"{r['edge_zones_r_ge_1']} of {r['edge_zones']} edge zones ({listed}); R >= {claim_low:g} in "
                    f"{r['edge_zones_r_ge_4']} of them." + mix_sentence(r))
     return out
 
@@ -125,7 +124,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.siting and marts.siting_summary."""
     cells = query(con, "siting_heatmap", {"top_n": TOP_N})
     lines = query(con, "siting_curves", {"max_ci": MAX_CLOUD_CI})
-    named = query(con, "siting_cloud_zone", {"claim_low": CLAIM_LOW})
+    claim_low = float(query(con, "claim").item(0, "claim_low"))  # the claim's low end (core.claim, as marts.verdict states it)
+    named = query(con, "siting_cloud_zone", {"claim_low": claim_low})
     ages = query(con, "siting_ages")
     now = dt.datetime.now(dt.UTC)
     age_text = "; ".join(f"{r['zone']} ({r['intensity_basis']}): data through {r['data_through']:%Y-%m-%d %H:%M} UTC, "
@@ -138,7 +138,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                 f"Shown: the {TOP_N} countries with the most electricity demand and every hourly zone; the full table is "
                 "marts.siting.",
         tables=TABLES,
-        charts={"heatmap": heatmap(cells), "break_even": curves(lines)},
-        notes=[*winning_sentences(named), f"How old each hourly intensity is: {age_text}."],
+        charts={"heatmap": heatmap(cells, claim_low), "break_even": curves(lines, claim_low)},
+        notes=[*winning_sentences(named, claim_low), f"How old each hourly intensity is: {age_text}."],
         headline=["heatmap"],
     )
