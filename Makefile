@@ -3,7 +3,8 @@
 #               Dagster's multiprocess executor with N worker processes (default: in one process)
 #   make test   run the test suite, without the tests marked slow (full rebuilds at the default
 #               run config); MARKERS=all runs every test (CI), MARKERS=slow only the slow ones;
-#               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest
+#               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest;
+#               TEST_WORKERS=N runs the tests in N processes (pytest-xdist; default 2, 0: in one process)
 #   make dev    start the Dagster UI on http://127.0.0.1:3000
 #   make bench  print the benchmark figures (BENCH_ARGS=--quick: a few minutes; --json PATH writes them;
 #               --keep keeps the generated logs in bench/out/)
@@ -15,6 +16,8 @@ PIP    := $(PY) -m pip --disable-pip-version-check
 EXTRAS ?= dev
 # pytest -m for `make test`: empty keeps pyproject's default (-m 'not slow'); all = every test
 MARKERS ?=
+# pytest-xdist worker processes for `make test` (each builds its own session warehouse)
+TEST_WORKERS ?= 2
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export DAGSTER_HOME
 
@@ -35,7 +38,7 @@ run: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
 	$(VENV)/bin/edge-carbon run $(if $(WORKERS),--workers $(WORKERS))
 
 test: $(VENV)/.installed-$(EXTRAS)
-	$(PY) -m pytest $(if $(MARKERS),-m "$(if $(filter all,$(MARKERS)),slow or not slow,$(MARKERS))") $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(MARKERS),-m "$(if $(filter all,$(MARKERS)),slow or not slow,$(MARKERS))") $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-$(EXTRAS)
 	$(VENV)/bin/ruff check .

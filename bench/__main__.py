@@ -55,8 +55,8 @@
    (default ``--repeats``); ``--skip-fleet`` leaves it out. (d) The lake catalog's commit of
    20,000 new files against the same rows inserted one statement each (seconds).
 
-6. **Test suite.** The default suite (``make test``: ``python -m pytest``, the tests not
-   marked slow) in a subprocess, wall time, median of ``--test-repeats`` runs (default
+6. **Test suite.** The default suite (``make test``: ``python -m pytest -n 2``, the tests not
+   marked slow, in two worker processes) in a subprocess, wall time, median of ``--test-repeats`` runs (default
    ``--repeats``); target 90 s. It takes minutes: ``--skip-tests`` leaves it out.
 
 Medians of ``--repeats`` runs (default 3) are printed, then a table of each figure, its
@@ -116,8 +116,9 @@ TARGET_MC_S = 3.0
 TARGET_MC_BYTES = 2 * 1024**3
 TARGET_MC_RATIO = 1.0
 TARGET_TESTS_S = 90.0
-#: The default test suite, as ``make test`` runs it (pyproject's addopts leave out the slow tests).
-TEST_COMMAND = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+#: The default test suite, as ``make test`` runs it (pyproject's addopts leave out the slow tests;
+#: the Makefile's two pytest-xdist workers).
+TEST_COMMAND = (sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider")
 
 
 # --- the subprocess side ------------------------------------------------------------------
