@@ -9,8 +9,7 @@ import duckdb
 import polars as pl
 
 from dashboards.classes import device_classes
-from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
-from dashboards.verdict import claim_of
+from dashboards.shell import Page, claim_of, query, scenario_ids, scenario_param, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]

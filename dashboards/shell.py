@@ -67,6 +67,16 @@ def query(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | No
     return pl.from_arrow(con.sql(query_text(name), params=params).to_arrow_table())  # type: ignore[return-value]
 
 
+def claim_bounds(frame: pl.DataFrame) -> tuple[float, float]:
+    """The claim's low and high end of R, as marts.verdict states them."""
+    return float(frame.get_column("claim_low").max()), float(frame.get_column("claim_high").max())
+
+
+def claim_of(con: duckdb.DuckDBPyConnection) -> tuple[float, float]:
+    """The claim's low and high end of R, for a page that draws them (marts.verdict: core.claim's row)."""
+    return claim_bounds(query(con, "claim"))
+
+
 def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to a published warehouse, its session in UTC."""
     con = duckdb.connect(str(path), read_only=True)

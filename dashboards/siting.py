@@ -8,7 +8,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, tooltips, values
+from dashboards.shell import Page, claim_of, query, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.siting", "marts.siting_summary"]
@@ -124,7 +124,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.siting and marts.siting_summary."""
     cells = query(con, "siting_heatmap", {"top_n": TOP_N})
     lines = query(con, "siting_curves", {"max_ci": MAX_CLOUD_CI})
-    claim_low = float(query(con, "claim").item(0, "claim_low"))  # the claim's low end (core.claim, as marts.verdict states it)
+    claim_low, _ = claim_of(con)
     named = query(con, "siting_cloud_zone", {"claim_low": claim_low})
     ages = query(con, "siting_ages")
     now = dt.datetime.now(dt.UTC)

@@ -4,8 +4,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
-from dashboards.verdict import claim_of
+from dashboards.shell import Page, claim_of, query, scenario_ids, scenario_param, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy",

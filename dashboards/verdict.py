@@ -7,7 +7,7 @@ import duckdb
 import polars as pl
 
 from dashboards import siting
-from dashboards.shell import Page, query, tooltips, values
+from dashboards.shell import Page, claim_bounds, query, tooltips, values
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.verdict"]
@@ -23,16 +23,6 @@ TOOLTIP = tooltips(
     ("implied_device_utilisation:Q", "implied device utilisation", ".2f"), ("verdict_if_feasible:N", "verdict if feasible"),
     ("verdict_driver_method:N", "method setting the verdict"), "verdict:N"
 )
-
-
-def claim_bounds(frame: pl.DataFrame) -> tuple[float, float]:
-    """The claim's low and high end of R, as marts.verdict states them."""
-    return float(frame.get_column("claim_low").max()), float(frame.get_column("claim_high").max())
-
-
-def claim_of(con: duckdb.DuckDBPyConnection) -> tuple[float, float]:
-    """The claim's low and high end of R, for a page that draws them (marts.verdict: core.claim's row)."""
-    return claim_bounds(query(con, "claim"))
 
 
 def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, label_limit: int = 320,
