@@ -186,7 +186,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class of the scenario (core.scenario_devices).")
     model_id: str = pa.Field(description="Model trained (OPT-1.3B).")
-    pattern: str = pa.Field(isin=["idealized", "parameter_server", "ring_allreduce", "pipeline"], description="Communication pattern (comm_bytes in sql/model/macros.sql).")
+    pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="Communication pattern: each of core.patterns that moves bytes and charges its radio on them (comm_bytes in sql/model/macros.sql).")
     devices: float = pa.Field(ge=1, description="Devices in the fleet.")
     compute_kwh: float = pa.Field(gt=0, description="Fleet compute energy, kWh.")
     comm_gb: float = pa.Field(ge=0, description="Data moved, GB.")

@@ -34,15 +34,53 @@ class FrameNetworkMethods(pa.DataFrameModel):
 
 
 class Patterns(pa.DataFrameModel):
-    """core.patterns: the communication patterns and the ends of each byte they move. Grain: one pattern."""
+    """core.patterns: the communication patterns, each one's traffic as coefficients of the model's byte and radio
+    terms, and the ends of each byte it moves. Grain: one pattern.
 
-    pattern: str = pa.Field(unique=True, isin=list(PATTERNS), description="Communication pattern (sql/model/macros.sql comm_bytes).")
+    Bytes a fleet of N online devices moves to train on D tokens (sql/model/macros.sql comm_bytes), with
+    syncs = D / (N x tokens per device step x local steps per sync), p parameters of b bytes, S stages:
+    (sync_n x syncs x N p b + sync_n_minus_1 x syncs x max(N - 1, 0) p b
+     + activations x D x 2 (S - 1) x hidden x activation bytes
+     + stage_allreduce x D x 2 p b / (tokens per device step x local steps) x max(1 - S / N, 0)) / compression.
+    """
+
+    pattern: str = pa.Field(unique=True, isin=list(PATTERNS), description="Communication pattern (schemas/vocabulary.py PATTERN_ROWS).")
     home_ends: int = pa.Field(ge=0, le=2, description="Home access lines and routers each byte passes: 2 between devices, 1 to a server.")
     server_ends: int = pa.Field(ge=0, le=1, description="Data-centre ends each byte passes (a parameter server or controller).")
-    resizable: bool = pa.Field(description="Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet can carry it.")
+    sync_n: float = pa.Field(ge=0, description="Bytes per sync in units of N x p x b: every device sends the parameters sync_n times (idealized 1; parameter server 2, push and pull).")
+    sync_n_minus_1: float = pa.Field(ge=0, description="Bytes per sync in units of max(N - 1, 0) x p x b (ring all-reduce 2: 2 (N - 1) / N x p b per device).")
+    activations: float = pa.Field(ge=0, description="Bytes per token in units of 2 (S - 1) x hidden x activation bytes: activations forward and their gradients back across the S - 1 stage boundaries (pipeline 1).")
+    stage_allreduce: float = pa.Field(ge=0, description="Multiplies the ring all-reduce between the N / S replicas of an S-stage model, D x 2 p b / (tokens per device step x local steps) x max(1 - S / N, 0) bytes (pipeline 1).")
+    radio_per_window: float = pa.Field(ge=0, description="Multiplies the paper's radio energy: every online device's radio busy for its training window at the link utilisation (sql/model/macros.sql radio_window_kwh; the radio_window pattern 1).")
+    radio_per_byte: float = pa.Field(ge=0, description="Multiplies the sending radio's energy for the time the bytes take at the link rate (every byte pattern 1).")
+    splits_model: bool = pa.Field(description="Whether the model is split into S stages (sql/model/macros.sql comm_stages; null for a pattern that does not): each device holds 1 / S of the training state.")
+    resizable: bool = pa.Field(description="Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet can carry it (its stage terms: sql/model/macros.sql pipeline_bytes_at).")
+    moves_bytes: bool = pa.Field(description="Whether the pattern moves any bytes (a byte coefficient above 0); the one that moves none is the compute-only row every mart reads R without communication from.")
 
     class Config:
         strict = True
+
+    @pa.dataframe_check(description="moves_bytes is whether a byte coefficient is above 0")
+    @classmethod
+    def moves_bytes_from_coefficients(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        coefficients = pl.sum_horizontal("sync_n", "sync_n_minus_1", "activations", "stage_allreduce")
+        return data.lazyframe.select(pl.col("moves_bytes") == (coefficients > 0))
+
+    @pa.dataframe_check(description="exactly one pattern moves no bytes: the compute-only row")
+    @classmethod
+    def one_compute_only(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select((~pl.col("moves_bytes")).sum() == 1)
+
+    @pa.dataframe_check(description="stage terms, and resizing, only where the model is split into stages")
+    @classmethod
+    def stages_where_split(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        staged = (pl.col("activations") > 0) | (pl.col("stage_allreduce") > 0) | pl.col("resizable")
+        return data.lazyframe.select(~staged | pl.col("splits_model"))
+
+    @pa.dataframe_check(description="a resizable pattern's traffic is its stage terms only (no per-sync terms)")
+    @classmethod
+    def resizable_without_sync_terms(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(~pl.col("resizable") | ((pl.col("sync_n") == 0) & (pl.col("sync_n_minus_1") == 0)))
 
 
 class Claim(pa.DataFrameModel):

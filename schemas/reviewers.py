@@ -51,7 +51,7 @@ class Communication(pa.DataFrameModel):
     link_time_share: float = pa.Field(ge=0, description="Radio time one device needs / its training window; > 1: the link cannot carry the traffic in time.")
     link_feasible: bool = pa.Field(description="link_time_share <= 1.")
     memory_feasible: bool = pa.Field(description="The training state a device must hold fits its usable memory (data-parallel: all of it; pipeline: 1/S of it).")
-    pipeline_stages: float = pa.Field(nullable=True, description="Pipeline pattern: stages S = min(online devices, model layers); the other devices form S-stage replicas that train data-parallel with each other. Null for other patterns.")
+    pipeline_stages: float = pa.Field(nullable=True, description="A pattern that splits the model (core.patterns splits_model; the pipeline): stages S, at most min(online devices, model layers); the other devices form S-stage replicas that train data-parallel with each other. Null for other patterns.")
     edge_added_kgco2e: float = pa.Field(gt=0, description="Edge compute + allocated embodied + communication, kgCO2e.")
     cloud_total_kgco2e: float = pa.Field(gt=0, description="One cloud GPU's lifecycle total, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")

@@ -21,7 +21,7 @@ from schemas.vocabulary import (
     FEASIBLE_SHARE_MIN,
     FRAME_NETWORK_METHODS,
     NETWORK_METHODS,
-    PATTERN_ENDS,
+    PATTERN_ROWS,
     VERDICT_HOLDS,
     VERDICT_INFEASIBLE,
     VERDICTS,
@@ -34,7 +34,7 @@ LINE_W, LINE_SHARE = 18.0, 0.5
 
 
 def _network(con: duckdb.DuckDBPyConnection, method: str, pattern: str, gb: float, line_hours: float) -> float:
-    home, server, _ = PATTERN_ENDS[pattern]
+    home, server = PATTERN_ROWS[pattern].home_ends, PATTERN_ROWS[pattern].server_ends
     return con.execute(
         "select network_kwh($m, $gb, $home, $server, $net, $router, $net_m, $router_m, $line_w, $share, $hours)",
         {"m": method, "gb": gb, "home": home, "server": server, "net": NETWORK_GB, "router": ROUTER_GB,
@@ -47,14 +47,18 @@ def test_both_ends_of_a_ring_and_a_pipeline_by_hand() -> None:
     con = duckdb.connect()
     install_macros(con)
     params, bytes_per_param, tokens, tokens_per_step, hidden, activation = 1e6, 2.0, 8e6, 1000.0, 1000.0, 2.0
-    ring = con.execute(
-        "select comm_bytes('ring_allreduce', 4, $p, $b, $t, $tps, 1, $h, $a, 1, null)",
-        {"p": params, "b": bytes_per_param, "t": tokens, "tps": tokens_per_step, "h": hidden, "a": activation}).fetchone()[0]
+    def comm_bytes(pattern: str, devices: int, stages: int | None) -> float:
+        row = PATTERN_ROWS[pattern]
+        return con.execute(
+            "select comm_bytes($sync_n, $sync_n_minus_1, $activations, $stage_allreduce, $n, $p, $b, $t, $tps, 1, $h, $a, 1, $s)",
+            {"sync_n": row.sync_n, "sync_n_minus_1": row.sync_n_minus_1, "activations": row.activations,
+             "stage_allreduce": row.stage_allreduce, "n": devices, "s": stages,
+             "p": params, "b": bytes_per_param, "t": tokens, "tps": tokens_per_step, "h": hidden, "a": activation}).fetchone()[0]
+
+    ring = comm_bytes("ring_allreduce", 4, None)
     # 8e6 tokens / (4 devices x 1,000 tokens a step) = 2,000 syncs of 2 (N - 1) p b = 12 MB: 24 GB
     assert ring == pytest.approx(2000 * 2 * 3 * 1e6 * 2) == 24e9
-    pipeline = con.execute(
-        "select comm_bytes('pipeline', 2, $p, $b, $t, $tps, 1, $h, $a, 1, 2)",
-        {"p": params, "b": bytes_per_param, "t": tokens, "tps": tokens_per_step, "h": hidden, "a": activation}).fetchone()[0]
+    pipeline = comm_bytes("pipeline", 2, 2)
     # one stage boundary, activations forward and gradients back: 8e6 x 2 x 1 x 1,000 x 2 B; no replicas to all-reduce
     assert pipeline == pytest.approx(8e6 * 2 * 1 * 1000 * 2) == 32e9
     # device to device: both homes' fixed network and router (volume), the core once and both access lines (marginal)

@@ -477,3 +477,47 @@ def test_the_marts_check_sees_every_other_schema() -> None:
     sql = ("-- from staging.sources\nselect 'core.x' as s, a.zone from marts.grid_daily as a\n"
            "join CORE.scenarios using (scenario_id) where zone in (select zone from meta . lake_files)\n")
     assert dashboard_reads(sql) == ["core", "core.scenarios", "meta"]
+
+
+# --- communication patterns are rows ----------------------------------------------------------------
+#
+# A communication pattern is a row of core.patterns (schemas/vocabulary.py PATTERN_ROWS): the model
+# and the marts read its coefficients and flags from the joined row, so no SQL file of theirs names
+# a pattern in a string literal ('pipeline', 'none', ...). The scenario files' integer pattern codes
+# still have their names in one macro (comm_pattern_name) until the scenarios name their patterns.
+
+#: Folders (below the project root) whose SQL names no communication pattern.
+PATTERN_FREE = ("sql/model", "sql/marts")
+#: Macros whose text is left out of the check: the names of the scenario files' pattern codes.
+PATTERN_EXEMPT_MACROS = ("comm_pattern_name",)
+
+
+def pattern_literals(path: str, sql: str) -> list[str]:
+    """``path:line: literal`` for every string literal of ``sql`` that is a communication pattern's name."""
+    from schemas.vocabulary import PATTERNS
+
+    for macro in PATTERN_EXEMPT_MACROS:
+        sql = re.sub(rf"create or replace temp macro {macro}\b.*?;", lambda m: "\n" * m.group(0).count("\n"), sql,
+                     flags=re.DOTALL | re.IGNORECASE)
+    names = {name.lower() for name in PATTERNS}
+    return [f"{path}:{line}: {text}" for line, text in sql_literals(sql)
+            if text.startswith("'") and text.strip("'").lower() in names]
+
+
+def test_no_model_or_mart_sql_names_a_pattern() -> None:
+    files = {p.relative_to(PROJECT_ROOT).as_posix(): p.read_text(encoding="utf-8")
+             for folder in PATTERN_FREE for p in sorted((PROJECT_ROOT / folder).glob("*.sql"))}
+    assert {"sql/model/evaluate.sql", "sql/model/macros.sql", "sql/marts/verdict.sql"} <= set(files)
+    found = [hit for path, text in files.items() for hit in pattern_literals(path, text)]
+    assert found == [], "communication patterns are rows (core.patterns): read their columns"
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("select * from evaluated where pattern = 'none'\n", ["x.sql:1: 'none'"]),
+    ("select 1\nwhere p = 'Pipeline' or p = 'ring_allreduce'\n", ["x.sql:2: 'Pipeline'", "x.sql:2: 'ring_allreduce'"]),
+    ("-- the 'pipeline' pattern\nselect 'pipeline stages' as label, pattern.splits_model from core.patterns as pattern\n", []),
+    ("create or replace temp macro comm_pattern_name(code) as\n    ['radio_window', 'pipeline'][code];\nselect 'none'\n",
+     ["x.sql:3: 'none'"]),
+])
+def test_the_pattern_check_finds_names_not_prose(sql: str, expected: list[str]) -> None:
+    assert pattern_literals("x.sql", sql) == expected

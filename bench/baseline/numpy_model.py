@@ -40,10 +40,11 @@ from pipelines.model.uncertainty import Draws
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     FRAME_NETWORK_METHODS,
-    PATTERN_ENDS,
+    PATTERN_ROWS,
     PATTERNS,
     RESIZE_CAP,
     RESIZING_FRAMES,
+    CommPattern,
 )
 
 #: Edge device classes, in report order (the column prefixes of their parameters).
@@ -213,23 +214,22 @@ def pipeline_stages(devices_online: Value, layers: Value, min_stages: Value, act
     return choose(activation_bytes_per_boundary > allreduce_bytes_per_token / devices_online, fewest, most)
 
 
-def comm_bytes(pattern: str, devices: Value, params: Value, bytes_per_param: Value, tokens: Value, tokens_per_device_step: Value,
+def weighted(coefficient: float, term: Callable[[], Value]) -> Value:
+    """A coefficient of a pattern's row times a term, 0 (the term not computed) where the coefficient is 0."""
+    return coefficient * term() if coefficient else 0.0
+
+
+def comm_bytes(row: CommPattern, devices: Value, params: Value, bytes_per_param: Value, tokens: Value, tokens_per_device_step: Value,
                local_steps_per_sync: Value, hidden_size: Value, activation_bytes: Value, compression: Value,
                stages: Value) -> Value:
-    """Bytes a fleet of ``devices`` online devices moves to train on ``tokens`` tokens, per pattern."""
+    """Bytes a fleet of ``devices`` online devices moves to train on ``tokens`` tokens: the pattern row's coefficients
+    times the byte terms."""
     syncs = tokens / (devices * tokens_per_device_step * local_steps_per_sync)
-    if pattern in ("idealized", "radio_window"):
-        moved = syncs * devices * params * bytes_per_param
-    elif pattern == "parameter_server":
-        moved = syncs * 2 * devices * params * bytes_per_param
-    elif pattern == "ring_allreduce":
-        moved = syncs * 2 * np.maximum(devices - 1, 0) * params * bytes_per_param
-    elif pattern == "pipeline":
-        moved = (tokens * 2 * (stages - 1) * hidden_size * activation_bytes
-                 + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
-                 * np.maximum(1 - stages / devices, 0))
-    else:
-        moved = 0.0
+    moved = (weighted(row.sync_n, lambda: syncs * devices * params * bytes_per_param)
+             + weighted(row.sync_n_minus_1, lambda: syncs * np.maximum(devices - 1, 0) * params * bytes_per_param)
+             + weighted(row.activations, lambda: tokens * 2 * (stages - 1) * hidden_size * activation_bytes)
+             + weighted(row.stage_allreduce, lambda: tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
+                        * np.maximum(1 - stages / devices, 0)))
     return moved / compression
 
 
@@ -238,14 +238,12 @@ def radio_window_kwh(devices_online: Value, radio_power_w: Value, window_s: Valu
     return devices_online * window_s * link_utilisation * radio_power_w / 3.6e6
 
 
-def radio_kwh(pattern: str, bytes_moved: Value, bandwidth_mb_per_s: Value, radio_power_w: Value, devices_online: Value,
+def radio_kwh(row: CommPattern, bytes_moved: Value, bandwidth_mb_per_s: Value, radio_power_w: Value, devices_online: Value,
               window_s: Value, link_utilisation: Value) -> Value:
-    """The sending device's radio energy (kWh, at the device): the window for radio_window, else the bytes at the link rate."""
-    if pattern == "none":
-        return 0.0
-    if pattern == "radio_window":
-        return radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation)
-    return kwh_of_joules(transfer_seconds(bytes_moved, bandwidth_mb_per_s) * radio_power_w)
+    """The sending device's radio energy (kWh, at the device): the pattern row's coefficients times the radio window
+    and the radio busy for the bytes at the link rate."""
+    return (weighted(row.radio_per_window, lambda: radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation))
+            + weighted(row.radio_per_byte, lambda: kwh_of_joules(transfer_seconds(bytes_moved, bandwidth_mb_per_s) * radio_power_w)))
 
 
 def network_kwh(method: str, gb: Value, home_ends: int, server_ends: int, network_kwh_per_gb: Value, router_kwh_per_gb: Value,
@@ -397,23 +395,24 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
     """The pattern's traffic from the compute-equivalent fleet; a pipeline over its link in a resizing
     frame is resized to the fewest devices (and stages) that carry it, up to RESIZE_CAP x the fleet."""
     devices, online = fleet.devices, fleet.online_fraction
-    if pattern == "none":
+    row = PATTERN_ROWS[pattern]
+    if not row.moves_bytes:
         return Traffic(devices, 0.0)
     params, bytes_per_param, compression = p["fleet_model_params"], p["bytes_per_param"], p["comm_compression"]
     tokens_per_step, local_steps = p["batch_size"] * p["sequence_length"], p["local_steps_per_sync"]
     hidden, activation, layers = p["fleet_model_hidden_size"], p["activation_bytes"], p["fleet_model_layers"]
     n = devices * online
-    stages = (pipeline_stages(n, layers, memory_stages, 2 * hidden * activation,
-                              2 * params * bytes_per_param / (tokens_per_step * local_steps))
-              if pattern == "pipeline" else np.nan)
-    base = comm_bytes(pattern, n, params, bytes_per_param, tokens, tokens_per_step, local_steps, hidden, activation, compression,
+    stages = (pipeline_stages(n, layers, memory_stages, weighted(row.activations, lambda: 2 * hidden * activation),
+                              weighted(row.stage_allreduce, lambda: 2 * params * bytes_per_param / (tokens_per_step * local_steps)))
+              if row.splits_model else np.nan)
+    base = comm_bytes(row, n, params, bytes_per_param, tokens, tokens_per_step, local_steps, hidden, activation, compression,
                       stages)
-    resizable = PATTERN_ENDS[pattern][2] and np.isin(sql_integer(p["accounting_frame"]), RESIZING_CODES)
+    resizable = row.resizable and np.isin(sql_integer(p["accounting_frame"]), RESIZING_CODES)
     if not np.any(resizable):
         return Traffic(devices, base)
     link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s
-    per_stage = tokens * 2 * hidden * activation / compression
-    kp = tokens * 2 * params * bytes_per_param / (tokens_per_step * local_steps * compression) * stages / (devices * online)
+    per_stage = row.activations * (tokens * 2 * hidden * activation / compression)
+    kp = row.stage_allreduce * (tokens * 2 * params * bytes_per_param / (tokens_per_step * local_steps * compression) * stages / (devices * online))
     over = np.broadcast_to(resizable & (base / n > link * (1 + LINK_EPS)), np.shape(base / n))
     if not np.any(over):
         return Traffic(devices, base)
@@ -438,7 +437,7 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
 
 def headline_network_kwh(p: Params, pattern: str, gb: Value, line_hours: Value) -> Value:
     """network_kwh under each draw's accounting frame's headline network method."""
-    home_ends, server_ends, _ = PATTERN_ENDS[pattern]
+    home_ends, server_ends = PATTERN_ROWS[pattern].home_ends, PATTERN_ROWS[pattern].server_ends
 
     def by(method: str) -> Callable[[], Value]:
         return lambda: network_kwh(method, gb, home_ends, server_ends, p["network_kwh_per_gb"], p["router_kwh_per_gb"],
@@ -457,7 +456,7 @@ def job_tokens(p: Params, work_tflops: Value, years: Value) -> Value:
 
 def link_feasible(pattern: str, comm_bytes_moved: Value, devices_online: Value, bandwidth_mb_per_s: Value, window_s: Value) -> Value:
     """Whether each online device sends its share within its training window: radio time / window <= 1 (+ 1e-9)."""
-    if pattern == "none":
+    if not PATTERN_ROWS[pattern].moves_bytes:
         return True
     return comm_bytes_moved / devices_online / (bandwidth_mb_per_s * 1e6) / window_s <= 1 + LINK_EPS
 
@@ -491,7 +490,7 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
         for pattern in PATTERNS:
             traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, memory_stages)
             devices_online = traffic.devices * online
-            comm = (radio_kwh(pattern, traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
+            comm = (radio_kwh(PATTERN_ROWS[pattern], traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
                               window_s, p["link_utilisation"]) * wall
                     + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
             r = gpu.total_kgco2e / (traffic.devices * operational + traffic.devices * embodied + comm * grid / 1000)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from typing import get_type_hints
 
 import duckdb
 import polars as pl
@@ -24,10 +25,11 @@ from schemas.vocabulary import (
     FRAME_NETWORK_METHODS,
     HEADLINE_BASES,
     NETWORK_METHODS,
-    PATTERN_ENDS,
+    PATTERN_ROWS,
     PATTERNS,
     RESIZE_CAP,
     RESIZING_FRAMES,
+    CommPattern,
 )
 
 KEYS = ("scenario_id", "variant_id")
@@ -36,14 +38,18 @@ KEYS = ("scenario_id", "variant_id")
 METHOD_FILTERS = ("headline", "all")
 
 
+#: Arrow types of core.patterns' columns by the annotation of their CommPattern field.
+_PATTERN_TYPES = {int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
+
+
 def pattern_rows() -> pa.Table:
-    """core.patterns: each communication pattern's home and server ends and whether a larger fleet carries its traffic."""
-    return pa.table({
-        "name": list(PATTERN_ENDS),
-        "home_ends": [ends[0] for ends in PATTERN_ENDS.values()],
-        "server_ends": [ends[1] for ends in PATTERN_ENDS.values()],
-        "resizable": [ends[2] for ends in PATTERN_ENDS.values()],
-    })
+    """core.patterns: each communication pattern's traffic as coefficients of the model's byte and radio terms,
+    the ends of each byte, whether it splits the model into stages and whether a larger fleet carries its
+    traffic (schemas/vocabulary.py PATTERN_ROWS), and whether it moves any bytes."""
+    rows = PATTERN_ROWS.values()
+    columns = {field: pa.array([getattr(row, field) for row in rows], _PATTERN_TYPES[kind])
+               for field, kind in get_type_hints(CommPattern).items()}
+    return pa.table({"name": list(PATTERN_ROWS), **columns, "moves_bytes": [row.moves_bytes for row in rows]})
 
 
 def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:

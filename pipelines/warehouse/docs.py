@@ -22,7 +22,8 @@ from schemas.validation import ValidationCases
 from schemas.vocabulary import (
     CLAIM_HIGH,
     CLAIM_LOW,
-    PATTERN_ENDS,
+    PATTERN_ROWS,
+    CommPattern,
     VERDICT_HOLDS,
     VERDICT_INFEASIBLE,
     VERDICT_UNCERTAIN,
@@ -41,7 +42,7 @@ DRIVERS_BEGIN = "<!-- drivers:begin (rendered by `edge-carbon docs` from marts.u
 DRIVERS_END = "<!-- drivers:end -->"
 DRIVERS_FULL_BEGIN = "<!-- drivers-full:begin (rendered by `edge-carbon docs` from docs/results/sobol_full.csv, written by `edge-carbon sobol`) -->"
 DRIVERS_FULL_END = "<!-- drivers-full:end -->"
-ENDS_BEGIN = "<!-- ends:begin (rendered by `edge-carbon docs` from schemas/vocabulary.py PATTERN_ENDS) -->"
+ENDS_BEGIN = "<!-- ends:begin (rendered by `edge-carbon docs` from schemas/vocabulary.py PATTERN_ROWS) -->"
 ENDS_END = "<!-- ends:end -->"
 #: The full Sobol study's indices (``edge-carbon sobol``), relative to the project root.
 FULL_STUDY_RESULTS = Path("docs") / "results" / "sobol_full.csv"
@@ -151,16 +152,37 @@ def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
                                      "order by accounting_frame, scenario_id, device_class"))
 
 
+#: The words of each coefficient of a pattern's row (sql/model/macros.sql comm_bytes and radio_kwh).
+PATTERN_TERMS = {
+    "sync_n": "N p b per sync",
+    "sync_n_minus_1": "(N - 1) p b per sync",
+    "activations": "2 (S - 1) h a per token",
+    "stage_allreduce": "the N / S replicas' all-reduce",
+    "radio_per_window": "the training window",
+    "radio_per_byte": "the bytes at the link rate",
+}
+
+
+def _terms(row: CommPattern, fields: tuple[str, ...]) -> str:
+    """A pattern's linear combination of the named terms: each non-zero coefficient x its term."""
+    return " + ".join(f"{getattr(row, field):g} x {PATTERN_TERMS[field]}" for field in fields if getattr(row, field))
+
+
 def ends_table() -> str:
-    """Which ends of each byte a communication pattern's network energy counts (schemas/vocabulary.py PATTERN_ENDS)."""
-    lines = ["| pattern | home ends | server ends | volume: kWh per GB | marginal: W per Mbit/s | a larger fleet carries it |",
-             "|---|---:|---:|---|---|---|"]
-    for pattern, (home, server, resizable) in PATTERN_ENDS.items():
-        if pattern == "none":
+    """Each communication pattern's bytes and radio (its coefficients of the model's terms) and which ends of each
+    byte its network energy counts (schemas/vocabulary.py PATTERN_ROWS)."""
+    lines = ["| pattern | bytes | radio busy for | home ends | server ends | volume: kWh per GB | marginal: W per Mbit/s "
+             "| a larger fleet carries it |",
+             "|---|---|---|---:|---:|---|---|---|"]
+    for pattern, row in PATTERN_ROWS.items():
+        if not row.moves_bytes:
             continue
+        home, server = row.home_ends, row.server_ends
         volume = " + ".join(([f"{home} x (network + router)"] if home else []) + ([f"{server} x network"] if server else []))
         marginal = f"core + {home} x access and router"
-        lines.append(f"| {pattern} | {home} | {server} | {volume} | {marginal} | {'yes' if resizable else 'no'} |")
+        traffic = _terms(row, ("sync_n", "sync_n_minus_1", "activations", "stage_allreduce"))
+        radio = _terms(row, ("radio_per_window", "radio_per_byte"))
+        lines.append(f"| {pattern} | {traffic} | {radio} | {home} | {server} | {volume} | {marginal} | {'yes' if row.resizable else 'no'} |")
     return "\n".join(lines)
 
 

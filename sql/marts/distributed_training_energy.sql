@@ -3,19 +3,19 @@
 -- pattern, for OPT-1.3B.
 -- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
 --   a fleet of `table2_devices` devices (total compute energy does not change with N).
--- Patterns (comm_bytes in sql/model/macros.sql), for the workload's tokens (steps x batch x
+-- Patterns: every row of core.patterns that moves bytes and charges its radio on them (the
+-- paper's radio window needs a training window, which Table 2 does not have), its bytes by its
+-- coefficients (comm_bytes in sql/model/macros.sql), for the workload's tokens (steps x batch x
 -- sequence length, the same work whatever the fleet size; a data-parallel device takes a batch
--- per step, so N devices need 1/N of the steps):
---   idealized (paper, footnote 1): each device sends the parameters once per sync: N x p x b;
---   parameter_server: 2 N p b per sync; ring_allreduce: 2 (N - 1) p b per sync;
---   pipeline (DT-FM style): S stages (pipeline_stages: the fewest that hold the training state,
---     or one per device up to one per layer, whichever moves fewer bytes); each step's
---     activations cross S - 1 boundaries forward and their gradients backward: 2 x (S - 1) x
---     batch x sequence x hidden x activation bytes, plus a ring all-reduce between the N / S
---     pipeline replicas;
---   all divided by the compression factor.
--- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB, the kWh/GB by
--- the scenario's accounting frame (network_kwh_per_gb_for_frame).
+-- per step, so N devices need 1/N of the steps). Shipped: idealized (paper, footnote 1): each
+-- device sends the parameters once per sync: N x p x b; parameter_server: 2 N p b per sync;
+-- ring_allreduce: 2 (N - 1) p b per sync; pipeline (DT-FM style): S stages (comm_stages: the
+-- fewest that hold the training state, or one per device up to one per layer, whichever moves
+-- fewer bytes); each step's activations cross S - 1 boundaries forward and their gradients
+-- backward: 2 x (S - 1) x batch x sequence x hidden x activation bytes, plus a ring all-reduce
+-- between the N / S pipeline replicas; all divided by the compression factor.
+-- Communication energy = radio power x the pattern's radio_per_byte x bytes / bandwidth + network
+-- kWh/GB x GB, the kWh/GB by the scenario's accounting frame (network_kwh_per_gb_for_frame).
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
     select * from core.scenarios
@@ -40,25 +40,28 @@ patterns as (
     select
         edge.scenario_id,
         edge.device_class,
-        pattern.name as pattern,
+        pattern.pattern,
         s.table2_devices as devices,
         energy_scaled_kwh(edge.table1_energy_j, model.base_params, model.params) as compute_kwh,
         energy_scaled_kwh(s.cloud_table1_energy_j, model.base_params, model.params) as cloud_kwh,
-        comm_bytes(pattern.name, s.table2_devices, model.params, s.bytes_per_param,
-                   s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
+        comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, pattern.activations, pattern.stage_allreduce, s.table2_devices, model.params,
+                   s.bytes_per_param, s.workload_steps * s.batch_size * s.sequence_length, s.batch_size * s.sequence_length,
                    s.local_steps_per_sync, model.hidden_size, s.activation_bytes, s.comm_compression,
-                   comm_stages(s.table2_devices, model.params, s.bytes_per_param, s.batch_size * s.sequence_length, s.local_steps_per_sync,
-                               model.hidden_size, s.activation_bytes, model.n_layers,
-                               memory_floor_devices(model.params, s.training_bytes_per_param, edge.memory_gb, s.edge_usable_memory_fraction)))
+                   case when pattern.splits_model then
+                       comm_stages(s.table2_devices, model.params, s.bytes_per_param, s.batch_size * s.sequence_length, s.local_steps_per_sync,
+                                   model.hidden_size, s.activation_bytes, model.n_layers,
+                                   memory_floor_devices(model.params, s.training_bytes_per_param, edge.memory_gb, s.edge_usable_memory_fraction),
+                                   pattern.activations, pattern.stage_allreduce)
+                   end)
             / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
-        s.wifi_radio_power_w,
+        s.wifi_radio_power_w * pattern.radio_per_byte as wifi_radio_power_w,
         network_kwh_per_gb_for_frame(s.accounting_frame, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
                                      s.router_marginal_w_per_mbps) as network_kwh_per_gb
     from edge
     inner join s using (scenario_id)
     cross join model
-    cross join (values ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as pattern (name)
+    inner join core.patterns as pattern on pattern.moves_bytes and pattern.radio_per_window = 0
 ),
 
 final as (

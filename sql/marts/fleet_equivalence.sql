@@ -15,7 +15,10 @@ with s as (
 ),
 
 compute_only as (
-    select * from evaluated where pattern = 'none'
+    -- R without communication: the rows of the pattern that moves no bytes (core.patterns)
+    select evaluated.*
+    from evaluated
+    inner join core.patterns on evaluated.pattern = core.patterns.pattern and not core.patterns.moves_bytes
 ),
 
 with_comm as (

@@ -15,8 +15,11 @@ with s as (
 ),
 
 model as (
-    select * from evaluated
-    where pattern = 'none' and is_headline and is_headline_method and device_class <> 'fleet'
+    -- compute only: the rows of the pattern that moves no bytes (core.patterns)
+    select evaluated.*
+    from evaluated
+    inner join core.patterns on evaluated.pattern = core.patterns.pattern and not core.patterns.moves_bytes
+    where evaluated.is_headline and evaluated.is_headline_method and evaluated.device_class <> 'fleet'
 ),
 
 devices as (

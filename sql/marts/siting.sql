@@ -28,11 +28,13 @@ evaluated as (
         e.device_class,
         e.basis,
         e.network_method,
-        any_value(e.reduction_factor) filter (where e.pattern = 'none') as reduction_factor,
+        any_value(e.reduction_factor) filter (where not pattern.moves_bytes) as reduction_factor,
         any_value(e.reduction_factor) filter (where e.pattern = f.comm_pattern) as reduction_factor_with_comm,
         any_value(e.link_feasible) filter (where e.pattern = f.comm_pattern) as link_feasible_with_comm
     from model_evaluation as e
     inner join frames as f on f.scenario_id = e.scenario_id
+    -- compute only: the pattern that moves no bytes (core.patterns)
+    inner join core.patterns as pattern on pattern.pattern = e.pattern
     inner join drivers as d on d.scenario_id = e.scenario_id and d.device_class = e.device_class and d.network_method = e.network_method
     where e.basis = $basis
     group by e.scenario_id, e.variant_id, e.device_class, e.basis, e.network_method

@@ -22,7 +22,10 @@ with frames as (
 ),
 
 compute_only as (
-    select * from evaluated where pattern = 'none'
+    -- R without communication: the rows of the pattern that moves no bytes (core.patterns)
+    select evaluated.*
+    from evaluated
+    inner join core.patterns on evaluated.pattern = core.patterns.pattern and not core.patterns.moves_bytes
 ),
 
 with_comm as (
@@ -80,7 +83,7 @@ rows as (
         and with_comm.basis = compute_only.basis and with_comm.network_method = compute_only.network_method
     inner join mc as compute
         on compute.scenario_id = compute_only.scenario_id and compute.device_class = compute_only.device_class
-        and compute.basis = compute_only.basis and compute.pattern = 'none' and compute.network_method = compute_only.network_method
+        and compute.basis = compute_only.basis and compute.pattern = compute_only.pattern and compute.network_method = compute_only.network_method
     inner join mc as comm
         on comm.scenario_id = compute_only.scenario_id and comm.device_class = compute_only.device_class
         and comm.basis = compute_only.basis and comm.pattern = frames.comm_pattern

@@ -45,10 +45,12 @@
 -- (code: 0 binding, 1 measured_throughput). Every count is then multiplied by the device multiplier.
 -- Cloud total = charged embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
 -- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication.
--- Communication: 'none'; 'radio_window' (the paper's radio busy for the training window, the
---   network charged on the idealized pattern's bytes); byte patterns move comm_bytes(...) for
---   the tokens the GPU would train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x
---   h_gpu x 365 x T / (6 x params), each device taking batches of batch_size x sequence_length tokens.
+-- Communication, by each pattern's row (model_pattern_rows: core.patterns, never its name): its
+--   bytes are comm_bytes(...), its coefficients times the byte terms, for the tokens the GPU would
+--   train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x
+--   params), each device taking batches of batch_size x sequence_length tokens; its radio is
+--   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
+--   training window) and the radio busy for the bytes. A pattern that moves no bytes is R compute only.
 -- Network energy per GB follows the scenario's accounting frame (network_kwh_per_gb_for_frame).
 -- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
 -- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
@@ -242,9 +244,10 @@ carbon as (
     from fleet
 ),
 
--- one row per communication pattern (model_pattern_rows: its ends and whether a larger fleet
--- carries its traffic) and network method the scenario's frame admits (model_frame_methods:
--- every one, or the frame's headline method only)
+-- one row per communication pattern (model_pattern_rows: its coefficients, its ends, whether it
+-- splits the model into stages and whether a larger fleet carries its traffic) and network
+-- method the scenario's frame admits (model_frame_methods: every one, or the frame's headline
+-- method only)
 patterns as (
     select
         carbon.*,
@@ -252,12 +255,21 @@ patterns as (
         pattern.home_ends,
         pattern.server_ends,
         pattern.resizable and method.resizes_fleet as resizable,
+        pattern.sync_n,
+        pattern.sync_n_minus_1,
+        pattern.activations,
+        pattern.stage_allreduce,
+        pattern.radio_per_window,
+        pattern.radio_per_byte,
+        pattern.splits_model,
+        pattern.moves_bytes,
         method.network_method,
         method.is_frame_headline as is_headline_method,
         devices * online_fraction as devices_online_base,
-        case when pattern.name = 'pipeline' then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
-                                                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
-                                                            activation_bytes, fleet_model_layers, devices_memory_stages) end as pipeline_stages
+        case when pattern.splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
+                                                       batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
+                                                       activation_bytes, fleet_model_layers, devices_memory_stages,
+                                                       pattern.activations, pattern.stage_allreduce) end as pipeline_stages
     from carbon
     inner join model_pattern_rows as pattern
         on list_contains(getvariable('model_patterns'), pattern.name)
@@ -271,23 +283,22 @@ patterns as (
 staged as (
     select
         patterns.*,
-        case pattern
-            when 'none' then 0.0
-            else comm_bytes(pattern, devices_online_base, fleet_model_params, bytes_per_param, tokens,
-                            batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
-                            comm_compression, pipeline_stages)
-        end as comm_bytes_base,
+        comm_bytes(sync_n, sync_n_minus_1, activations, stage_allreduce, devices_online_base, fleet_model_params, bytes_per_param,
+                   tokens, batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
+                   comm_compression, pipeline_stages) as comm_bytes_base,
         edge_bandwidth_mb_per_s * 1e6 * window_s as link_bytes_per_window,
-        -- a pipeline's activation bytes per stage boundary, and its all-reduce coefficient at
-        -- the global batch of the compute-equivalent fleet (pipeline_bytes_at)
-        tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression as activation_bytes_per_stage,
-        tokens * 2 * fleet_model_params * bytes_per_param / (batch_size * sequence_length * local_steps_per_sync * comm_compression)
-            * pipeline_stages / (devices * online_fraction) as allreduce_kp
+        -- a staged pattern's activation bytes per stage boundary, and its all-reduce coefficient at
+        -- the global batch of the compute-equivalent fleet (pipeline_bytes_at), each times its coefficient
+        activations * (tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression) as activation_bytes_per_stage,
+        stage_allreduce * (tokens * 2 * fleet_model_params * bytes_per_param
+                           / (batch_size * sequence_length * local_steps_per_sync * comm_compression)
+                           * pipeline_stages / (devices * online_fraction)) as allreduce_kp
     from patterns
 ),
 
 -- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
--- fall (a pipeline), is resized: the fewest online devices (and their stages) that carry it
+-- fall (a resizable pattern: its stage terms), is resized: the fewest online devices (and
+-- their stages) that carry it
 sized as (
     select
         staged.*,
@@ -332,21 +343,20 @@ energy as (
         traffic.*,
         devices_pattern * edge_operational_per_device_kgco2e as edge_operational_kgco2e,
         devices_pattern * edge_embodied_per_device_kgco2e as edge_embodied_kgco2e,
-        radio_kwh(pattern, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s, link_utilisation)
+        radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
+                  link_utilisation)
             * wall_factor
         + network_kwh(network_method, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                       network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
                       devices_online * window_s / 3600) as comm_kwh,
         -- the link rate one online device needs to send its share within its training window
-        case pattern when 'none' then 0.0 else comm_bytes / devices_online / window_s / 1e6 end as required_link_mb_per_s,
+        case when moves_bytes then comm_bytes / devices_online / window_s / 1e6 else 0.0 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
-        case pattern
-            when 'none' then 0.0
-            else comm_bytes / devices_online / (edge_bandwidth_mb_per_s * 1e6) / window_s
-        end as link_time_share,
-        -- data-parallel patterns hold the whole training state on every device; a pipeline 1/S of it
+        case when moves_bytes then comm_bytes / devices_online / (edge_bandwidth_mb_per_s * 1e6) / window_s else 0.0 end
+            as link_time_share,
+        -- data-parallel patterns hold the whole training state on every device; one split into S stages 1/S of it
         fleet_model_params * training_bytes_per_param
-            / case when pattern = 'pipeline' then stages_pattern else 1 end
+            / case when splits_model then stages_pattern else 1 end
             <= device_memory_gb * 1e9 * edge_usable_memory_fraction as memory_feasible
     from traffic
 ),

@@ -153,35 +153,46 @@ create or replace temp macro pipeline_stages(devices_online, layers, min_stages,
         else least(greatest(floor(devices_online), 1), layers)
     end;
 
--- Bytes a fleet of N (online) devices moves to train on `tokens` tokens, per communication pattern:
---   data-parallel patterns: each device trains on its own batch of `tokens_per_device_step`
---     tokens and the fleet synchronises every `local_steps_per_sync` steps, so
---     syncs = tokens / (N x tokens per device step x local steps); per sync
---       idealized (the paper's footnote 1): every device sends the parameters once: N p b;
---       parameter_server: push gradients and pull parameters: 2 N p b;
---       ring_allreduce: 2 (N - 1) / N x p b per device: 2 (N - 1) p b;
---   radio_window: the paper's radio model moves the idealized pattern's bytes;
---   pipeline: the model is split into S = `stages` stages (comm_stages: at most min(N, layers)); every
---     token's activations cross the S - 1 stage boundaries forward and their gradients
---     backward: tokens x 2 (S - 1) x hidden x activation bytes. The N / S pipeline replicas
---     train data-parallel with each other: each stage's p / S parameters are all-reduced (ring)
---     across the replicas every sync, 2 (N / S - 1) p b per sync for the whole model, with
---     syncs = tokens / (N / S x tokens per step x local steps);
--- all divided by the compression factor.
-create or replace temp macro comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, layers, min_stages) as
-    pipeline_stages(devices, layers, min_stages, 2 * hidden_size * activation_bytes,
-                    2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync));
+-- A coefficient of a pattern's row (core.patterns) times one of the model's terms; 0 where the
+-- coefficient is 0, whatever the term (a pattern that does not split the model has no stages).
+create or replace temp macro weighted(coefficient, term) as
+    case when coefficient = 0 then 0.0 else coefficient * term end;
 
-create or replace temp macro comm_bytes(pattern, devices, params, bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression, stages) as
-    case pattern
-        when 'idealized' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
-        when 'radio_window' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param
-        when 'parameter_server' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * devices * params * bytes_per_param
-        when 'ring_allreduce' then tokens / (devices * tokens_per_device_step * local_steps_per_sync) * 2 * greatest(devices - 1, 0) * params * bytes_per_param
-        when 'pipeline' then tokens * 2 * (stages - 1) * hidden_size * activation_bytes
-            + tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync) * greatest(1 - stages / devices, 0)
-        else 0.0
-    end / compression;
+-- Pipeline stages S of a pattern that splits the model (core.patterns splits_model), for N online
+-- devices: pipeline_stages over its per-token terms, each times the pattern's coefficient
+-- (activations: a = 2 x hidden x activation bytes per boundary; stage_allreduce: d = 2 x params
+-- x bytes per param / (tokens per step x local steps)).
+create or replace temp macro comm_stages(devices, params, bytes_per_param, tokens_per_device_step, local_steps_per_sync, hidden_size,
+                                         activation_bytes, layers, min_stages, activations, stage_allreduce) as
+    pipeline_stages(devices, layers, min_stages, weighted(activations, 2 * hidden_size * activation_bytes),
+                    weighted(stage_allreduce, 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)));
+
+-- Bytes a fleet of N (online) devices moves to train on `tokens` tokens: one linear combination of
+-- the byte terms, each times its coefficient in the pattern's row of core.patterns
+-- (schemas/vocabulary.py PATTERN_ROWS), all divided by the compression factor:
+--   per sync: each device trains on its own batch of `tokens_per_device_step` tokens and the
+--     fleet synchronises every `local_steps_per_sync` steps, so
+--     syncs = tokens / (N x tokens per device step x local steps); per sync
+--       sync_n x N p b (idealized, the paper's footnote 1: every device sends the parameters
+--         once, 1; the paper's radio window moves the same bytes; parameter_server: push
+--         gradients and pull parameters, 2);
+--       sync_n_minus_1 x max(N - 1, 0) p b (ring_allreduce: 2 (N - 1) / N x p b per device, 2);
+--   per token, for a model split into S = `stages` stages (comm_stages: at most min(N, layers)):
+--       activations x 2 (S - 1) x hidden x activation bytes: every token's activations cross
+--         the S - 1 stage boundaries forward and their gradients backward (pipeline 1);
+--       stage_allreduce x 2 p b / (tokens per step x local steps) x max(1 - S / N, 0): the N / S
+--         replicas train data-parallel with each other, each stage's p / S parameters
+--         all-reduced (ring) across them every sync, 2 (N / S - 1) p b per sync for the whole
+--         model, with syncs = tokens / (N / S x tokens per step x local steps) (pipeline 1).
+create or replace temp macro comm_bytes(sync_n, sync_n_minus_1, activations, stage_allreduce, devices, params, bytes_per_param, tokens,
+                                        tokens_per_device_step, local_steps_per_sync, hidden_size, activation_bytes, compression, stages) as
+    (weighted(sync_n, tokens / (devices * tokens_per_device_step * local_steps_per_sync) * devices * params * bytes_per_param)
+     + weighted(sync_n_minus_1, tokens / (devices * tokens_per_device_step * local_steps_per_sync) * greatest(devices - 1, 0)
+                                * params * bytes_per_param)
+     + weighted(activations, tokens * 2 * (stages - 1) * hidden_size * activation_bytes)
+     + weighted(stage_allreduce, tokens * 2 * params * bytes_per_param / (tokens_per_device_step * local_steps_per_sync)
+                                 * greatest(1 - stages / devices, 0)))
+    / compression;
 
 -- Communication energy of moving bytes: the device radio for the time at the link bandwidth
 -- (x the edge wall factor: radio energy comes through the charger like the rest) plus the
@@ -217,14 +228,13 @@ create or replace temp macro network_kwh(method, gb, home_ends, server_ends, net
     end;
 
 -- The sending device's radio energy (kWh, at the device: the wall factor is applied by the
--- caller): the paper's radio window keeps every online device's radio busy for its window at
--- the link utilisation; a byte pattern keeps it busy for the bytes at the link rate.
-create or replace temp macro radio_kwh(pattern, bytes, bandwidth_mb_per_s, radio_power_w, devices_online, window_s, link_utilisation) as
-    case pattern
-        when 'none' then 0.0
-        when 'radio_window' then radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation)
-        else kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w)
-    end;
+-- caller), a linear combination by the pattern's row of core.patterns: radio_per_window x the
+-- paper's radio window (every online device's radio busy for its window at the link
+-- utilisation) + radio_per_byte x the radio busy for the bytes at the link rate.
+create or replace temp macro radio_kwh(radio_per_window, radio_per_byte, bytes, bandwidth_mb_per_s, radio_power_w, devices_online, window_s,
+                                       link_utilisation) as
+    weighted(radio_per_window, radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation))
+    + weighted(radio_per_byte, kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w));
 
 -- Pipeline traffic at a fixed global batch when a fleet of n0 online devices in s0 stages is
 -- resized to n online devices in s stages: the activations cross s - 1 boundaries whatever n is
