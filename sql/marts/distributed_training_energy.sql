@@ -15,10 +15,13 @@
 --     pipeline replicas;
 --   all divided by the compression factor.
 -- Communication energy = radio power x bytes / bandwidth + network kWh/GB x GB, the kWh/GB by
--- the scenario's accounting frame (network_kwh_per_gb_for_frame).
+-- network energy rule of the scenario's accounting frame (core.frames; network_kwh_per_gb_for_rule).
+-- The patterns are $patterns (schemas/vocabulary.py TABLE2_PATTERNS).
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
-    select * from core.scenarios
+    select scenarios.*, frames.network_energy_rule
+    from core.scenarios as scenarios
+    inner join core.frames as frames using (accounting_frame)
 ),
 
 -- OPT-1.3B, and the parameter count of OPT-125M (Table 1's model) that its energy is scaled from
@@ -53,12 +56,12 @@ patterns as (
             / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w,
-        network_kwh_per_gb_for_frame(s.accounting_frame, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
-                                     s.router_marginal_w_per_mbps) as network_kwh_per_gb
+        network_kwh_per_gb_for_rule(s.network_energy_rule, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
+                                    s.router_marginal_w_per_mbps) as network_kwh_per_gb
     from edge
     inner join s using (scenario_id)
     cross join model
-    cross join (values ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as pattern (name)
+    cross join (select unnest($patterns::varchar[]) as name) as pattern
 ),
 
 final as (

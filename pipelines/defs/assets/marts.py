@@ -11,6 +11,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
 from schemas.scenario_parameters import ScenarioDevices
+from schemas.vocabulary import TABLE2_PATTERNS
 
 
 def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
@@ -71,7 +72,9 @@ def fleet_shares_sum_to_one(warehouse: Warehouse) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
-@dg.asset_check(asset=scenarios, blocking=True, description="Every scenario's terms follow its accounting frame and its workload (sql/checks/frame_consistency.sql).")
+@dg.asset_check(asset=scenarios, blocking=True, additional_deps=[dg.AssetKey(["core", "frames"])],
+                description="Every scenario's terms follow its accounting frame (its row of core.frames) and its workload "
+                            "(sql/checks/frame_consistency.sql).")
 def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
     broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
     lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
@@ -149,7 +152,7 @@ def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     compression factor). The paper does not publish its cells, so this is our estimate
     against its 1.5-5x claim.
     """
-    return DISTRIBUTED_TRAINING_ENERGY.build(warehouse.connection())
+    return DISTRIBUTED_TRAINING_ENERGY.build(warehouse.connection(), {"patterns": list(TABLE2_PATTERNS)})
 
 
 @PAPER_REPRODUCTION.asset(group="marts")
