@@ -96,6 +96,7 @@ from typing import Any
 from bench.fleet import FLEET_LOGS, FLEET_SAMPLES, bench_fleet
 from bench.memory import current_rss_bytes, peak_rss_bytes, run_measured
 from pipelines.paths import PROJECT_ROOT, WAREHOUSE_ENV
+from schemas.vocabulary import MEASURED_BASIS
 
 OUT_DIR: Path = PROJECT_ROOT / "bench" / "out"
 SAMPLES = 5_000_000
@@ -171,9 +172,9 @@ def monte_carlo_scenario(con: Any) -> str:
     scenarios = query_pl(con, "select scenario_id, headline_basis from core.scenarios order by scenario_id")
     if MC_SCENARIO in scenarios.get_column("scenario_id").to_list():
         return MC_SCENARIO
-    measured = scenarios.filter(scenarios.get_column("headline_basis") == 1).get_column("scenario_id").to_list()
+    measured = scenarios.filter(scenarios.get_column("headline_basis") == MEASURED_BASIS).get_column("scenario_id").to_list()
     if not measured:
-        raise SystemExit(f"no scenario {MC_SCENARIO!r} and none with headline_basis = 1")
+        raise SystemExit(f"no scenario {MC_SCENARIO!r} and none with headline_basis = {MEASURED_BASIS}")
     return str(measured[0])
 
 

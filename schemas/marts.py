@@ -16,6 +16,7 @@ from schemas.siting import SIDES as SITING_SIDES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
+    CAPACITY_UNITS,
     COMM_PATTERNS,
     DEVICE_CLASS_PATTERN,
     FEASIBLE_SHARE_MIN,
@@ -124,7 +125,7 @@ class FleetEquivalence(pa.DataFrameModel):
     is_headline: bool = pa.Field(description="The basis the scenario's headline uses: peak_flops when it states a count, else its headline_basis (binding or measured_throughput).")
     cloud_gpu_capacity: float = pa.Field(gt=0, description="Cloud GPU capacity on this basis, in capacity_unit.")
     device_capacity: float = pa.Field(nullable=True, gt=0, description="(Null on the fleet row.) Edge device capacity on this basis, in capacity_unit.")
-    capacity_unit: str = pa.Field(isin=["TFLOPS", "GB/s", "jobs/h"], description="TFLOPS (peak, roofline-attainable; the GPU's x cloud utilisation), GB/s (bandwidth) or jobs/h (measured throughput of the same job).")
+    capacity_unit: str = pa.Field(isin=list(CAPACITY_UNITS), description="TFLOPS (peak, roofline-attainable; the GPU's x cloud utilisation), GB/s (bandwidth) or jobs/h (measured throughput of the same job).")
     online_fraction: float = pa.Field(gt=0, le=1, description="Share of the training window a device is online (1 except on availability and binding).")
     devices_exact: float = pa.Field(nullable=True, gt=0, description="(Null on the fleet row.) (X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (at least the memory floor on binding and measured_throughput).")
     devices_formula: float = pa.Field(nullable=True, description="ceil(devices_exact). (Null on the fleet row.)")
@@ -292,7 +293,7 @@ class Verdict(pa.DataFrameModel):
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
-    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published (the paper's mixed frame) | attributional | consequential.")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + " (the first the paper's mixed frame).")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis: the scenario's headline and measured_throughput.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
@@ -362,7 +363,7 @@ class Siting(pa.DataFrameModel):
     """
 
     scenario_id: str = pa.Field(description="Scenario (core.scenario_zones names its year, scope, signal and windows).")
-    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published | attributional | consequential.")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + ".")
     cloud_zone: str = pa.Field(description="Zone the cloud accelerator runs in, around the clock.")
     edge_zone: str = pa.Field(description="Zone the edge devices charge in, in their window in local time; 'mix': the scenario's own edge mix (edge_mix).")
     edge_mix: str = pa.Field(nullable=True, description="The scenario's edge mix the row evaluates, its zones and shares (core.scenario_zones), e.g. 'US 0.5, DE 0.25, FR 0.25'; null for one edge zone.")
@@ -404,7 +405,7 @@ class SitingSummary(pa.DataFrameModel):
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
-    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="as_published | attributional | consequential.")
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + ".")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class.")
     r_kind: str = pa.Field(isin=SITING_R_KINDS, description="compute_only (reduction_factor) | with_comm (reduction_factor_with_comm).")
     side: str = pa.Field(isin=SITING_SIDES, description="edge: the zone's break-even cloud intensities | cloud: the zone's share of winning edge zones.")

@@ -6,7 +6,10 @@ Each parameter's bounds are declared once, here:
   bounds of the core.scenario_devices column they fill, read from that table's pandera model
   (:class:`schemas.scenario_parameters.ScenarioDevices`), so a new class is bounded as soon as
   it is named;
-- a code (``accounting_frame``, ``comm_pattern``, ...) is one of the vocabulary's codes;
+- a method a scenario names (``accounting_frame``, ``comm_pattern``, ...: :data:`NAMED`) is one
+  of the names in its reference table (core.frames, core.patterns, ...), which the
+  ``model_methods`` asset writes from the same vocabulary (:mod:`schemas.vocabulary`);
+- a switch (``grid_shared``, ``cloud_gpu_variant``) is one of its codes;
 - every other parameter has its row in :data:`PARAMETER_BOUNDS`.
 
 A scenario's value and the ends of its range must lie within them. The build checks every row
@@ -25,11 +28,10 @@ import pandera.polars as pa
 from schemas.bounds import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH
 from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import (
-    ACCOUNTING_FRAMES,
+    BASIS_RULES,
     COMM_PATTERNS,
     DEVICE_FIELDS,
-    HEADLINE_BASES,
-    PATTERNS,
+    FRAMES,
     POLICIES,
     WORKLOADS,
 )
@@ -42,16 +44,21 @@ def _number(value: float) -> str:
 @dataclass(frozen=True)
 class Bounds:
     """An interval, each end closed, open (``low_open``, ``high_open``) or absent; or, with
-    ``codes``, a whole number that is one of the codes (code -> its meaning)."""
+    ``codes``, a whole number that is one of the codes (code -> its meaning); or, with
+    ``names``, a name that is one of the names of the reference table ``table``."""
 
     low: float | None = None
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
     codes: Mapping[int, str] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+    table: str = ""
 
-    def admits(self, value: float) -> bool:
-        """Whether ``value`` is a finite number inside the bounds."""
+    def admits(self, value: float | str) -> bool:
+        """Whether ``value`` is a finite number inside the bounds, or, for names, one of them."""
+        if self.names or isinstance(value, str):
+            return bool(self.names) and value in self.names
         if not math.isfinite(value):
             return False
         if self.codes:
@@ -61,7 +68,9 @@ class Bounds:
         return not (self.high is not None and (value > self.high or (self.high_open and value == self.high)))
 
     def describe(self) -> str:
-        """The bounds in words: ``> 0``, ``in [0, 1]``, ``one of 0 (as_published), 1 (...)``."""
+        """The bounds in words: ``> 0``, ``in [0, 1]``, ``one of 0 (independent draws), 1 (...)``, ``one of the names in core.frames: ...``."""
+        if self.names:
+            return f"one of the names in {self.table}: " + ", ".join(self.names)
         if self.codes:
             return "one of " + ", ".join(f"{code} ({meaning})" for code, meaning in self.codes.items())
         if self.low is not None and self.high is not None:
@@ -100,15 +109,21 @@ POSITIVE_SHARE = Bounds(0, 1, low_open=True)
 HOURS_A_DAY = Bounds(0, 24, low_open=True)
 GRID = Bounds(GRID_MIN_G_PER_KWH, GRID_MAX_G_PER_KWH)
 
+#: The parameters a scenario gives as a name (core.scenario_parameters value_text), each one of the
+#: names of its reference table (written from the same vocabulary by the model_methods asset).
+NAMED: dict[str, Bounds] = {
+    "accounting_frame": Bounds(names=tuple(FRAMES), table="core.frames"),
+    "edge_embodied_policy": Bounds(names=tuple(POLICIES), table="core.embodied_policies"),
+    "workload_kind": Bounds(names=tuple(WORKLOADS), table="core.workload_kinds"),
+    "comm_pattern": Bounds(names=COMM_PATTERNS, table="core.patterns"),
+    # peak_flops is the headline wherever a count is stated; the name chooses between the others
+    "headline_basis": Bounds(names=tuple(b for b, rule in BASIS_RULES.items() if rule.headline_choice), table="core.bases"),
+}
+
 #: Every parameter that is not a device class's ``<class>_<field>`` row -> its bounds.
 PARAMETER_BOUNDS: dict[str, Bounds] = {
-    # codes: the vocabulary's (sql/model/evaluate.sql reads them by number)
-    "accounting_frame": Bounds(codes=dict(enumerate(ACCOUNTING_FRAMES))),
-    "edge_embodied_policy": Bounds(codes=POLICIES),
-    "workload_kind": Bounds(codes=WORKLOADS),
-    "comm_pattern": Bounds(codes={PATTERNS.index(p): p for p in COMM_PATTERNS}),
-    # peak_flops is the headline wherever a count is stated; the code chooses between the others
-    "headline_basis": Bounds(codes=dict(enumerate(HEADLINE_BASES[1:]))),
+    **NAMED,
+    # switches: codes the model reads as numbers (the Monte Carlo draws cloud_gpu_variant)
     "grid_shared": Bounds(codes={0: "independent draws", 1: "one draw for both sides"}),
     "cloud_gpu_variant": Bounds(codes={0: "main", 1: "alternative"}),
     # the horizon and the hours in it
@@ -200,14 +215,22 @@ def bounds_for(parameter: str) -> Bounds | None:
     return None
 
 
-def refusal(parameter: str, value: float, unit: str | None = None, *, end: str | None = None) -> str | None:
+def is_named(parameter: str) -> bool:
+    """Whether ``parameter`` is given as a name (:data:`NAMED`), not a number."""
+    return parameter in NAMED
+
+
+def refusal(parameter: str, value: float | str, unit: str | None = None, *, end: str | None = None) -> str | None:
     """Why ``value`` cannot be ``parameter``'s (its bounds, in words), or None when it can;
     ``end`` (low or high) when the value is an end of the parameter's range."""
     bounds = bounds_for(parameter)
     if bounds is None or bounds.admits(value):
         return None
-    shown = _number(value) if math.isfinite(value) else str(value)
-    if unit and unit != "code":
+    if isinstance(value, str):
+        shown = repr(value) if bounds.names else f"{value!r} (not a number)"
+    else:
+        shown = _number(value) if math.isfinite(value) else str(value)
+    if unit and unit not in ("code", "name") and not isinstance(value, str):
         shown += f" {unit}"
     what = parameter if end is None else f"{parameter} ({end} end of its range)"
     return f"{what} = {shown} is outside its bounds: {parameter} must be {bounds.describe()}"

@@ -71,7 +71,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
-    policy: str = pa.Field(isin=list(POLICIES.values()), description="none (the paper) | battery_wear | per_use_hour.")
+    policy: str = pa.Field(isin=list(POLICIES), description="Allocation policy (core.embodied_policies): " + " | ".join(POLICIES) + ".")
     is_scenario_policy: bool = pa.Field(description="The policy the scenario itself uses.")
     devices: float = pa.Field(gt=0, description="Devices per GPU (headline basis).")
     embodied_per_device_kgco2e: float = pa.Field(ge=0, description="Embodied carbon charged to training per device over the horizon, kgCO2e.")

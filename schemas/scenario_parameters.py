@@ -13,7 +13,11 @@ DISTRIBUTIONS = ["point", "uniform", "triangular", "split_triangular", "normal",
 class ScenarioParameters(Provenance):
     """Grain: one parameter of one scenario (after inheritance from the scenario it extends).
 
-    ``value`` is what the deterministic marts use. ``low``/``high`` and ``distribution``
+    ``value`` is what the deterministic marts use. A parameter that names a method (an
+    accounting frame, a communication pattern, an embodied policy, a workload kind, a headline
+    basis: :data:`schemas.parameter_bounds.NAMED`) carries the name in ``value_text`` instead,
+    with ``value`` null and unit ``name``; core.scenarios then holds it as a text column.
+    ``low``/``high`` and ``distribution``
     describe the plausible range for sensitivity and Monte Carlo. ``factor_ref`` names the
     staged row the value was read from (``table.key_column=key.value_column``), so a value
     chosen from a factor set can be traced with SQL; ``source_id`` is then that row's source.
@@ -21,8 +25,9 @@ class ScenarioParameters(Provenance):
 
     scenario_id: str = pa.Field(description="Scenario, e.g. paper_text, paper_figure, vendor_fp32.")
     parameter: str = pa.Field(str_matches=r"^[a-z][a-z0-9_]*$", description="Parameter name; its unit is in `unit`.")
-    value: float = pa.Field(description="Value used by the deterministic marts.")
-    unit: str = pa.Field(description="Unit of value, low and high.")
+    value: float = pa.Field(nullable=True, description="Value used by the deterministic marts (null where the parameter names a method: value_text).")
+    value_text: str = pa.Field(nullable=True, description="The method a parameter names (e.g. accounting_frame: consequential), one of the names in its reference table (core.frames, core.patterns, core.embodied_policies, core.workload_kinds, core.bases); null for a number.")
+    unit: str = pa.Field(description="Unit of value, low and high ('name' where the parameter names a method).")
     low: float = pa.Field(nullable=True, description="Plausible low end (sensitivity, Monte Carlo).")
     high: float = pa.Field(nullable=True, description="Plausible high end.")
     distribution: str = pa.Field(isin=DISTRIBUTIONS, description="point | uniform | triangular (mode = value) | split_triangular (mode and median = value: half the draws on a triangle rising from low to value, half on one falling from value to high) | normal | lognormal (median = value, low/high its 95% interval).")
@@ -35,6 +40,13 @@ class ScenarioParameters(Provenance):
     class Config:
         strict = True
         unique = ["scenario_id", "parameter"]
+
+    @pa.dataframe_check(description="a number or a name: exactly one of value and value_text")
+    @classmethod
+    def number_or_name(cls, data: pa.PolarsData):  # type: ignore[no-untyped-def]
+        import polars as pl
+
+        return data.lazyframe.select(pl.col("value").is_null() != pl.col("value_text").is_null())
 
     @pa.dataframe_check(description="low <= value <= high when a range is given")
     @classmethod

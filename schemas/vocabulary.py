@@ -1,7 +1,15 @@
-"""The shared vocabularies of the model and the marts: codes every layer spells the same way."""
+"""The shared vocabularies of the model and the marts: the names every layer spells the same way.
+
+Each vocabulary is written once, here, and becomes reference rows in the warehouse (the
+``model_methods`` asset: core.frames, core.frame_network_methods, core.workload_kinds,
+core.embodied_policies, core.bases, core.verdicts, core.network_methods, core.patterns and
+core.claim), which the model joins and the marts read. A scenario file names a method by its
+name here (``accounting_frame,consequential``), never by a number.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -51,18 +59,112 @@ PATTERN_ROWS = {
 PATTERNS = tuple(PATTERN_ROWS)
 #: The patterns that move data (a scenario's ``comm_pattern`` is one of them).
 COMM_PATTERNS = tuple(name for name, row in PATTERN_ROWS.items() if row.moves_bytes)
-#: Equivalence bases of marts.fleet_equivalence, in report order. The memory-capacity floor is
-#: not among them: it is a floor on every basis (devices_memory_floor), not an equivalence.
-BASES = ("peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "availability", "binding", "measured_throughput")
+
+
+@dataclass(frozen=True)
+class Basis:
+    """An equivalence basis (core.bases): what it compares a device to the cloud GPU by."""
+
+    description: str
+    #: The unit of its capacities (sql/model/evaluate.sql cloud_gpu_capacity, device_capacity).
+    capacity_unit: str
+    #: Whether the devices' online fraction and straggler slowdown enter its count.
+    counts_availability: bool
+    #: Whether a scenario's ``headline_basis`` may name it (peak_flops heads wherever a count is stated).
+    headline_choice: bool
+    #: Whether its count is at least the memory floor (a class without a memory figure then has no count on it).
+    memory_floor: bool
+
+
+#: Equivalence bases of marts.fleet_equivalence (core.bases), in report order. The memory-capacity floor
+#: is not among them: it is a floor on every basis (devices_memory_floor), not an equivalence.
+BASIS_RULES = {
+    "peak_flops": Basis("Peak FP32 FLOPS (a count the source states replaces the formula).", "TFLOPS", False, False, False),
+    "peak_fp16": Basis("Peak FP16/BF16 FLOPS (tensor cores on the GPU).", "TFLOPS", False, False, False),
+    "memory_bandwidth": Basis("Memory bandwidth.", "GB/s", False, False, False),
+    "roofline": Basis("min(F, I x B) at the scenario's arithmetic intensity I.", "TFLOPS", False, False, False),
+    "availability": Basis("Peak FP32 FLOPS with the online fraction and the straggler slowdown.", "TFLOPS", True, False, False),
+    "binding": Basis("max(roofline with availability, the memory floor).", "TFLOPS", True, True, True),
+    "measured_throughput": Basis("Jobs per hour of the same measured job (paper Table 1), with availability, at least the "
+                                 "memory floor and the devices at their peak.", "jobs/h", True, True, True),
+}
+BASES = tuple(BASIS_RULES)
+#: The basis that heads wherever the scenario states a device count (the paper's peak FLOPS).
+STATED_BASIS = "peak_flops"
+#: The measured basis: marts.verdict reports it beside the headline, marts.siting reads it alone.
+MEASURED_BASIS = "measured_throughput"
 #: The bases a scenario's headline can use (peak_flops with a stated count, else headline_basis).
-HEADLINE_BASES = ("peak_flops", "binding", "measured_throughput")
+HEADLINE_BASES = (STATED_BASIS, *(b for b, rule in BASIS_RULES.items() if rule.headline_choice))
+#: The units of the bases' capacities.
+CAPACITY_UNITS = tuple(dict.fromkeys(rule.capacity_unit for rule in BASIS_RULES.values()))
 #: Which evaluated bases to keep: every one asked for, the headline only, the headline and
 #: measured_throughput (what marts.verdict reports), or measured_throughput only (marts.siting).
 BASIS_FILTERS = ("all", "headline", "headline_and_measured", "measured")
-#: Embodied-carbon allocation policies by the numeric code core.scenarios carries.
-POLICIES = {0: "none", 1: "battery_wear", 2: "per_use_hour"}
-#: Accounting frames of marts.verdict: the paper's mixed frame, then the two consistent ones.
-ACCOUNTING_FRAMES = ("as_published", "attributional", "consequential")
+#: Embodied-carbon allocation policies (core.embodied_policies, a scenario's edge_embodied_policy):
+#: how much of an edge device's embodied carbon training is charged (sql/model/macros.sql
+#: embodied_allocated_kgco2e).
+POLICIES = {
+    "none": "Devices are owned anyway: no embodied carbon is charged to training (the paper).",
+    "battery_wear": "Battery wear (consequential): the battery's share of the device's non-use-phase embodied carbon x "
+                    "the extra charge cycles / rated cycles, or, for owners who replace the device when training wears "
+                    "its battery out early, the device's embodied carbon x the share of its service life lost.",
+    "per_use_hour": "Per use hour (attributional): the embodied carbon re-amortised to the job x training hours / "
+                    "(training hours + the owner's own use hours).",
+}
+#: How a frame charges the cloud node's embodied carbon to the job, by whether it amortises it over the
+#: node's life (core.frames amortises_cloud_embodied -> cloud_embodied_rule, as marts.lifecycle_carbon states it).
+CLOUD_EMBODIED_RULES = {
+    False: "per-GPU embodied factor, charged in full",
+    True: "per-GPU embodied factor x min(T / node life, 1)",
+}
+#: How a frame prices a GB of network traffic in the marts that count bytes at one intensity
+#: (core.frames network_energy_rule; sql/model/macros.sql network_kwh_per_gb_for_rule): average
+#: intensities, or the marginal power of a power model.
+NETWORK_ENERGY_RULES = {
+    "average": "network kWh/GB + the home router's allocated kWh/GB",
+    "marginal": "(network + router marginal W per Mbit/s) x 8,000 J per GB",
+}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """An accounting frame (core.frames) and its rules, which the model joins (sql/model/evaluate.sql)."""
+
+    description: str
+    #: Whether the cloud node's embodied carbon is amortised over its life (min(T / life, 1)), else charged in full.
+    amortises_cloud_embodied: bool
+    #: One of NETWORK_ENERGY_RULES.
+    network_energy_rule: str
+    #: The network methods it admits (core.frame_network_methods), its headline method first.
+    network_methods: tuple[str, ...]
+    #: Whether a fleet over its link is resized to the smallest fleet whose links carry its traffic.
+    resizes_fleet: bool
+    #: The edge embodied policy a scenario in the frame must use (None: any).
+    edge_embodied_policy: str | None = None
+    #: Whether a scenario in the frame must give its network energy rule's factors (> 0).
+    requires_network_factors: bool = False
+
+
+#: Accounting frames of marts.verdict (core.frames): the paper's mixed frame, then the two consistent ones.
+#: Attributional accounts allocate by volume or by time in use; a consequential one counts marginal power.
+FRAMES = {
+    "as_published": Frame(
+        "The paper's own mixed frame, kept so its arithmetic stays exact: the cloud side attributional (a GPU's whole "
+        "embodied share, average grid intensity), the edge consequential (devices owned anyway), the network counted by "
+        "the radio alone; the paper's fleet is kept.",
+        amortises_cloud_embodied=False, network_energy_rule="average", network_methods=("radio",), resizes_fleet=False),
+    "attributional": Frame(
+        "Average factors, every shared asset allocated: the edge devices' embodied carbon per use hour, the network and "
+        "the home router by average kWh per GB (or by time in use), the cloud node's embodied carbon amortised over its life.",
+        amortises_cloud_embodied=True, network_energy_rule="average", network_methods=("volume", "time"),
+        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True),
+    "consequential": Frame(
+        "Only what training adds: battery wear and early device replacement, the marginal network energy of a power "
+        "model, and the cloud node added for the training (its embodied share in full).",
+        amortises_cloud_embodied=False, network_energy_rule="marginal", network_methods=("marginal",),
+        resizes_fleet=True, edge_embodied_policy="battery_wear", requires_network_factors=True),
+}
+ACCOUNTING_FRAMES = tuple(FRAMES)
 #: Edge device classes of the paper's scenarios. The model is not limited to them: an edge
 #: device class is any ``<class>`` with a ``<class>_train_power_w`` parameter (DEVICE_MARKER),
 #: its other figures in ``<class>_<field>`` rows (DEVICE_FIELDS), so a class is added by rows.
@@ -97,10 +199,14 @@ DEVICE_FIELDS = {
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",
 }
-#: Workloads by the numeric code core.scenarios carries (workload_kind): the paper's one
-#: accelerator for a horizon, a number of accelerator-hours, or model parameters x tokens
-#: (6 N D FLOPs at a model FLOPs utilisation).
-WORKLOADS = {0: "horizon", 1: "gpu_hours", 2: "params_tokens"}
+#: Workload kinds (core.workload_kinds, a scenario's workload_kind): how the job's length is given
+#: (sql/model/evaluate.sql job_years).
+WORKLOADS = {
+    "horizon": "The paper's frame: cloud_gpu_count accelerators for horizon_years.",
+    "gpu_hours": "workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.",
+    "params_tokens": "fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the accelerator's FP16/BF16 "
+                     "peak, on cloud_gpu_count accelerators.",
+}
 #: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R). Its one
 #: row: core.claim, which every mart and page reads the bounds from.
 CLAIM_LOW = 4.0
@@ -117,22 +223,24 @@ NETWORK_METHODS = {
                 "at every home end, per byte; plus the sending device's radio. Idle power is drawn anyway.",
 }
 #: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
-#: Attributional accounts allocate by volume or by time in use; a consequential one counts marginal power.
-FRAME_NETWORK_METHODS = {
-    "as_published": ("radio",),
-    "attributional": ("volume", "time"),
-    "consequential": ("marginal",),
-}
-#: Frames whose fleets are resized to the smallest fleet whose links carry its traffic (as_published keeps the paper's).
-RESIZING_FRAMES = ("attributional", "consequential")
+FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.items()}
 #: A resized fleet may grow to at most this many times its compute-equivalent count.
 RESIZE_CAP = 10.0
-#: Verdict categories of marts.verdict, in order of precedence.
+#: Verdict categories of marts.verdict (core.verdicts), in order of precedence.
 VERDICT_INFEASIBLE = "infeasible at the stated link"
 VERDICT_EDGE_MORE = "edge emits more"
 VERDICT_BELOW = f"below the claim (R < {CLAIM_LOW:g})"
 VERDICT_HOLDS = f"claim holds (R >= {CLAIM_LOW:g})"
 VERDICT_UNCERTAIN = f"claim uncertain (p05-p95 spans {CLAIM_LOW:g})"
 VERDICTS = (VERDICT_INFEASIBLE, VERDICT_EDGE_MORE, VERDICT_BELOW, VERDICT_HOLDS, VERDICT_UNCERTAIN)
+#: What sets each verdict category (core.verdicts rule), in the same order.
+VERDICT_RULES = {
+    VERDICT_INFEASIBLE: "The fleet's traffic exceeds its link even resized (deterministically, or in more than "
+                        "1 - FEASIBLE_SHARE_MIN of the draws), or its required rate is unknown.",
+    VERDICT_EDGE_MORE: "The frame's highest p95 of R with communication is below 1.",
+    VERDICT_BELOW: "The frame's highest p95 of R with communication is below the claim's low end.",
+    VERDICT_HOLDS: "The frame's lowest p05 of R with communication is at least the claim's low end.",
+    VERDICT_UNCERTAIN: "The frame's p05-p95 of R with communication spans the claim's low end.",
+}
 #: A verdict row whose Monte Carlo draws are feasible in less than this share is infeasible.
 FEASIBLE_SHARE_MIN = 0.5

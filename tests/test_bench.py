@@ -29,7 +29,7 @@ from bench.baseline import numpy_model
 from bench.pandas_baseline import ingest
 from pipelines.model.uncertainty import Draws, draw_inputs
 from pipelines.paths import PROJECT_ROOT
-from schemas.vocabulary import PATTERNS
+from schemas.vocabulary import ACCOUNTING_FRAMES, HEADLINE_BASES, PATTERNS, POLICIES
 
 SAMPLES = 10_000
 
@@ -239,10 +239,10 @@ def test_numpy_model_agrees_with_the_sql_on_every_branch(built_warehouse: Path) 
     v = draws.drawn.column("variant_id").to_numpy()
     stated = np.where(v % 5 == 0, 17.0, 4.0 + v % 7)
     varied = with_varied(draws, {
-        "headline_basis": pa.array((v % 2).astype(np.float64)),
+        "headline_basis": pa.array(np.array(HEADLINE_BASES[1:])[v % 2]),
         "cloud_gpu_variant": pa.array(((v // 2) % 2).astype(np.float64)),
-        "edge_embodied_policy": pa.array((v % 3).astype(np.float64)),
-        "accounting_frame": pa.array(((v // 3) % 3).astype(np.float64)),
+        "edge_embodied_policy": pa.array(np.array(list(POLICIES))[v % len(POLICIES)]),
+        "accounting_frame": pa.array(np.array(ACCOUNTING_FRAMES)[(v // 3) % len(ACCOUNTING_FRAMES)]),
         "laptop_devices_per_gpu": pa.array(stated, mask=v % 4 != 0),
         "phone_devices_per_gpu": pa.array(stated * 4, mask=v % 3 != 1),
     })
@@ -280,7 +280,7 @@ def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
 
     with open_readonly(built_warehouse) as con:
         scenario = query_pl(con, "select * from core.scenarios where scenario_id = $s", {"s": result["scenario"]})
-    assert scenario.height == 1 and scenario.item(0, "headline_basis") == 1
+    assert scenario.height == 1 and scenario.item(0, "headline_basis") == "measured_throughput"
 
 
 def test_test_suite_figure_is_the_median_and_a_failure_is_fatal() -> None:

@@ -11,7 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipelines.model.formula import frame_method_rows, pattern_rows
+from pipelines.model.formula import pattern_rows
+from pipelines.model.methods import frame_method_rows
 from pipelines.model.uncertainty import Ranged, to_values
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
@@ -20,6 +21,7 @@ from schemas.bounds import training_utilisation_ceiling
 from schemas.vocabulary import (
     FEASIBLE_SHARE_MIN,
     FRAME_NETWORK_METHODS,
+    FRAMES,
     NETWORK_METHODS,
     PATTERN_ROWS,
     VERDICT_HOLDS,
@@ -85,7 +87,7 @@ def test_methods_are_rows_and_every_frame_admits_its_own() -> None:
     assert admitted == {f: set(m) for f, m in FRAME_NETWORK_METHODS.items()}
     assert admitted["attributional"] == {"volume", "time"} and admitted["consequential"] == {"marginal"}
     # one headline method per frame
-    assert methods.group_by("accounting_frame").agg(pl.col("is_frame_headline").sum()).get_column("is_frame_headline").to_list() == [1, 1, 1]
+    assert methods.group_by("accounting_frame").agg(pl.col("is_frame_headline").sum()).get_column("is_frame_headline").to_list() == [1] * len(FRAMES)
     ends = pl.from_arrow(pattern_rows())
     assert ends.filter(pl.col("name") == "ring_allreduce").row(0)[1:3] == (2, 0)
     assert ends.filter(pl.col("resizable")).get_column("name").to_list() == ["pipeline"]
@@ -111,7 +113,7 @@ def test_a_device_charged_for_replacement_carries_no_battery_wear() -> None:
     con = duckdb.connect()
     install_macros(con)
     # nonuse 100 kg, battery share 0.05, 400 extra cycles of 1,000 rated, owner 200 cycles a year, 3 years of a 4-year life
-    args = "1, 100.0, 0.0, 0.05, 400.0, 1000.0, 8, 4, 200.0, $share, 3.0, 4.0"
+    args = "'battery_wear', 100.0, 0.0, 0.05, 400.0, 1000.0, 8, 4, 200.0, $share, 3.0, 4.0"
     wear_only = con.execute(f"select embodied_allocated_kgco2e({args})", {"share": 0.0}).fetchone()[0]
     replaced = con.execute(f"select embodied_allocated_kgco2e({args})", {"share": 1.0}).fetchone()[0]
     lost = con.execute("select battery_life_lost_years(1000.0, 200.0, 400.0, 3.0, 4.0)").fetchone()[0]

@@ -483,22 +483,16 @@ def test_the_marts_check_sees_every_other_schema() -> None:
 #
 # A communication pattern is a row of core.patterns (schemas/vocabulary.py PATTERN_ROWS): the model
 # and the marts read its coefficients and flags from the joined row, so no SQL file of theirs names
-# a pattern in a string literal ('pipeline', 'none', ...). The scenario files' integer pattern codes
-# still have their names in one macro (comm_pattern_name) until the scenarios name their patterns.
+# a pattern in a string literal ('pipeline', 'none', ...); scenario files name their pattern.
 
 #: Folders (below the project root) whose SQL names no communication pattern.
 PATTERN_FREE = ("sql/model", "sql/marts")
-#: Macros whose text is left out of the check: the names of the scenario files' pattern codes.
-PATTERN_EXEMPT_MACROS = ("comm_pattern_name",)
 
 
 def pattern_literals(path: str, sql: str) -> list[str]:
     """``path:line: literal`` for every string literal of ``sql`` that is a communication pattern's name."""
     from schemas.vocabulary import PATTERNS
 
-    for macro in PATTERN_EXEMPT_MACROS:
-        sql = re.sub(rf"create or replace temp macro {macro}\b.*?;", lambda m: "\n" * m.group(0).count("\n"), sql,
-                     flags=re.DOTALL | re.IGNORECASE)
     names = {name.lower() for name in PATTERNS}
     return [f"{path}:{line}: {text}" for line, text in sql_literals(sql)
             if text.startswith("'") and text.strip("'").lower() in names]
@@ -516,8 +510,95 @@ def test_no_model_or_mart_sql_names_a_pattern() -> None:
     ("select * from evaluated where pattern = 'none'\n", ["x.sql:1: 'none'"]),
     ("select 1\nwhere p = 'Pipeline' or p = 'ring_allreduce'\n", ["x.sql:2: 'Pipeline'", "x.sql:2: 'ring_allreduce'"]),
     ("-- the 'pipeline' pattern\nselect 'pipeline stages' as label, pattern.splits_model from core.patterns as pattern\n", []),
-    ("create or replace temp macro comm_pattern_name(code) as\n    ['radio_window', 'pipeline'][code];\nselect 'none'\n",
-     ["x.sql:3: 'none'"]),
 ])
 def test_the_pattern_check_finds_names_not_prose(sql: str, expected: list[str]) -> None:
     assert pattern_literals("x.sql", sql) == expected
+
+
+# --- methods are rows: no code list, no vocabulary repeated ----------------------------------------
+#
+# A method (an accounting frame, an embodied policy, a workload kind, an equivalence basis, a
+# network method, a verdict category) is a row of its reference table, written from
+# schemas/vocabulary.py; scenario files name it, and the model joins its rules as columns. So no
+# SQL reads a frame, workload, policy or basis as a number (``cast(accounting_frame as integer)``),
+# and no other file spells a list of its names: a literal list, tuple, set, SQL ``[...]``, ``in
+# (...)`` or ``values (...)`` of two or more names of one vocabulary. A communication pattern list
+# counts when it repeats a pattern vocabulary whole (PATTERNS, COMM_PATTERNS); a
+# selection of patterns (the pages' "none, radio_window, pipeline") is a choice of what to show.
+
+#: SQL that reads a method as a number.
+CODE_CAST = re.compile(r"cast\s*\(\s*(?:\w+\.)?(?:frame|accounting_frame|workload_kind|policy|edge_embodied_policy|headline_basis|"
+                       r"comm_pattern|code)\s+as\s+integer\s*\)", re.IGNORECASE)
+#: Where no literal may repeat a vocabulary (the rendered site aside).
+VOCABULARY_FREE = ("sql", "pipelines", "schemas", "dashboards", "bench", "tools")
+#: SQL lists of quoted names: ``['a', 'b']``, ``in ('a', 'b')`` and ``values ('a'), ('b')``.
+_SQL_NAME_LIST = re.compile(r"[\[(]\s*('[^']*'(?:\s*,\s*'[^']*')+)\s*[\])]|\(\s*'[^']*'\s*\)(?:\s*,\s*\(\s*'[^']*'\s*\))+")
+
+
+def vocabularies() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """(vocabularies any two of whose names make a list, vocabularies only repeated whole make one)."""
+    from schemas import vocabulary as v
+
+    named = {"accounting frames": v.ACCOUNTING_FRAMES, "embodied policies": tuple(v.POLICIES), "workload kinds": tuple(v.WORKLOADS),
+             "equivalence bases": v.BASES, "network methods": tuple(v.NETWORK_METHODS), "verdicts": v.VERDICTS,
+             "capacity units": v.CAPACITY_UNITS}
+    whole = {"PATTERNS": v.PATTERNS, "COMM_PATTERNS": v.COMM_PATTERNS}
+    return ({k: frozenset(names) for k, names in named.items()}, {k: frozenset(names) for k, names in whole.items()})
+
+
+def repeated_vocabulary(names: list[str]) -> str | None:
+    """The vocabulary ``names`` (a literal list) repeats, or None."""
+    named, whole = vocabularies()
+    if len(names) < 2:
+        return None
+    found = [k for k, vocabulary in named.items() if set(names) <= vocabulary]
+    found += [k for k, vocabulary in whole.items() if set(names) == vocabulary]
+    return found[0] if found else None
+
+
+def vocabulary_literals(path: str, text: str) -> list[str]:
+    """``path:line: names (vocabulary)`` for every literal list of ``text`` that repeats a vocabulary,
+    and every SQL cast of a method to a number."""
+    found: list[tuple[int, list[str]]] = []
+    hits: list[str] = []
+    if path.endswith(".py"):
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.List | ast.Tuple | ast.Set) and node.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+                found.append((node.lineno, [e.value for e in node.elts]))
+    else:
+        code = re.sub(r"--[^\n]*|/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.DOTALL)
+        for match in _SQL_NAME_LIST.finditer(code):
+            found.append((code.count("\n", 0, match.start()) + 1, re.findall(r"'([^']*)'", match.group(0))))
+        hits += [f"{path}:{code.count(chr(10), 0, m.start()) + 1}: {m.group(0)}" for m in CODE_CAST.finditer(code)]
+    return hits + [f"{path}:{line}: {names} ({vocabulary})" for line, names in found if (vocabulary := repeated_vocabulary(names))]
+
+
+def test_no_file_reads_a_method_as_a_code_or_repeats_a_vocabulary() -> None:
+    files = {}
+    for entry in VOCABULARY_FREE:
+        for path in sorted((PROJECT_ROOT / entry).rglob("*")):
+            relative = path.relative_to(PROJECT_ROOT)
+            if path.suffix in (".py", ".sql") and "site" not in relative.parts and relative.as_posix() != "schemas/vocabulary.py":
+                files[relative.as_posix()] = path.read_text(encoding="utf-8")
+    assert {"sql/model/evaluate.sql", "sql/model/macros.sql", "sql/checks/frame_consistency.sql", "schemas/marts.py"} <= set(files)
+    found = [hit for path, text in files.items() for hit in vocabulary_literals(path, text)]
+    assert found == [], "a method is a row of its reference table (schemas/vocabulary.py): join it or read the vocabulary"
+
+
+@pytest.mark.parametrize("path, text, expected", [
+    ("x.sql", "select case when cast(accounting_frame as integer) = 1 then 1 end", ["x.sql:1: cast(accounting_frame as integer)"]),
+    ("x.sql", "select cast(s.workload_kind AS INTEGER)", ["x.sql:1: cast(s.workload_kind AS INTEGER)"]),
+    ("x.sql", "select cast(cloud_gpu_variant as integer) -- cast(frame as integer)", []),
+    ("x.sql", "select ['as_published', 'attributional', 'consequential'][1]",
+     ["x.sql:1: ['as_published', 'attributional', 'consequential'] (accounting frames)"]),
+    ("x.sql", "where basis in ('binding', 'measured_throughput')", ["x.sql:1: ['binding', 'measured_throughput'] (equivalence bases)"]),
+    ("x.sql", "cross join (values ('radio_window'), ('idealized'), ('parameter_server'), ('ring_allreduce'), ('pipeline')) as p (name)",
+     ["x.sql:1: ['radio_window', 'idealized', 'parameter_server', 'ring_allreduce', 'pipeline'] (COMM_PATTERNS)"]),
+    ("x.sql", "where pattern in ('none', 'radio_window')", []),
+    ("x.py", 'FRAMES = ("as_published", "attributional")\n', ["x.py:1: ['as_published', 'attributional'] (accounting frames)"]),
+    ("x.py", 'UNITS = ["TFLOPS", "GB/s", "jobs/h"]\nSHOWN = ["none", "pipeline"]\n', ["x.py:1: ['TFLOPS', 'GB/s', 'jobs/h'] (capacity units)"]),
+    ("x.py", 'x = {"as_published": 1}\ny = ("as_published",)\n', []),
+])
+def test_the_vocabulary_check_finds_code_casts_and_repeated_lists(path: str, text: str, expected: list[str]) -> None:
+    assert vocabulary_literals(path, text) == expected

@@ -37,19 +37,6 @@ def test_a_restated_constant_is_caught(tmp_path: Path) -> None:
     assert re.search(BARE["365 (days a year: the carbon macros)"], code_of(leak))
 
 
-def test_sql_code_names_are_the_vocabulary() -> None:
-    import duckdb
-
-    from pipelines.warehouse.tables import install_macros
-    from schemas.vocabulary import ACCOUNTING_FRAMES, COMM_PATTERNS
-
-    con = duckdb.connect()
-    install_macros(con)
-    frames = [con.execute("select accounting_frame_name($c)", {"c": code}).fetchall()[0][0] for code in range(3)]
-    patterns = [con.execute("select comm_pattern_name($c)", {"c": code}).fetchall()[0][0] for code in range(1, 6)]
-    assert tuple(frames) == ACCOUNTING_FRAMES and tuple(patterns) == COMM_PATTERNS
-
-
 def test_the_model_names_no_device_class() -> None:
     """Devices are rows: evaluate.sql reads one row per edge device class (model_devices), so
     no class (laptop, phone, ...) appears in it, and a class's fields never shadow a parameter."""

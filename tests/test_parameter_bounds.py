@@ -1,7 +1,8 @@
 """Scenario values are checked against each parameter's bounds before the model runs.
 
 The bounds are data (schemas/parameter_bounds.py): a device class's rows take those of the
-core.scenario_devices column they fill (its pandera model), codes the vocabulary's. A build
+core.scenario_devices column they fill (its pandera model), a method a scenario names one of the
+names of its reference table (core.frames, ...: the vocabulary's), a switch one of its codes. A build
 with a value out of bounds stops at the blocking check on core.scenario_parameters with one
 line per bad value (file, line, parameter, allowed range); ``scenario new`` refuses one in a
 line and writes nothing.
@@ -51,12 +52,14 @@ def test_bounds_admit_and_say_their_range(bounds: Bounds, inside: list[float], o
     ("tablet_hours_per_day", "in (0, 24]"),
     ("phone_fleet_share", "in [0, 1]"),
     ("phone_lifetime_years", "> 0"),
-    # codes: the vocabulary's
-    ("comm_pattern", "one of 1 (radio_window), 2 (idealized), 3 (parameter_server), 4 (ring_allreduce), 5 (pipeline)"),
-    ("accounting_frame", "one of 0 (as_published), 1 (attributional), 2 (consequential)"),
-    ("headline_basis", "one of 0 (binding), 1 (measured_throughput)"),
-    ("workload_kind", "one of 0 (horizon), 1 (gpu_hours), 2 (params_tokens)"),
-    ("edge_embodied_policy", "one of 0 (none), 1 (battery_wear), 2 (per_use_hour)"),
+    # names: the vocabulary's, as its reference tables hold them
+    ("comm_pattern", "one of the names in core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline"),
+    ("accounting_frame", "one of the names in core.frames: as_published, attributional, consequential"),
+    ("headline_basis", "one of the names in core.bases: binding, measured_throughput"),
+    ("workload_kind", "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens"),
+    ("edge_embodied_policy", "one of the names in core.embodied_policies: none, battery_wear, per_use_hour"),
+    # switches: codes
+    ("grid_shared", "one of 0 (independent draws), 1 (one draw for both sides)"),
     # the table's own rows, before any class ending they share
     ("edge_hours_per_day", "in (0, 24]"),
     ("cloud_gpu_count", ">= 1"),
@@ -91,8 +94,10 @@ def test_the_examples_scenario_is_within_its_bounds(tmp_path: Path) -> None:
     parsed = parse_entry(entry, parse_scenario).frame
     assert [p for p in parsed.get_column("parameter").to_list() if bounds_for(p) is None] == []
     values = parsed.filter(pl.col("value").is_not_null())
-    assert values.height > 0
+    names = parsed.filter(pl.col("value_text").is_not_null())
+    assert values.height > 0 and set(names.get_column("parameter")) == {"workload_kind", "headline_basis"}
     assert [p for p, v, u in values.select("parameter", "value", "unit").iter_rows() if refusal(p, v, u)] == []
+    assert [p for p, v, u in names.select("parameter", "value_text", "unit").iter_rows() if refusal(p, v, u)] == []
 
 
 def _resolved(tmp_path: Path, files: dict[str, tuple[str, dict[str, str]]]) -> pl.DataFrame:
@@ -112,7 +117,7 @@ def test_out_of_bounds_names_file_line_parameter_and_range(tmp_path: Path) -> No
     frame = _resolved(tmp_path, {
         "base": ("laptop_train_power_w,-5,W,,,point,assumed,,x\n"
                  "edge_hours_per_day,8,h/day,2,30,uniform,assumed,,x\n"
-                 "comm_pattern,7,code,,,point,assumed,,x\n"
+                 "comm_pattern,ring,name,,,point,assumed,,x\n"
                  "cloud_utilisation,0.5,fraction,,,point,assumed,,x\n", {}),
         "child": ("cloud_utilisation,1.5,fraction,,,point,assumed,,x\n", {"extends": "base"}),
     })
@@ -121,8 +126,8 @@ def test_out_of_bounds_names_file_line_parameter_and_range(tmp_path: Path) -> No
         "(scenarios base, child)",
         "sources/base.csv, line 3: edge_hours_per_day (high end of its range) = 30 h/day is outside its bounds: "
         "edge_hours_per_day must be in (0, 24] (scenarios base, child)",
-        "sources/base.csv, line 4: comm_pattern = 7 is outside its bounds: comm_pattern must be one of 1 (radio_window), "
-        "2 (idealized), 3 (parameter_server), 4 (ring_allreduce), 5 (pipeline) (scenarios base, child)",
+        "sources/base.csv, line 4: comm_pattern = 'ring' is outside its bounds: comm_pattern must be one of the names in "
+        "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline (scenarios base, child)",
         "sources/child.csv, line 2: cloud_utilisation = 1.5 fraction is outside its bounds: cloud_utilisation must be in (0, 1] "
         "(scenario child)",
     ]
@@ -161,9 +166,12 @@ def test_the_docs_quote_the_refusal() -> None:
     (["--set", "phone_nonuse_share=1.2"],
      "scenario new: --set phone_nonuse_share=1.2: phone_nonuse_share = 1.2 fraction is outside its bounds: "
      "phone_nonuse_share must be in [0, 1]; nothing was written"),
-    (["--set", "comm_pattern=0"],
-     "scenario new: --set comm_pattern=0: comm_pattern = 0 is outside its bounds: comm_pattern must be one of 1 (radio_window), "
-     "2 (idealized), 3 (parameter_server), 4 (ring_allreduce), 5 (pipeline); nothing was written"),
+    (["--set", "comm_pattern=none"],
+     "scenario new: --set comm_pattern=none: comm_pattern = 'none' is outside its bounds: comm_pattern must be one of the names in "
+     "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline; nothing was written"),
+    (["--set", "accounting_frame=2"],
+     "scenario new: --set accounting_frame=2: accounting_frame = '2' is outside its bounds: accounting_frame must be one of the "
+     "names in core.frames: as_published, attributional, consequential; nothing was written"),
 ])
 def test_scenario_new_refuses_out_of_bounds_in_one_line(flags: list[str], line: str, sources: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,8 +48,8 @@ FRAME_NETWORK_SQL = """
 select scenario_id, pattern, device_online_fraction as online, edge_bandwidth_mb_per_s as bandwidth_mb_per_s,
        wifi_radio_power_w as radio_w, link_utilisation, edge_hours_per_day * 3600 * 365 * horizon_years as window_s,
        (1 - battery_throughput_share + battery_throughput_share / battery_round_trip_efficiency) / edge_charger_efficiency as wall,
-       case when accounting_frame = 2 then (network_marginal_w_per_mbps + home * router_marginal_w_per_mbps) * 8000 / 3.6e6
-            when accounting_frame = 1 then home * (network_kwh_per_gb + router_kwh_per_gb) + server * network_kwh_per_gb
+       case when accounting_frame = 'consequential' then (network_marginal_w_per_mbps + home * router_marginal_w_per_mbps) * 8000 / 3.6e6
+            when accounting_frame = 'attributional' then home * (network_kwh_per_gb + router_kwh_per_gb) + server * network_kwh_per_gb
             else network_kwh_per_gb + router_kwh_per_gb end as kwh_per_gb
 from core.scenarios
 cross join (values ('radio_window', 1, 1), ('idealized', 1, 1), ('parameter_server', 1, 1), ('ring_allreduce', 2, 0),
@@ -210,7 +210,7 @@ def test_finding_6_draws_describe_their_scenario(built_warehouse: Path) -> None:
         frames = dict(con.execute("select scenario_id, accounting_frame from core.scenarios").fetchall())
     for scenario, frame in frames.items():
         drawn = {p.parameter: p for p in ranged_parameters(params.filter(pl.col("scenario_id") == scenario))}
-        if frame == 0:
+        if frame == "as_published":
             assert "network_kwh_per_gb" not in drawn
             statuses = dict(params.filter(scenario_id=scenario).select("parameter", "status").rows())
             paper_drawn = [p for p in drawn.values() if statuses[p.parameter] == "paper" and p.distribution != "normal"]
@@ -248,9 +248,9 @@ def test_monte_carlo_brackets_every_deterministic_r(built_warehouse: Path) -> No
 
 
 def test_every_scenario_has_a_frame_and_the_realistic_pair_extends_one_base(built_warehouse: Path) -> None:
-    frames = dict(one_column(built_warehouse, "select scenario_id, cast(accounting_frame as integer) from core.scenarios"))
-    assert frames["paper_text"] == frames["paper_figure"] == frames["vendor_fp32"] == 0
-    assert frames["realistic_attributional"] == 1 and frames["realistic_consequential"] == 2
+    frames = dict(one_column(built_warehouse, "select scenario_id, accounting_frame from core.scenarios"))
+    assert frames["paper_text"] == frames["paper_figure"] == frames["vendor_fp32"] == "as_published"
+    assert frames["realistic_attributional"] == "attributional" and frames["realistic_consequential"] == "consequential"
     defined = dict(one_column(built_warehouse, "select scenario_id, defined_in from core.scenario_parameters "
                                                "where parameter = 'cloud_node_overhead_w'"))
     assert defined["realistic_attributional"] == defined["realistic_consequential"]
@@ -301,7 +301,7 @@ def test_consequential_battery_wear_and_early_replacement(built_warehouse: Path)
     con = duckdb.connect()
     from pipelines.warehouse.tables import install_macros
     install_macros(con)
-    replaced = con.execute("select embodied_allocated_kgco2e(1, $nonuse, 0.0, 0.05, $cycles, 1000.0, 8, 4, 300.0, 0.3, 3.0, 3.0)",
+    replaced = con.execute("select embodied_allocated_kgco2e('battery_wear', $nonuse, 0.0, 0.05, $cycles, 1000.0, 8, 4, 300.0, 0.3, 3.0, 3.0)",
                            {"nonuse": nonuse, "cycles": cycles}).fetchone()[0]
     assert replaced == pytest.approx(0.3 * nonuse * min(lost / 3.0, 1) + 0.7 * wear, rel=1e-9)
 
@@ -338,14 +338,25 @@ def test_joint_draws_move_the_gpu_variant_and_the_grid_together(built_warehouse:
 
 
 def test_frame_consistency_check_names_what_breaks() -> None:
+    from pipelines.model.methods import frame_rows
+
     con = duckdb.connect()
     con.execute("create schema core")
-    con.execute("create table core.scenarios as select 'broken' as scenario_id, 2.0 as accounting_frame, 2.0 as edge_embodied_policy, "
-                "0.0 as network_marginal_w_per_mbps, 0.0 as router_marginal_w_per_mbps, 0.03 as network_kwh_per_gb, "
-                "3.0 as headline_basis, 5.0 as comm_pattern, 1.0 as grid_shared, 0.0 as cloud_gpu_variant, "
-                "3.0 as workload_kind, 0.0 as cloud_gpu_count, 0.0 as workload_gpu_hours, 0.0 as workload_tokens, 0.0 as workload_mfu")
-    problems = [p for _, _, p in con.execute(sql_text("checks/frame_consistency.sql")).fetchall()]
-    # a code out of range on its own (headline_basis 3, workload_kind 3, no GPU) is the bounds check's
-    # (tests/test_parameter_bounds.py), which runs before core.scenarios is built
-    assert problems == ["consequential frame charges battery wear (edge_embodied_policy = 1)",
-                        "consequential frame needs a marginal network power (network_ and router_marginal_w_per_mbps)"]
+    con.register("frame_rows", frame_rows())
+    con.execute("create table core.frames as select * from frame_rows")
+    con.execute("create table core.scenarios as select * from (values "
+                "('broken', 'consequential', 'per_use_hour', 0.0, 0.0, 0.03, 'gpu_hours', 0.0), "
+                "('unknown', 'marginal', 'none', 0.05, 0.02, 0.03, 'horizon', 0.0), "
+                "('paper', 'as_published', 'none', 0.0, 0.0, 0.0, 'horizon', 1.0)) "
+                "as s (scenario_id, accounting_frame, edge_embodied_policy, network_marginal_w_per_mbps, router_marginal_w_per_mbps, "
+                "network_kwh_per_gb, workload_kind, workload_gpu_hours), "
+                "(select 0.0 as workload_tokens, 0.0 as workload_mfu)")
+    problems = [(s, p) for s, _, p in con.execute(sql_text("checks/frame_consistency.sql")).fetchall()]
+    # a name out of its table on its own is the bounds check's (tests/test_parameter_bounds.py), which runs before
+    # core.scenarios is built; the frame's row says what the scenario must agree with
+    assert problems == [
+        ("broken", "consequential frame charges edge embodied carbon by battery_wear (edge_embodied_policy = battery_wear)"),
+        ("broken", "consequential frame needs a marginal network power (network_ and router_marginal_w_per_mbps)"),
+        ("broken", "workload_kind gpu_hours needs workload_gpu_hours > 0"),
+        ("unknown", "accounting_frame marginal is not a row of core.frames"),
+    ]

@@ -105,7 +105,7 @@ def r_by_formula(path: Path, scenario: str, cloud_ci: float, edge_ci: float, dev
         overrides = pl.DataFrame({"scenario_id": [scenario] * 2, "variant_id": ["pair"] * 2,
                                   "parameter": ["cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh"], "value": [cloud_ci, edge_ci]})
         rows = evaluate(con, substitute(base, overrides), all_bases=True, methods="all")
-        pattern = {1: "radio_window", 5: "pipeline"}[int(base.item(0, "comm_pattern"))]
+        pattern = base.item(0, "comm_pattern")
     finally:
         con.close()
     rows = rows.filter((pl.col("device_class") == device) & (pl.col("basis") == SITING_BASIS) & (pl.col("network_method") == method))
@@ -234,7 +234,7 @@ def test_the_siting_evaluation_asks_the_model_only_for_what_it_reads(built_wareh
         full = evaluate(con, inputs, all_bases=True, patterns=PATTERNS, methods="all")
         with model_view(con, inputs, patterns=("none",), own_pattern=True, basis_filter="measured", methods=("radio", "time")):
             narrow = query_pl(con, "select * from model_evaluation")
-        own = dict(query_pl(con, "select scenario_id, comm_pattern_name(comm_pattern) from core.scenarios").iter_rows())
+        own = dict(query_pl(con, "select scenario_id, comm_pattern from core.scenarios").iter_rows())
     finally:
         con.close()
     keys = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method"]

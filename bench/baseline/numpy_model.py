@@ -7,14 +7,14 @@ scenario and branch. A change to the model's formula is made there, then mirrore
 
 It evaluates what ``sql/model/evaluate.sql`` (over the macros of ``sql/model/macros.sql``)
 evaluates for each scenario's headline basis: ``peak_flops`` where the device class has a
-stated count, else ``headline_basis`` (0 binding, 1 measured_throughput), for both device
-classes and all six communication patterns, each under its accounting frame's headline
-network method (the first of :data:`schemas.vocabulary.FRAME_NETWORK_METHODS`: as_published
-radio, attributional volume, consequential marginal). That covers the job's length by workload
+stated count, else the basis ``headline_basis`` names (binding or measured_throughput), for both
+device classes and all six communication patterns, each under its accounting frame's headline
+network method (the first of its :data:`schemas.vocabulary.FRAMES` entry's network methods:
+as_published radio, attributional volume, consequential marginal). That covers the job's length by workload
 (``job_years``), the accelerators' work (``work_tflops``: a stated count at the devices' peak,
 else the accelerator's utilisation x its FP32 roofline) and the tokens it trains on, the
 measured basis's floor of devices at their peak, the battery-wear policy's replaced share, and
-a pipeline fleet over its link resized in the resizing frames (:data:`RESIZING_FRAMES`, at most
+a pipeline fleet over its link resized in the frames that resize (:data:`RESIZING_FRAMES`, at most
 :data:`RESIZE_CAP` x its count). Each draw also carries link_feasible (its fleet sends its
 traffic within the window), and the summary is over the feasible draws, as
 ``sql/model/uncertainty_summary.sql``. Not covered: mixed fleets (a class's ``fleet_share``), whose
@@ -38,12 +38,11 @@ import pyarrow.compute as pc
 
 from pipelines.model.uncertainty import Draws
 from schemas.vocabulary import (
-    ACCOUNTING_FRAMES,
-    FRAME_NETWORK_METHODS,
+    FRAMES,
+    MEASURED_BASIS,
     PATTERN_ROWS,
     PATTERNS,
     RESIZE_CAP,
-    RESIZING_FRAMES,
     CommPattern,
 )
 
@@ -51,14 +50,14 @@ from schemas.vocabulary import (
 DEVICE_CLASSES = ("laptop", "phone")
 #: The summary's quantiles of R (uncertainty_summary.sql: p05, p50, p95).
 QUANTILES = (0.05, 0.5, 0.95)
-#: Headline bases, as codes: scenario headline_basis 0 and 1, and a stated device count.
+#: Headline bases, as codes of this module: the two a scenario's headline_basis names, and a stated device count.
 BINDING, MEASURED, STATED = 0, 1, 2
 #: whole_devices' tolerance: an exact ratio a hair above an integer does not round up.
 WHOLE_EPS = 1e-9
-#: Each accounting frame's headline network method, by the frame's code (accounting_frame).
-HEADLINE_METHODS = {code: FRAME_NETWORK_METHODS[frame][0] for code, frame in enumerate(ACCOUNTING_FRAMES)}
-#: Codes of the frames that resize a fleet over its link (core.frame_network_methods resizes_fleet).
-RESIZING_CODES = tuple(code for code, frame in enumerate(ACCOUNTING_FRAMES) if frame in RESIZING_FRAMES)
+#: Each accounting frame's headline network method (core.frames headline_network_method).
+HEADLINE_METHODS = {name: frame.network_methods[0] for name, frame in FRAMES.items()}
+#: The frames that resize a fleet over its link (core.frames resizes_fleet).
+RESIZING_FRAMES = tuple(name for name, frame in FRAMES.items() if frame.resizes_fleet)
 #: The link check's tolerance: a fleet is over its link above (1 + this) x what it can send.
 LINK_EPS = 1e-9
 
@@ -81,16 +80,23 @@ def choose(condition: Value, if_true: Value, if_false: Value) -> Value:
     return np.where(condition, if_true, if_false)
 
 
-def case_of(code: Value, branches: Mapping[int, Callable[[], Value]], default: Callable[[], Value]) -> Value:
-    """``case cast(code as integer) when k then branches[k] ... else default end``: only the codes present are evaluated."""
-    code = sql_integer(code)
-    if np.ndim(code) == 0:
-        return branches.get(int(code), default)()
-    present = [int(k) for k in np.unique(code)]
-    values = [np.broadcast_to(branches.get(k, default)(), np.shape(code)) for k in present]
+def case_of(name: Value | str, branches: Mapping[str, Callable[[], Value]], default: Callable[[], Value]) -> Value:
+    """``case name when k then branches[k] ... else default end`` for a name, one for every draw (a
+    str) or one per draw (an array of names): only the names present are evaluated."""
+    if isinstance(name, str):
+        return branches.get(name, default)()
+    names = np.asarray(name)
+    present = [str(k) for k in np.unique(names)]
+    values = [np.broadcast_to(branches.get(k, default)(), np.shape(names)) for k in present]
     if len(present) == 1:
         return values[0]
-    return np.select([code == k for k in present], values)
+    return np.select([names == k for k in present], values)
+
+
+def frame_rule(frame: Value | str, rule: str) -> Value:
+    """A rule of each draw's accounting frame (a column of core.frames, e.g. amortises_cloud_embodied)."""
+    values = {name: getattr(rules, rule) for name, rules in FRAMES.items()}
+    return case_of(frame, {name: (lambda value=value: value) for name, value in values.items()}, lambda: np.nan)
 
 
 def whole_devices(x: Value) -> Value:
@@ -145,9 +151,9 @@ def job_years(hours: Value, count: Value, hours_per_day: Value) -> Value:
     return hours / (count * hours_per_day * 365)
 
 
-def cloud_embodied_charged_kgco2e(frame: Value, embodied_kgco2e: Value, horizon_years: Value, life_years: Value) -> Value:
-    """Cloud embodied carbon charged to the horizon: amortised over its life in the attributional frame (1), in full otherwise."""
-    return embodied_kgco2e * choose(sql_integer(frame) == 1, np.minimum(horizon_years / life_years, 1), 1)
+def cloud_embodied_charged_kgco2e(amortised: Value, embodied_kgco2e: Value, horizon_years: Value, life_years: Value) -> Value:
+    """Cloud embodied carbon charged to the horizon: amortised over its life where the frame does, in full otherwise."""
+    return embodied_kgco2e * choose(amortised, np.minimum(horizon_years / life_years, 1), 1)
 
 
 def edge_wall_factor(charger_efficiency: Value, battery_throughput_share: Value, round_trip_efficiency: Value) -> Value:
@@ -184,11 +190,11 @@ def replaced_share(replacement_share: Value, life_lost_years: Value) -> Value:
     return choose(life_lost_years > 0, replacement_share, 0.0)
 
 
-def embodied_allocated_kgco2e(policy: Value, nonuse_kgco2e: Value, horizon_embodied_kgco2e: Value, battery_embodied_share: Value,
+def embodied_allocated_kgco2e(policy: Value | str, nonuse_kgco2e: Value, horizon_embodied_kgco2e: Value, battery_embodied_share: Value,
                               cycles: Value, rated_cycles: Value, training_hours_per_day: Value, owner_hours_per_day: Value,
                               owner_cycles_per_year: Value, replacement_share: Value, horizon_years: Value,
                               lifetime_years: Value) -> Value:
-    """One device's embodied carbon charged to training, per policy (0 none, 1 battery wear, 2 per use hour).
+    """One device's embodied carbon charged to training, per policy (none, battery_wear, per_use_hour).
 
     Battery wear: a device replaced whole (replaced_share) is charged its share of service life
     lost, and carries no separate battery wear; the rest are charged the battery's wear.
@@ -203,7 +209,7 @@ def embodied_allocated_kgco2e(policy: Value, nonuse_kgco2e: Value, horizon_embod
     def per_use_hour() -> Value:
         return horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
 
-    return case_of(policy, {0: lambda: 0.0, 1: battery_wear, 2: per_use_hour}, lambda: np.nan)
+    return case_of(policy, {"none": lambda: 0.0, "battery_wear": battery_wear, "per_use_hour": per_use_hour}, lambda: np.nan)
 
 
 def pipeline_stages(devices_online: Value, layers: Value, min_stages: Value, activation_bytes_per_boundary: Value,
@@ -324,12 +330,13 @@ def cloud(p: Params) -> Cloud:
     speedup = choose(alt, p["cloud_alt_speedup_vs_ref"], p["cloud_speedup_vs_ref"])
     count, hours = p["cloud_gpu_count"], p["cloud_hours_per_day"]
     years = case_of(p["workload_kind"], {
-        1: lambda: job_years(p["workload_gpu_hours"], count, hours),
-        2: lambda: job_years(accelerator_hours(training_flops(p["fleet_model_params"], p["workload_tokens"]), fp16_tflops,
+        "gpu_hours": lambda: job_years(p["workload_gpu_hours"], count, hours),
+        "params_tokens": lambda: job_years(accelerator_hours(training_flops(p["fleet_model_params"], p["workload_tokens"]), fp16_tflops,
                                                p["workload_mfu"]), count, hours),
     }, lambda: p["horizon_years"])
     total = count * (
-        cloud_embodied_charged_kgco2e(p["accounting_frame"], p["cloud_gpu_embodied_kgco2e"], years, p["cloud_embodied_life_years"])
+        cloud_embodied_charged_kgco2e(frame_rule(p["accounting_frame"], "amortises_cloud_embodied"), p["cloud_gpu_embodied_kgco2e"],
+                                      years, p["cloud_embodied_life_years"])
         + cloud_operational_kgco2e(power_w + p["cloud_node_overhead_w"], p["cloud_utilisation"], hours, years, p["cloud_pue"],
                                    p["cloud_comm_energy_share"], p["cloud_grid_gco2e_per_kwh"]))
     attainable = attainable_tflops(tflops, p["arithmetic_intensity_flop_per_byte"], bandwidth)
@@ -337,8 +344,8 @@ def cloud(p: Params) -> Cloud:
 
 
 def headline_codes(p: Params, stated: Value) -> Value:
-    """Each draw's headline basis: STATED where a count is stated, else the scenario's headline_basis code."""
-    measured = choose(sql_integer(p["headline_basis"]) == 1, MEASURED, BINDING)
+    """Each draw's headline basis: STATED where a count is stated, else the basis the scenario's headline_basis names."""
+    measured = choose(np.asarray(p["headline_basis"]) == MEASURED_BASIS, MEASURED, BINDING)
     return choose(~np.isnan(stated), STATED, measured)
 
 
@@ -407,7 +414,7 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
               if row.splits_model else np.nan)
     base = comm_bytes(row, n, params, bytes_per_param, tokens, tokens_per_step, local_steps, hidden, activation, compression,
                       stages)
-    resizable = row.resizable and np.isin(sql_integer(p["accounting_frame"]), RESIZING_CODES)
+    resizable = row.resizable and np.isin(p["accounting_frame"], RESIZING_FRAMES)
     if not np.any(resizable):
         return Traffic(devices, base)
     link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s
@@ -444,12 +451,12 @@ def headline_network_kwh(p: Params, pattern: str, gb: Value, line_hours: Value) 
                                    p["network_marginal_w_per_mbps"], p["router_marginal_w_per_mbps"], p["line_power_w"],
                                    p["line_training_share"], line_hours)
 
-    return case_of(p["accounting_frame"], {code: by(method) for code, method in HEADLINE_METHODS.items()}, lambda: np.nan)
+    return case_of(p["accounting_frame"], {frame: by(method) for frame, method in HEADLINE_METHODS.items()}, lambda: np.nan)
 
 
 def job_tokens(p: Params, work_tflops: Value, years: Value) -> Value:
     """Tokens of the job: the workload's, or what the accelerators train on over it: their work / (6 x params FLOPs per token)."""
-    return case_of(p["workload_kind"], {2: lambda: p["workload_tokens"]},
+    return case_of(p["workload_kind"], {"params_tokens": lambda: p["workload_tokens"]},
                    lambda: (p["cloud_gpu_count"] * work_tflops * 1e12 * 3600 * p["cloud_hours_per_day"] * 365 * years
                             / training_flops(p["fleet_model_params"], 1)))
 
@@ -503,8 +510,10 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
 # --- from draws to values and summaries ---------------------------------------------------
 
 
-def _number(value: object) -> float:
-    """A constant as a float; null as NaN (the SQL's null stated count)."""
+def _number(value: object) -> float | str:
+    """A constant as a float (null as NaN: the SQL's null stated count); a name as itself."""
+    if isinstance(value, str):
+        return value
     return np.nan if value is None else float(value)  # type: ignore[arg-type]
 
 

@@ -63,7 +63,7 @@ from pipelines.ingest.manifest_lock import manifest_lock
 from pipelines.ingest.options import run_options
 from pipelines.paths import sources_dir
 from schemas.benchmark_series import TABLE1_CLAIMS
-from schemas.parameter_bounds import refusal
+from schemas.parameter_bounds import is_named, refusal
 
 #: The manifest file that ``register`` and ``scenario new`` append to by default.
 LOCAL_MANIFEST = "local.toml"
@@ -717,6 +717,17 @@ def _pairs(cmd: str, flag: str, items: Sequence[str], example: str) -> dict[str,
     return out
 
 
+def _scenario_row(request: ScenarioRequest, name: str, parameter: str, text: str, origin: str, row: Mapping[str, str], *,
+                  cell: str, unit: str, low: str = "", high: str = "", distribution: str = "point") -> dict[str, str]:
+    """One row of a new scenario's CSV: ``parameter`` set to ``cell`` (its parent's row: ``row``, set in ``origin``)."""
+    reasoning = request.reason or (f"Set on the command line (edge-carbon scenario new {name} --set {parameter}={text}); "
+                                   f"{origin} has {row.get('value') or row.get('factor_ref') or '?'}.")
+    return {
+        "parameter": parameter, "value": cell, "unit": unit, "low": low, "high": high, "distribution": distribution,
+        "status": request.status, "factor_ref": "", "reasoning": reasoning, "range_ref": "",
+    }
+
+
 def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> ScenarioPlan:
     """Validate a new scenario and render its CSV and manifest entry; write nothing."""
     name = request.name
@@ -746,12 +757,19 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
             raise Refused(f"{cmd}: --set {parameter}: {parent} (and the scenarios it extends) has no parameter {parameter!r}"
                           f"{_close(parameter, sorted(inherited))}; see sources/scenarios/*.csv for the names")
         origin, row = inherited[parameter]
+        unit = (row.get("unit") or "").strip()
+        if is_named(parameter):  # a method, by one of the names of its reference table
+            if why := refusal(parameter, text, unit):
+                raise Refused(f"{cmd}: --set {parameter}={text}: {why}; nothing was written")
+            if parameter in ranges:
+                raise Refused(f"{cmd}: --range {parameter}: {parameter} names a method and has no range; drop --range {parameter}")
+            rows.append(_scenario_row(request, name, parameter, text, origin, row, cell=text, unit=unit))
+            continue
         value = _number(text)
         if value is None:
             raise Refused(f"{cmd}: --set {parameter}={text}: give a finite number in {row.get('unit') or 'its unit'}")
-        if (row.get("unit") or "").strip() == "code" and not value.is_integer():
+        if unit == "code" and not value.is_integer():
             raise Refused(f"{cmd}: --set {parameter}={text}: {parameter} is a code; give a whole number as in {origin}")
-        unit = (row.get("unit") or "").strip()
         if why := refusal(parameter, value, unit):
             raise Refused(f"{cmd}: --set {parameter}={text}: {why}; nothing was written")
         parent_dist = (row.get("distribution") or "point").strip() or "point"
@@ -777,13 +795,8 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
             was = f"{parent_dist} {row.get('low') or '?'}..{row.get('high') or '?'}" if not row.get("range_ref") else f"{parent_dist} from {row['range_ref']}"
             warnings.append(f"{cmd}: warning: {parameter} has a range in {origin} ({was}) and your --set gives none, so it leaves "
                             f"the Monte Carlo; add --range {parameter}=LOW:HIGH[:{parent_dist}] to keep it there")
-        reasoning = request.reason or (f"Set on the command line (edge-carbon scenario new {name} --set {parameter}={text}); "
-                                       f"{origin} has {row.get('value') or row.get('factor_ref') or '?'}.")
-        rows.append({
-            "parameter": parameter, "value": _cell(value), "unit": (row.get("unit") or "").strip(), "low": _cell(low),
-            "high": _cell(high), "distribution": dist, "status": request.status, "factor_ref": "", "reasoning": reasoning,
-            "range_ref": "",
-        })
+        rows.append(_scenario_row(request, name, parameter, text, origin, row, cell=_cell(value), unit=unit, low=_cell(low),
+                                  high=_cell(high), distribution=dist))
     if ranges:
         extra = next(iter(ranges))
         raise Refused(f"{cmd}: --range {extra} needs --set {extra}=VALUE too (the value the range is around)")

@@ -173,6 +173,7 @@ def resolve(
                 "scenario_id": scenario,
                 "parameter": row["parameter"],
                 "value": row["value"],
+                "value_text": row["value_text"],
                 "unit": row["unit"],
                 "low": row["low"],
                 "high": row["high"],
@@ -203,7 +204,7 @@ def resolve(
                                                   f"value: {row['value']} differs from {value} in the referenced row {row['factor_ref']}")))
                     continue
                 out.update(value=value, source_id=source_id, source_file=source_file, source_row=source_row)
-            elif row["value"] is None:
+            elif row["value"] is None and row["value_text"] is None:
                 rejects.append((entry, Reject(row["source_row"], "value", "not_nullable", None, "value: empty and no factor_ref to read it from")))
                 continue
             if row.get("range_ref"):
@@ -236,9 +237,9 @@ def out_of_bounds(frame: pl.DataFrame) -> list[str]:
     several scenarios is named once."""
     found: dict[tuple[str, int, str, str], tuple[str, list[str]]] = {}
     for row in frame.iter_rows(named=True):
-        for column in ("value", "low", "high"):
+        for column in ("value", "value_text", "low", "high"):
             number = row[column]
-            why = None if number is None else refusal(row["parameter"], number, row["unit"], end=None if column == "value" else column)
+            why = None if number is None else refusal(row["parameter"], number, row["unit"], end=column if column in ("low", "high") else None)
             if why is None:
                 continue
             path, _, line = str(row["defined_in"]).rpartition(":")

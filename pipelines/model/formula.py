@@ -13,22 +13,20 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from pipelines.model.methods import basis_rows, frame_method_rows, frame_rows
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import install_macros
 from schemas.vocabulary import (
-    ACCOUNTING_FRAMES,
     BASES,
     BASIS_FILTERS,
     DEVICE_FIELDS,
     DEVICE_MARKER,
-    FRAME_NETWORK_METHODS,
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERN_ROWS,
     PATTERNS,
     RESIZE_CAP,
-    RESIZING_FRAMES,
     CommPattern,
 )
 
@@ -50,22 +48,6 @@ def pattern_rows() -> pa.Table:
     columns = {field: pa.array([getattr(row, field) for row in rows], _PATTERN_TYPES[kind])
                for field, kind in get_type_hints(CommPattern).items()}
     return pa.table({"name": list(PATTERN_ROWS), **columns, "moves_bytes": [row.moves_bytes for row in rows]})
-
-
-def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
-    """core.frame_network_methods: the network methods each accounting frame admits, its headline
-    first (``only``: just the methods named there)."""
-    rows = [(code, frame, method, rank == 0, frame in RESIZING_FRAMES)
-            for code, frame in enumerate(ACCOUNTING_FRAMES)
-            for rank, method in enumerate(FRAME_NETWORK_METHODS[frame])
-            if only is None or method in only]
-    return pa.table({
-        "frame_code": pa.array([r[0] for r in rows], pa.int32()),
-        "accounting_frame": [r[1] for r in rows],
-        "network_method": [r[2] for r in rows],
-        "is_frame_headline": [r[3] for r in rows],
-        "resizes_fleet": [r[4] for r in rows],
-    })
 
 
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -218,10 +200,6 @@ def model_view(
     basis_filter = basis_filter or ("all" if all_bases else "headline")
     if basis_filter not in BASIS_FILTERS:
         raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
-    con.execute(
-        "set variable model_bases = $bases::varchar[]",
-        {"bases": list(BASES if all_bases else HEADLINE_BASES)},
-    )
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
     con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
@@ -237,7 +215,9 @@ def model_view(
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
     con.register("model_pattern_rows", pattern_rows())
+    con.register("model_frames", frame_rows())
     con.register("model_frame_methods", frame_method_rows(only))
+    con.register("model_bases", basis_rows(BASES if all_bases else HEADLINE_BASES))
     if _has_fleets(table, constants):
         con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
         con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))
@@ -249,7 +229,8 @@ def model_view(
         con.execute("drop view if exists model_evaluation")
         con.execute("drop view if exists model_class_rows")
         con.unregister("model_pattern_rows")
-        con.unregister("model_frame_methods")
+        for name in ("model_frames", "model_frame_methods", "model_bases"):
+            con.unregister(name)
         if constants is None:
             con.unregister("model_inputs")
             con.unregister("model_devices")

@@ -16,9 +16,9 @@ import polars as pl
 from pipelines.model.formula import evaluate, parameter_columns, substitute
 from schemas.vocabulary import CLAIM_LOW, PATTERNS
 
-#: Parameters that are codes or bookkeeping, not quantities a root can be searched for.
-NOT_SEARCHED = frozenset({"edge_embodied_policy", "accounting_frame", "comm_pattern", "headline_basis", "grid_shared",
-                          "cloud_gpu_variant", "cloud_gpu_alt_share"})
+#: Switches and bookkeeping, not quantities a root can be searched for (a parameter that names a method,
+#: value_text, is not a number at all).
+NOT_SEARCHED = frozenset({"grid_shared", "cloud_gpu_variant", "cloud_gpu_alt_share"})
 #: Break-even targets: R = 1 (no saving) and R = the claim's low end (the paper's 4).
 TARGETS = (1.0, CLAIM_LOW)
 #: The search spans [value / SPAN, value x SPAN] on a log scale, capped at a unit's physical maximum.
@@ -109,7 +109,7 @@ def searchable(base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
 
     Hours per day are searched up to 24 and fractions up to 1.
     """
-    params = parameters.filter(~pl.col("parameter").is_in(list(NOT_SEARCHED)) & (pl.col("unit") != "code")
+    params = parameters.filter(~pl.col("parameter").is_in(list(NOT_SEARCHED)) & (pl.col("unit") != "code") & pl.col("value").is_not_null()
                                & pl.col("parameter").is_in(parameter_columns(base)))
     ref = pl.when(pl.col("value") > 0).then(pl.col("value")).otherwise(pl.col("high"))
     ceiling = pl.col("unit").replace_strict(PHYSICAL_MAX, default=None, return_dtype=pl.Float64)

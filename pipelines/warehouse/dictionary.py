@@ -47,7 +47,17 @@ from schemas.marts import (
 )
 from schemas.generations import Generations
 from schemas.meta import columns
-from schemas.methods import Claim, FrameNetworkMethods, NetworkMethods, Patterns
+from schemas.methods import (
+    Bases,
+    Claim,
+    EmbodiedPolicies,
+    FrameNetworkMethods,
+    Frames,
+    NetworkMethods,
+    Patterns,
+    Verdicts,
+    WorkloadKinds,
+)
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
 from schemas.power_samples import PowerSamples
@@ -90,8 +100,13 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "quarantine.rejected_rows": RejectedRows,
     "core.scenario_parameters": ScenarioParameters,
     "core.scenario_devices": ScenarioDevices,
-    "core.network_methods": NetworkMethods,
+    "core.frames": Frames,
     "core.frame_network_methods": FrameNetworkMethods,
+    "core.workload_kinds": WorkloadKinds,
+    "core.embodied_policies": EmbodiedPolicies,
+    "core.bases": Bases,
+    "core.verdicts": Verdicts,
+    "core.network_methods": NetworkMethods,
     "core.patterns": Patterns,
     "core.claim": Claim,
     "marts.training_energy": TrainingEnergy,

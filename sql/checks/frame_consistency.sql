@@ -1,30 +1,36 @@
 -- Scenarios whose terms do not follow their accounting frame or workload (core.scenarios).
--- Each row: the scenario, its frame and what breaks it. Each code and value on its own is
+-- Each row: the scenario, its frame and what breaks it. Each name and value on its own is
 -- checked against its parameter's bounds before (schemas/parameter_bounds.py); here, the
--- parameters that must agree. as_published (0) keeps the paper's own mixed frame.
---   attributional (1): embodied per use hour (policy 2); network by average kWh/GB, no
---     marginal power model.
---   consequential (2): battery wear (policy 1); network by its marginal power, no average
---     kWh/GB.
+-- parameters that must agree, by the rules of the scenario's row of core.frames:
+--   edge_embodied_policy: the policy the frame requires (null: any; as_published keeps the
+--     paper's own mixed frame);
+--   requires_network_factors: the factors of the frame's network energy rule must be given:
+--     'average', an average network intensity (network_kwh_per_gb); 'marginal', a marginal
+--     power model (network_ and router_marginal_w_per_mbps).
+-- A workload needs its own figures: gpu_hours its accelerator-hours, params_tokens its tokens
+-- and model FLOPs utilisation (core.workload_kinds).
 select scenario_id, accounting_frame, problem
 from (
     select
-        scenario_id,
-        cast(accounting_frame as integer) as accounting_frame,
+        s.scenario_id,
+        s.accounting_frame,
         unnest(list_filter([
-            case when cast(accounting_frame as integer) = 1 and cast(edge_embodied_policy as integer) != 2
-                then 'attributional frame charges edge embodied carbon per use hour (edge_embodied_policy = 2)' end,
-            case when cast(accounting_frame as integer) = 2 and cast(edge_embodied_policy as integer) != 1
-                then 'consequential frame charges battery wear (edge_embodied_policy = 1)' end,
-            case when cast(accounting_frame as integer) = 2 and network_marginal_w_per_mbps + router_marginal_w_per_mbps <= 0
-                then 'consequential frame needs a marginal network power (network_ and router_marginal_w_per_mbps)' end,
-            case when cast(accounting_frame as integer) = 1 and network_kwh_per_gb <= 0
-                then 'attributional frame needs an average network intensity (network_kwh_per_gb)' end,
-            case when cast(workload_kind as integer) = 1 and workload_gpu_hours <= 0
-                then 'workload_kind 1 needs workload_gpu_hours > 0' end,
-            case when cast(workload_kind as integer) = 2 and (workload_tokens <= 0 or workload_mfu <= 0 or workload_mfu > 1)
-                then 'workload_kind 2 needs workload_tokens > 0 and 0 < workload_mfu <= 1' end
+            case when f.accounting_frame is null
+                then 'accounting_frame ' || coalesce(s.accounting_frame, 'null') || ' is not a row of core.frames' end,
+            case when s.edge_embodied_policy is distinct from f.edge_embodied_policy and f.edge_embodied_policy is not null
+                then f.accounting_frame || ' frame charges edge embodied carbon by ' || f.edge_embodied_policy
+                     || ' (edge_embodied_policy = ' || f.edge_embodied_policy || ')' end,
+            case when f.requires_network_factors and f.network_energy_rule = 'marginal'
+                    and s.network_marginal_w_per_mbps + s.router_marginal_w_per_mbps <= 0
+                then f.accounting_frame || ' frame needs a marginal network power (network_ and router_marginal_w_per_mbps)' end,
+            case when f.requires_network_factors and f.network_energy_rule = 'average' and s.network_kwh_per_gb <= 0
+                then f.accounting_frame || ' frame needs an average network intensity (network_kwh_per_gb)' end,
+            case when s.workload_kind = 'gpu_hours' and s.workload_gpu_hours <= 0
+                then 'workload_kind gpu_hours needs workload_gpu_hours > 0' end,
+            case when s.workload_kind = 'params_tokens' and (s.workload_tokens <= 0 or s.workload_mfu <= 0 or s.workload_mfu > 1)
+                then 'workload_kind params_tokens needs workload_tokens > 0 and 0 < workload_mfu <= 1' end
         ], lambda x: x is not null)) as problem
-    from core.scenarios
+    from core.scenarios as s
+    left join core.frames as f on f.accounting_frame = s.accounting_frame
 )
 order by scenario_id

@@ -1,9 +1,25 @@
 -- core.scenarios: one row per scenario, one column per model parameter (a pivot of
 -- core.scenario_parameters, so a new parameter row is a new column without editing this file).
--- A parameter a scenario does not set is null; the model (sql/model/evaluate.sql) names every
--- column it reads, so a parameter no scenario sets fails there with its name.
-pivot (select scenario_id, parameter, value from core.scenario_parameters)
-on parameter
-using max(value)
-group by scenario_id
+-- A number is a double column; a parameter that names a method (value_text: accounting_frame,
+-- comm_pattern, ...) is a text column holding the name, which the model joins to its reference
+-- table (core.frames, ...). A parameter a scenario does not set is null; the model
+-- (sql/model/evaluate.sql) names every column it reads, so a parameter no scenario sets fails
+-- there with its name.
+with numbers as (
+    pivot (select scenario_id, parameter, value from core.scenario_parameters where value_text is null)
+    on parameter
+    using max(value)
+    group by scenario_id
+),
+
+names as (
+    pivot (select scenario_id, parameter, value_text from core.scenario_parameters where value_text is not null)
+    on parameter
+    using max(value_text)
+    group by scenario_id
+)
+
+select *
+from numbers
+left join names using (scenario_id)
 order by scenario_id

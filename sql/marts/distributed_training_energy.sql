@@ -15,10 +15,13 @@
 -- backward: 2 x (S - 1) x batch x sequence x hidden x activation bytes, plus a ring all-reduce
 -- between the N / S pipeline replicas; all divided by the compression factor.
 -- Communication energy = radio power x the pattern's radio_per_byte x bytes / bandwidth + network
--- kWh/GB x GB, the kWh/GB by the scenario's accounting frame (network_kwh_per_gb_for_frame).
+-- kWh/GB x GB, the kWh/GB by the network energy rule of the scenario's accounting frame (core.frames;
+-- network_kwh_per_gb_for_rule).
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
-    select * from core.scenarios
+    select scenarios.*, frames.network_energy_rule
+    from core.scenarios as scenarios
+    inner join core.frames as frames using (accounting_frame)
 ),
 
 -- OPT-1.3B, and the parameter count of OPT-125M (Table 1's model) that its energy is scaled from
@@ -56,8 +59,8 @@ patterns as (
             / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
         s.wifi_radio_power_w * pattern.radio_per_byte as wifi_radio_power_w,
-        network_kwh_per_gb_for_frame(s.accounting_frame, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
-                                     s.router_marginal_w_per_mbps) as network_kwh_per_gb
+        network_kwh_per_gb_for_rule(s.network_energy_rule, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
+                                    s.router_marginal_w_per_mbps) as network_kwh_per_gb
     from edge
     inner join s using (scenario_id)
     cross join model

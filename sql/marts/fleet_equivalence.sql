@@ -8,8 +8,8 @@
 with s as (
     select
         scenario_id,
-        -- the scenario's 'with communication' pattern (codes: sources/scenarios/paper_base.csv)
-        comm_pattern_name(comm_pattern) as comm_pattern,
+        -- the scenario's 'with communication' pattern (core.patterns)
+        comm_pattern,
         edge_grid_gco2e_per_kwh
     from core.scenarios
 ),

@@ -5,13 +5,15 @@
 -- recombines none of them, so the terms are counted over the job's years (job_years: the
 -- scenario's horizon_years, or its workload's duration) exactly as in R:
 -- Cloud GPU: embodied = the scenario's per-GPU factor, charged in full to the job, or
---   amortised over the node's life under the attributional frame; operational = (GPU power +
+--   amortised over the node's life where its frame does (core.frames cloud_embodied_rule); operational = (GPU power +
 --   host share) x utilisation x cloud hours/day x 365 x T x PUE x (1 + cluster comm share) x CI.
 -- Edge classes: embodied = report total x non-use share x min(T / report lifetime, 1);
 --   operational = online share x training power x wall factor (charger and battery losses) x
 --   the class's hours/day x 365 x T x CI.
 with s as (
-    select scenario_id, accounting_frame from core.scenarios
+    select scenarios.scenario_id, frames.cloud_embodied_rule
+    from core.scenarios as scenarios
+    inner join core.frames as frames using (accounting_frame)
 ),
 
 model as (
@@ -29,8 +31,7 @@ devices as (
         any_value(model.job_years) as job_years,
         any_value(model.cloud_embodied_per_gpu_kgco2e) as embodied_kgco2e,
         any_value(model.cloud_operational_per_gpu_kgco2e) as operational_kgco2e,
-        case when cast(any_value(s.accounting_frame) as integer) = 1 then 'per-GPU embodied factor x min(T / node life, 1)'
-            else 'per-GPU embodied factor, charged in full' end as embodied_rule
+        any_value(s.cloud_embodied_rule) as embodied_rule
     from model
     inner join s using (scenario_id)
     group by model.scenario_id

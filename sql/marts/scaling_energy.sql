@@ -5,14 +5,15 @@
 --   per token scales with params on the same device at the same efficiency).
 -- Communication (edge only, the paper's idealized model of footnote 1): every parameter is
 --   sent once per step: bytes = steps x params x bytes_per_param; radio energy = radio power x
---   bytes / bandwidth; network energy = GB x network kWh/GB (by the scenario's accounting
---   frame). The cloud GPU has none.
+--   bytes / bandwidth; network energy = GB x network kWh/GB (by the network energy rule of the
+--   scenario's accounting frame, core.frames). The cloud GPU has none.
 with s as (
     select
-        *,
-        network_kwh_per_gb_for_frame(accounting_frame, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
-                                     router_marginal_w_per_mbps) as frame_network_kwh_per_gb
-    from core.scenarios
+        scenarios.*,
+        network_kwh_per_gb_for_rule(frames.network_energy_rule, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
+                                    router_marginal_w_per_mbps) as frame_network_kwh_per_gb
+    from core.scenarios as scenarios
+    inner join core.frames as frames using (accounting_frame)
 ),
 
 base as (

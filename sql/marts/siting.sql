@@ -7,12 +7,11 @@
 -- pattern, under the network method that sets marts.verdict's reading for the scenario and class
 -- on that basis (verdict_driver_method). Compute-only R does not depend on the method.
 -- Deterministic: no draws.
+-- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
-    select
-        scenario_id,
-        accounting_frame_name(accounting_frame) as accounting_frame,
-        comm_pattern_name(comm_pattern) as comm_pattern
+    select scenario_id, accounting_frame, comm_pattern
     from core.scenarios
+    inner join core.frames using (accounting_frame)
 ),
 
 drivers as (

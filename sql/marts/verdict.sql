@@ -13,12 +13,11 @@
 -- admits (the lowest p05 and the highest p95) against the claim's low end (core.claim);
 -- `verdict_driver_method` names the method whose bound sets that reading; `verdict` is it,
 -- unless the fleet is infeasible.
+-- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
-    select
-        scenario_id,
-        accounting_frame_name(accounting_frame) as accounting_frame,
-        comm_pattern_name(comm_pattern) as comm_pattern
+    select scenario_id, accounting_frame, comm_pattern
     from core.scenarios
+    inner join core.frames using (accounting_frame)
 ),
 
 compute_only as (

@@ -2,8 +2,8 @@
 -- Input: the view `model_inputs`, one row per (scenario_id, variant_id) with one column per
 -- model parameter (the columns of core.scenarios). The deterministic marts pass core.scenarios
 -- (variant 'base'); sensitivity, break-even and Monte Carlo pass substituted or drawn rows.
--- Variables, set by pipelines.model.model_view: getvariable('model_bases') (the bases to
--- evaluate), getvariable('model_basis_filter') ('all', 'headline': only each scenario's
+-- Variables, set by pipelines.model.model_view: getvariable('model_basis_filter') (of the
+-- bases in `model_bases`: 'all', 'headline': only each scenario's
 -- headline basis, 'headline_and_measured': the headline and measured_throughput, 'measured':
 -- measured_throughput only), getvariable('model_patterns') (none, radio_window, idealized,
 -- parameter_server, ring_allreduce, pipeline) and getvariable('model_own_pattern') (true: each
@@ -13,10 +13,17 @@
 -- device_rows), so a class is added by parameter rows, never here. A class with a fleet_share
 -- is one part of a mixed fleet: it takes that share of the cloud job, and a row with
 -- device_class 'fleet' sums the classes (shares sum to 1: sql/checks/frame_consistency.sql).
--- Workload (workload_kind): 0 the paper's cloud_gpu_count accelerators for horizon_years; 1
--- workload_gpu_hours accelerator-hours; 2 fleet_model_params x workload_tokens at 6 N D FLOPs
--- and workload_mfu of the accelerator's FP16/BF16 peak. Either sets the job's duration on
--- cloud_gpu_count accelerators (job_years), over which both sides are counted.
+-- Workload (workload_kind, core.workload_kinds): horizon, the paper's cloud_gpu_count accelerators
+-- for horizon_years; gpu_hours, workload_gpu_hours accelerator-hours; params_tokens,
+-- fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the accelerator's
+-- FP16/BF16 peak. Either sets the job's duration on cloud_gpu_count accelerators (job_years),
+-- over which both sides are counted.
+-- Accounting frame: the scenario's accounting_frame names a row of the view `model_frames`
+-- (core.frames), whose rules are columns joined here: whether the cloud node's embodied carbon is
+-- amortised and whether a fleet over its link is resized; `model_frame_methods`
+-- (core.frame_network_methods) holds the network methods each frame admits. Equivalence bases are
+-- the rows of `model_bases` (core.bases: every basis, or the headline ones), with their capacity
+-- unit and whether availability enters the count.
 -- Output grain: scenario x variant x edge device class (and 'fleet' for a mixed fleet) x
 -- equivalence basis x communication pattern.
 --
@@ -41,8 +48,8 @@
 --                       availability, at least the memory floor.
 -- The memory floor (devices holding the model's training state / GPUs holding it) is a
 -- capacity floor, not an equivalence: every row reports it (devices_memory_floor).
--- The headline basis is peak_flops when the scenario states a count, else headline_basis
--- (code: 0 binding, 1 measured_throughput). Every count is then multiplied by the device multiplier.
+-- The headline basis is peak_flops when the scenario states a count, else the basis its
+-- headline_basis names (binding or measured_throughput). Every count is then multiplied by the device multiplier.
 -- Cloud total = charged embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
 -- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication.
 -- Communication, by each pattern's row (model_pattern_rows: core.patterns, never its name): its
@@ -51,7 +58,7 @@
 --   params), each device taking batches of batch_size x sequence_length tokens; its radio is
 --   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
 --   training window) and the radio busy for the bytes. A pattern that moves no bytes is R compute only.
--- Network energy per GB follows the scenario's accounting frame (network_kwh_per_gb_for_frame).
+-- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
 -- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
 -- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
 -- device's embodied and training carbon over the job), which marts.lifecycle_carbon reads.
@@ -71,13 +78,17 @@ with gpus as (
 inputs as (
     select
         gpus.*,
-        case cast(workload_kind as integer)
-            when 1 then job_years(workload_gpu_hours, cloud_gpu_count, cloud_hours_per_day)
-            when 2 then job_years(accelerator_hours(training_flops(fleet_model_params, workload_tokens), gpu_fp16_tflops, workload_mfu),
-                                  cloud_gpu_count, cloud_hours_per_day)
+        frame.amortises_cloud_embodied,
+        frame.resizes_fleet,
+        case gpus.workload_kind
+            when 'gpu_hours' then job_years(workload_gpu_hours, cloud_gpu_count, cloud_hours_per_day)
+            when 'params_tokens' then job_years(accelerator_hours(training_flops(fleet_model_params, workload_tokens), gpu_fp16_tflops,
+                                                                  workload_mfu),
+                                                cloud_gpu_count, cloud_hours_per_day)
             else horizon_years
         end as job_years
     from gpus
+    inner join model_frames as frame on frame.accounting_frame = gpus.accounting_frame
 ),
 
 -- one row per parameter set and edge device class (model_devices), the class's hours a day and
@@ -112,32 +123,28 @@ capacities as (
         edge_operational_kgco2e(1, device_online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
                                 edge_grid_gco2e_per_kwh) as device_operational_kgco2e,
         -- one cloud accelerator's charged embodied and operational carbon over the job
-        cloud_embodied_charged_kgco2e(accounting_frame, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
+        cloud_embodied_charged_kgco2e(amortises_cloud_embodied, cloud_gpu_embodied_kgco2e, job_years, cloud_embodied_life_years)
             as cloud_embodied_per_gpu_kgco2e,
         cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                  cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
-        case
-            when stated_devices is not null then 'peak_flops'
-            when cast(headline_basis as integer) = 1 then 'measured_throughput'
-            else 'binding'
-        end as headline_name
+        case when stated_devices is not null then 'peak_flops' else headline_basis end as headline_name
     from classes
 ),
 
 bases as (
     select
         capacities.*,
-        basis.name as basis,
-        basis.name = headline_name as is_headline,
-        case basis.name
+        basis.basis,
+        basis.basis = headline_name as is_headline,
+        case basis.basis
             when 'peak_flops' then gpu_tflops
             when 'peak_fp16' then gpu_fp16_tflops
             when 'memory_bandwidth' then gpu_mem_bandwidth_gb_per_s
             when 'availability' then gpu_tflops
             when 'measured_throughput' then 3600 * gpu_speedup_vs_ref / cloud_ref_job_time_s
             else gpu_attainable_tflops
-        end * case when basis.name = 'measured_throughput' then 1 else cloud_utilisation end as cloud_gpu_capacity,
-        case basis.name
+        end * case when basis.basis = 'measured_throughput' then 1 else cloud_utilisation end as cloud_gpu_capacity,
+        case basis.basis
             when 'peak_flops' then device_tflops
             when 'peak_fp16' then device_fp16_tflops
             when 'memory_bandwidth' then device_bandwidth_gb_per_s
@@ -145,17 +152,18 @@ bases as (
             when 'measured_throughput' then 3600 / job_time_s
             else device_attainable_tflops
         end as device_capacity,
-        case basis.name when 'memory_bandwidth' then 'GB/s' when 'measured_throughput' then 'jobs/h' else 'TFLOPS' end as capacity_unit,
-        case when basis.name in ('availability', 'binding', 'measured_throughput') then device_online_fraction else 1.0 end as online_fraction,
-        case when basis.name in ('availability', 'binding', 'measured_throughput') then straggler_slowdown else 1.0 end as slowdown
+        basis.capacity_unit,
+        basis.memory_floor as floors_at_memory,
+        case when basis.counts_availability then device_online_fraction else 1.0 end as online_fraction,
+        case when basis.counts_availability then straggler_slowdown else 1.0 end as slowdown
     from capacities
     -- every basis asked for, only the headline (and the measured basis beside it), or the measured basis only
-    inner join (select unnest(getvariable('model_bases')) as name) as basis
+    inner join model_bases as basis
         on case getvariable('model_basis_filter')
             when 'all' then true
-            when 'headline' then basis.name = headline_name
-            when 'headline_and_measured' then basis.name = headline_name or basis.name = 'measured_throughput'
-            when 'measured' then basis.name = 'measured_throughput'
+            when 'headline' then basis.basis = headline_name
+            when 'headline_and_measured' then basis.basis = headline_name or basis.basis = 'measured_throughput'
+            when 'measured' then basis.basis = 'measured_throughput'
         end
 ),
 
@@ -176,7 +184,7 @@ counted as (
         end as devices_peak_exact,
         case
             -- a class without a memory figure has no floor, so no binding or measured count
-            when basis in ('binding', 'measured_throughput') and devices_memory_exact is null then null
+            when floors_at_memory and devices_memory_exact is null then null
             when basis = 'binding' then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
@@ -196,7 +204,7 @@ fleet as (
         whole_devices(devices_exact) as devices_formula,
         case
             when basis = 'peak_flops' and devices_stated is not null then 'stated'
-            when basis in ('binding', 'measured_throughput') and devices_memory_floor > whole_devices(devices_throughput_exact)
+            when floors_at_memory and devices_memory_floor > whole_devices(devices_throughput_exact)
                 and devices_memory_floor >= whole_devices(coalesce(devices_peak_exact, 0)) then 'memory_capacity'
             when basis = 'measured_throughput' and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
                 then 'device_peak'
@@ -225,7 +233,7 @@ carbon as (
         fleet.*,
         -- tokens of the class's share of the job: the workload's, or what the accelerators train
         -- on over the job: their work / (6 x params FLOPs per token)
-        share * case when cast(workload_kind as integer) = 2 then workload_tokens
+        share * case when workload_kind = 'params_tokens' then workload_tokens
             else cloud_gpu_count * work_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * job_years
                 / training_flops(fleet_model_params, 1) end as tokens,
         -- the device's achieved FLOPS over its peak: the class's share of the work over its
@@ -254,7 +262,7 @@ patterns as (
         pattern.name as pattern,
         pattern.home_ends,
         pattern.server_ends,
-        pattern.resizable and method.resizes_fleet as resizable,
+        pattern.resizable and carbon.resizes_fleet as resizable,
         pattern.sync_n,
         pattern.sync_n_minus_1,
         pattern.activations,
@@ -273,9 +281,9 @@ patterns as (
     from carbon
     inner join model_pattern_rows as pattern
         on list_contains(getvariable('model_patterns'), pattern.name)
-        or (getvariable('model_own_pattern') and pattern.name = comm_pattern_name(carbon.comm_pattern))
+        or (getvariable('model_own_pattern') and pattern.name = carbon.comm_pattern)
     inner join model_frame_methods as method
-        on method.frame_code = cast(carbon.accounting_frame as integer)
+        on method.accounting_frame = carbon.accounting_frame
         and (getvariable('model_method_filter') = 'all' or method.is_frame_headline)
 ),
 

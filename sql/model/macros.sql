@@ -56,30 +56,21 @@ create or replace temp macro job_kwh(accelerator_hours, power_w, pue) as acceler
 -- Operational carbon of a job's energy (kgCO2e) at a grid intensity in gCO2e/kWh.
 create or replace temp macro job_kgco2e(kwh, grid_gco2e_per_kwh) as kwh * grid_gco2e_per_kwh / 1000;
 
--- Names of the scenario codes (schemas/vocabulary.py holds the same lists; a test keeps them equal).
--- accounting_frame: 0 as_published, 1 attributional, 2 consequential.
-create or replace temp macro accounting_frame_name(code) as
-    ['as_published', 'attributional', 'consequential'][cast(code as integer) + 1];
+-- Accounting frames (core.frames, the scenario's accounting_frame) are rows whose rules are
+-- columns; the macros below take a rule's value, never a frame's name.
+-- Cloud embodied carbon charged to the horizon: a frame that amortises it (core.frames
+-- amortises_cloud_embodied: the attributional frame) charges the node over its stated life
+-- (T / life, at most 1); the others charge the node added for the training in full, as the
+-- paper does.
+create or replace temp macro cloud_embodied_charged_kgco2e(amortised, embodied_kgco2e, horizon_years, life_years) as
+    embodied_kgco2e * case when amortised then least(horizon_years / life_years, 1) else 1 end;
 
--- comm_pattern, the pattern of 'with communication' figures: 1 radio_window ... 5 pipeline.
-create or replace temp macro comm_pattern_name(code) as
-    ['radio_window', 'idealized', 'parameter_server', 'ring_allreduce', 'pipeline'][cast(code as integer)];
-
--- Accounting frames (scenario parameter accounting_frame): 0 as_published (the paper's own mixed
--- frame, kept so its arithmetic stays exact), 1 attributional (average factors; every shared
--- asset allocated), 2 consequential (only what training adds).
--- Cloud embodied carbon charged to the horizon: attributional amortises the node over its
--- stated life (T / life, at most 1); consequential charges the node added for the training in
--- full, as the paper does.
-create or replace temp macro cloud_embodied_charged_kgco2e(frame, embodied_kgco2e, horizon_years, life_years) as
-    embodied_kgco2e * case when cast(frame as integer) = 1 then least(horizon_years / life_years, 1) else 1 end;
-
--- Network energy per GB by frame: attributional and as-published use average intensities
--- (network kWh/GB + the home router's allocated kWh/GB); consequential uses the marginal power
--- of a power model (W per Mbit/s of the access and core network and of the router): a GB is
--- 8,000 Mbit, so W per Mbit/s x 8,000 J per GB / 3.6e6 J per kWh.
-create or replace temp macro network_kwh_per_gb_for_frame(frame, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps, router_marginal_w_per_mbps) as
-    case when cast(frame as integer) = 2
+-- Network energy per GB by a frame's network energy rule (core.frames network_energy_rule):
+-- 'average' intensities (network kWh/GB + the home router's allocated kWh/GB), or the
+-- 'marginal' power of a power model (W per Mbit/s of the access and core network and of the
+-- router): a GB is 8,000 Mbit, so W per Mbit/s x 8,000 J per GB / 3.6e6 J per kWh.
+create or replace temp macro network_kwh_per_gb_for_rule(rule, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps, router_marginal_w_per_mbps) as
+    case when rule = 'marginal'
         then (network_marginal_w_per_mbps + router_marginal_w_per_mbps) * 8000 / 3.6e6
         else network_kwh_per_gb + router_kwh_per_gb
     end;
@@ -121,23 +112,24 @@ create or replace temp macro battery_life_lost_years(rated_cycles, owner_cycles_
 create or replace temp macro replaced_share(replacement_share, life_lost_years) as
     case when life_lost_years > 0 then replacement_share else 0.0 end;
 
--- Embodied carbon of one device charged to training over the horizon, per allocation policy:
---   0 none: devices are owned anyway (the paper);
---   1 battery wear (consequential): the battery's share of the device's non-use-phase embodied
+-- Embodied carbon of one device charged to training over the horizon, per allocation policy
+-- (core.embodied_policies, the scenario's edge_embodied_policy):
+--   none: devices are owned anyway (the paper);
+--   battery_wear (consequential): the battery's share of the device's non-use-phase embodied
 --     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
 --     batteries); for the share of owners who replace the whole device when its battery
 --     wears out early, the device's embodied carbon x the share of its service life lost
 --     instead (a device charged for its replacement carries no separate battery wear);
---   2 per use hour (attributional): the embodied carbon re-amortised to the horizon x training
+--   per_use_hour (attributional): the embodied carbon re-amortised to the horizon x training
 --     hours / (training hours + the owner's own use hours).
 create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
-    case cast(policy as integer)
-        when 0 then 0.0
-        when 1 then replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
+    case policy
+        when 'none' then 0.0
+        when 'battery_wear' then replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
               * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
             + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
               * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles
-        when 2 then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
+        when 'per_use_hour' then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
     end;
 
 -- Pipeline stages S for N online devices. Per token, a hybrid of S-stage pipelines that train

@@ -96,21 +96,22 @@ def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     base = scenario_inputs(con)
-    overrides = base.select("scenario_id").join(pl.DataFrame({"code": list(POLICIES)}), how="cross").select(
-        "scenario_id", pl.col("code").cast(pl.String).alias("variant_id"), pl.lit("edge_embodied_policy").alias("parameter"),
-        pl.col("code").cast(pl.Float64).alias("value"))
+    overrides = base.select("scenario_id").join(pl.DataFrame({"policy": list(POLICIES)}), how="cross").select(
+        "scenario_id", pl.col("policy").alias("variant_id"), pl.lit("edge_embodied_policy").alias("parameter"),
+        pl.col("policy").alias("value"))
     # a class without a manufacturer footprint has no embodied carbon to allocate
     evaluated = evaluate(con, substitute(base, overrides)).filter(
         (pl.col("pattern") == "none") & pl.col("edge_embodied_kgco2e").is_not_null())
-    scenario_policy = base.select("scenario_id", pl.col("edge_embodied_policy").cast(pl.Int64).cast(pl.String).alias("scenario_code"))
+    scenario_policy = base.select("scenario_id", pl.col("edge_embodied_policy").alias("scenario_policy"))
     frame = (
         evaluated.join(scenario_policy, on="scenario_id")
         .with_columns(
-            pl.col("variant_id").replace_strict({str(k): v for k, v in POLICIES.items()}).alias("policy"),
-            (pl.col("variant_id") == pl.col("scenario_code")).alias("is_scenario_policy"),
+            pl.col("variant_id").alias("policy"),
+            (pl.col("variant_id") == pl.col("scenario_policy")).alias("is_scenario_policy"),
             (pl.col("edge_embodied_kgco2e") / pl.col("devices")).alias("embodied_per_device_kgco2e"),
         )
-        .sort("scenario_id", "device_class", "variant_id")
+        # the policies in their vocabulary's order
+        .sort("scenario_id", "device_class", pl.col("policy").replace_strict({p: i for i, p in enumerate(POLICIES)}))
     )
     return write_table(con, "marts.embodied_allocation", frame, EmbodiedAllocation)
 

@@ -1,22 +1,35 @@
-"""The model's methods as warehouse tables: network methods, the methods each frame admits, the patterns' ends and
-the claim's bounds."""
+"""The model's methods as warehouse tables: accounting frames and their rules, the network methods each admits,
+workload kinds, embodied policies, equivalence bases, verdict categories, the patterns' ends and the claim's bounds."""
 
 from __future__ import annotations
 
 import dagster as dg
+import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import write_table
-from pipelines.model.formula import frame_method_rows, pattern_rows
-from schemas.methods import Claim, FrameNetworkMethods, NetworkMethods, Patterns
-from schemas.vocabulary import CLAIM_HIGH, CLAIM_LOW, NETWORK_METHODS
+from pipelines.model.formula import pattern_rows
+from pipelines.model.methods import reference_tables
+from schemas.methods import (
+    Bases,
+    Claim,
+    EmbodiedPolicies,
+    FrameNetworkMethods,
+    Frames,
+    NetworkMethods,
+    Patterns,
+    Verdicts,
+    WorkloadKinds,
+)
 
 #: table -> its pandera model
-TABLES = {"core.network_methods": NetworkMethods, "core.frame_network_methods": FrameNetworkMethods, "core.patterns": Patterns,
-          "core.claim": Claim}
+TABLES: dict[str, type[pa.DataFrameModel]] = {
+    "core.frames": Frames, "core.frame_network_methods": FrameNetworkMethods, "core.workload_kinds": WorkloadKinds,
+    "core.embodied_policies": EmbodiedPolicies, "core.bases": Bases, "core.verdicts": Verdicts,
+    "core.network_methods": NetworkMethods, "core.patterns": Patterns, "core.claim": Claim,
+}
 
 
 @dg.multi_asset(
@@ -27,19 +40,21 @@ TABLES = {"core.network_methods": NetworkMethods, "core.frame_network_methods": 
     can_subset=False,
 )
 def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
-    """The model's methods as rows, from schemas/vocabulary.py: what sql/model/evaluate.sql joins, for analysts to query.
+    """The model's methods as rows, from schemas/vocabulary.py (pipelines/model/methods.py): what
+    sql/model/evaluate.sql joins, what the scenario files name, for analysts to query.
 
-    core.network_methods: how network energy is counted; core.frame_network_methods: which of
-    them each accounting frame admits (its headline first) and whether it resizes a fleet to its
-    link; core.patterns: the home and server ends of each pattern's bytes; core.claim: the claim's
-    bounds, which marts.verdict, marts.fleet_equivalence and marts.paper_reproduction read.
+    core.frames: each accounting frame's rules (cloud embodied charge, network energy rule,
+    fleet resizing, the embodied policy it requires); core.frame_network_methods: the network
+    methods each frame admits (its headline first); core.workload_kinds, core.embodied_policies,
+    core.bases and core.verdicts: the other names a scenario or a mart uses; core.network_methods:
+    how network energy is counted; core.patterns: the home and server ends of each pattern's
+    bytes; core.claim: the claim's bounds, which marts.verdict, marts.fleet_equivalence and
+    marts.paper_reproduction read.
     """
     con = warehouse.connection()
-    methods = pl.DataFrame({"network_method": list(NETWORK_METHODS), "description": list(NETWORK_METHODS.values())})
-    yield write_table(con, "core.network_methods", methods, NetworkMethods)
-    yield write_table(con, "core.frame_network_methods", pl.from_arrow(frame_method_rows()), FrameNetworkMethods)
-    yield write_table(con, "core.patterns", pl.from_arrow(pattern_rows()).rename({"name": "pattern"}), Patterns)
-    yield write_table(con, "core.claim", pl.DataFrame({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}), Claim)
-
-
-method_checks = [check for table, model in TABLES.items() for check in staging_checks(table, model, joins_sources=False)]
+    rows = {table: pl.from_arrow(frame) for table, frame in reference_tables().items()}
+    rows["core.patterns"] = pl.from_arrow(pattern_rows()).rename({"name": "pattern"})
+    for table, model in TABLES.items():
+        # rows from code, not from a file: validated here, in the one step, rather than by a check step per table
+        model.validate(rows[table])
+        yield write_table(con, table, rows[table], model)

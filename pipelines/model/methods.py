@@ -1,0 +1,95 @@
+"""The model's methods as reference rows, written from the one vocabulary (:mod:`schemas.vocabulary`).
+
+The ``model_methods`` asset writes them to the warehouse (core.frames, core.frame_network_methods,
+core.workload_kinds, core.embodied_policies, core.bases, core.verdicts, core.network_methods,
+core.claim), and :func:`pipelines.model.formula.model_view` registers the same rows beside the
+parameter sets it evaluates, so ``sql/model/evaluate.sql`` joins a frame's rules as columns. A
+fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import pyarrow as pa
+
+from schemas.vocabulary import (
+    BASIS_RULES,
+    CLAIM_HIGH,
+    CLAIM_LOW,
+    CLOUD_EMBODIED_RULES,
+    FRAMES,
+    NETWORK_METHODS,
+    POLICIES,
+    VERDICT_RULES,
+    WORKLOADS,
+)
+
+
+def frame_rows() -> pa.Table:
+    """core.frames: one row per accounting frame, its rules as columns, in report order."""
+    frames = list(FRAMES.items())
+    return pa.table({
+        "accounting_frame": [name for name, _ in frames],
+        "position": pa.array(range(len(frames)), pa.int64()),
+        "amortises_cloud_embodied": [f.amortises_cloud_embodied for _, f in frames],
+        "cloud_embodied_rule": [CLOUD_EMBODIED_RULES[f.amortises_cloud_embodied] for _, f in frames],
+        "network_energy_rule": [f.network_energy_rule for _, f in frames],
+        "headline_network_method": [f.network_methods[0] for _, f in frames],
+        "resizes_fleet": [f.resizes_fleet for _, f in frames],
+        "edge_embodied_policy": pa.array([f.edge_embodied_policy for _, f in frames], pa.string()),
+        "requires_network_factors": [f.requires_network_factors for _, f in frames],
+        "description": [f.description for _, f in frames],
+    })
+
+
+def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
+    """core.frame_network_methods: the network methods each accounting frame admits, its headline
+    first (``only``: just the methods named there)."""
+    rows = [(frame, method, rank == 0)
+            for frame, rules in FRAMES.items()
+            for rank, method in enumerate(rules.network_methods)
+            if only is None or method in only]
+    return pa.table({
+        "accounting_frame": pa.array([r[0] for r in rows], pa.string()),
+        "network_method": pa.array([r[1] for r in rows], pa.string()),
+        "is_frame_headline": pa.array([r[2] for r in rows], pa.bool_()),
+    })
+
+
+def basis_rows(only: Collection[str] | None = None) -> pa.Table:
+    """core.bases: the equivalence bases in report order and their rules (``only``: just those named)."""
+    bases = [(position, name, rule) for position, (name, rule) in enumerate(BASIS_RULES.items()) if only is None or name in only]
+    return pa.table({
+        "basis": pa.array([b[1] for b in bases], pa.string()),
+        "position": pa.array([b[0] for b in bases], pa.int64()),
+        "capacity_unit": pa.array([b[2].capacity_unit for b in bases], pa.string()),
+        "counts_availability": pa.array([b[2].counts_availability for b in bases], pa.bool_()),
+        "headline_choice": pa.array([b[2].headline_choice for b in bases], pa.bool_()),
+        "memory_floor": pa.array([b[2].memory_floor for b in bases], pa.bool_()),
+        "description": pa.array([b[2].description for b in bases], pa.string()),
+    })
+
+
+def named_rows(key: str, described: dict[str, str]) -> pa.Table:
+    """A vocabulary of names and their descriptions as rows: ``key`` and description."""
+    return pa.table({key: list(described), "description": list(described.values())})
+
+
+def reference_tables() -> dict[str, pa.Table]:
+    """Every reference table of the vocabulary, by its warehouse name (core.patterns aside:
+    :func:`pipelines.model.formula.pattern_rows`)."""
+    return {
+        "core.frames": frame_rows(),
+        "core.frame_network_methods": frame_method_rows(),
+        "core.workload_kinds": named_rows("workload_kind", WORKLOADS),
+        "core.embodied_policies": named_rows("policy", POLICIES),
+        "core.bases": basis_rows(),
+        "core.verdicts": pa.table({
+            "verdict": list(VERDICT_RULES),
+            "precedence": pa.array(range(len(VERDICT_RULES)), pa.int64()),
+            "rule": list(VERDICT_RULES.values()),
+        }),
+        "core.network_methods": named_rows("network_method", NETWORK_METHODS),
+        "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}),
+    }

@@ -1,0 +1,132 @@
+"""Methods are rows: the vocabulary (schemas/vocabulary.py) as reference tables, scenarios naming them.
+
+A scenario file names its accounting frame, communication pattern, embodied policy, workload
+kind and headline basis (``accounting_frame,consequential``); core.scenario_parameters carries
+the name in ``value_text`` and core.scenarios as a text column; the model joins the frame's row
+of core.frames (pipelines/model/methods.py) and reads its rules as columns. A fourth frame added
+by one vocabulary row is built in tests/test_one_composition.py (slow).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from pipelines.cli import main
+from pipelines.ingest.parsers.scenario import parse_scenario
+from pipelines.ingest.scenarios import resolve
+from pipelines.ingest.staging import parse_entry
+from pipelines.model.formula import evaluate, scenario_inputs, substitute
+from pipelines.model.methods import frame_method_rows, frame_rows, reference_tables
+from pipelines.paths import SOURCES_DIR, SOURCES_ENV
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.dictionary import TABLES
+from schemas.parameter_bounds import NAMED, Bounds
+from schemas.vocabulary import (
+    ACCOUNTING_FRAMES,
+    BASES,
+    CLOUD_EMBODIED_RULES,
+    FRAMES,
+    POLICIES,
+    VERDICTS,
+    WORKLOADS,
+)
+from tests.helpers import entry_for
+
+HEADER = "parameter,value,unit,low,high,distribution,status,factor_ref,reasoning\n"
+
+
+def test_every_reference_table_is_its_models_and_the_vocabularys() -> None:
+    tables = reference_tables()
+    for table, rows in tables.items():
+        TABLES[table].validate(pl.from_arrow(rows))
+    frames = pl.from_arrow(frame_rows())
+    assert frames.get_column("accounting_frame").to_list() == list(ACCOUNTING_FRAMES)
+    assert dict(frames.select("accounting_frame", "amortises_cloud_embodied").rows()) == {
+        "as_published": False, "attributional": True, "consequential": False}
+    assert dict(frames.select("accounting_frame", "edge_embodied_policy").rows()) == {
+        "as_published": None, "attributional": "per_use_hour", "consequential": "battery_wear"}
+    assert frames.get_column("cloud_embodied_rule").to_list() == [CLOUD_EMBODIED_RULES[f.amortises_cloud_embodied] for f in FRAMES.values()]
+    # the bridge: each frame's methods, its headline first, the same as core.frames' headline method
+    bridge = pl.from_arrow(frame_method_rows())
+    headline = dict(bridge.filter("is_frame_headline").select("accounting_frame", "network_method").rows())
+    assert headline == dict(frames.select("accounting_frame", "headline_network_method").rows())
+    assert pl.from_arrow(tables["core.workload_kinds"]).get_column("workload_kind").to_list() == list(WORKLOADS)
+    assert pl.from_arrow(tables["core.embodied_policies"]).get_column("policy").to_list() == list(POLICIES)
+    assert pl.from_arrow(tables["core.bases"]).get_column("basis").to_list() == list(BASES)
+    assert pl.from_arrow(tables["core.verdicts"]).sort("precedence").get_column("verdict").to_list() == list(VERDICTS)
+
+
+def test_a_named_parameter_admits_its_tables_names_only() -> None:
+    frames = NAMED["accounting_frame"]
+    assert frames.admits("consequential") and not frames.admits("Consequential") and not frames.admits(2.0)
+    assert not Bounds(0, 1).admits("consequential")
+    assert frames.describe() == "one of the names in core.frames: as_published, attributional, consequential"
+
+
+def test_a_scenario_file_names_its_methods(tmp_path: Path) -> None:
+    """A named parameter's text goes to value_text (value null); every other value must read as a number."""
+    path = tmp_path / "named.csv"
+    path.write_text(HEADER + "accounting_frame, consequential ,name,,,point,assumed,,x\n"
+                             "edge_hours_per_day,6,h/day,,,point,assumed,,x\n"
+                             "cloud_pue,high,fraction,,,point,assumed,,x\n", encoding="utf-8")
+    entry = entry_for(path, kind="scenario", table="core.scenario_parameters", options={"scenario_id": "named"})
+    parsed = parse_entry(entry, parse_scenario)
+    assert parsed.frame.select("parameter", "value", "value_text").rows() == [("accounting_frame", None, "consequential"),
+                                                                            ("edge_hours_per_day", 6.0, None)]
+    assert [(r.source_row, r.column_name, r.reason) for r in parsed.rejects] == [(4, "value", "value: cannot read 'high' as a finite number")]
+    frame, rejects = resolve(duckdb.connect(), {"named": (entry, parsed.frame)})
+    assert rejects == [] and frame.filter(parameter="accounting_frame").select("value", "value_text").row(0) == (None, "consequential")
+
+
+def test_the_warehouse_carries_the_names(built_warehouse: Path) -> None:
+    with open_readonly(built_warehouse) as con:
+        named = con.execute("select parameter, count(*), bool_and(value is null), min(unit), max(unit) from core.scenario_parameters "
+                            "where value_text is not null group by parameter order by parameter").fetchall()
+        types = dict(con.execute("select column_name, data_type from duckdb_columns() where schema_name = 'core' "
+                                 "and table_name = 'scenarios'").fetchall())
+        frames = dict(con.execute("select scenario_id, accounting_frame from core.scenarios").fetchall())
+        tables = {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in reference_tables()}  # noqa: S608 - known names
+    assert [r[0] for r in named] == sorted(NAMED) and all(r[2] and r[3] == r[4] == "name" for r in named)
+    assert {p: types[p] for p in NAMED} == dict.fromkeys(NAMED, "VARCHAR") and types["horizon_years"] == "DOUBLE"
+    assert frames["paper_text"] == "as_published" and frames["realistic_consequential"] == "consequential"
+    assert tables == {t: rows.num_rows for t, rows in reference_tables().items()}
+
+
+def test_the_model_reads_the_frames_rules_from_its_row(built_warehouse: Path) -> None:
+    """The same scenario under another frame's name: the cloud node's embodied carbon follows that frame's row
+    (amortised over the node's life in the attributional frame, in full in the consequential one)."""
+    with open_readonly(built_warehouse) as con:
+        base = scenario_inputs(con).filter(pl.col("scenario_id") == "realistic_attributional")
+        overrides = pl.DataFrame({"scenario_id": ["realistic_attributional"] * 2, "variant_id": ["attributional", "consequential"],
+                                  "parameter": ["accounting_frame"] * 2, "value": ["attributional", "consequential"]})
+        rows = evaluate(con, substitute(base, overrides), patterns=("none",), methods="all")
+    embodied = dict(rows.select("variant_id", "cloud_embodied_per_gpu_kgco2e").unique().rows())
+    life, years, per_gpu = (base.item(0, c) for c in ("cloud_embodied_life_years", "horizon_years", "cloud_gpu_embodied_kgco2e"))
+    assert embodied == pytest.approx({"attributional": per_gpu * min(years / life, 1), "consequential": per_gpu}, rel=1e-12)
+    assert embodied["attributional"] < embodied["consequential"]
+    methods = rows.group_by("variant_id").agg(pl.col("network_method").unique().sort())
+    assert dict(methods.rows()) == {"attributional": ["time", "volume"], "consequential": ["marginal"]}
+
+
+def test_scenario_new_writes_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scenario new --set`` writes a name as the scenario file's value, and refuses one its table lacks."""
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, sources)
+    monkeypatch.setenv(SOURCES_ENV, str(sources))
+    monkeypatch.chdir(tmp_path)
+    assert main(["scenario", "new", "mine", "--extends", "realistic_attributional", "--set", "accounting_frame=consequential",
+                 "--set", "edge_embodied_policy=battery_wear", "--set", "edge_hours_per_day=6"]) == 0
+    capsys.readouterr()
+    written = (sources / "scenarios" / "mine.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[:3] for line in written[1:]] == [["accounting_frame", "consequential", "name"],
+                                                            ["edge_embodied_policy", "battery_wear", "name"],
+                                                            ["edge_hours_per_day", "6", "h/day"]]
+    assert main(["scenario", "new", "bad", "--extends", "mine", "--set", "workload_kind=tokens"]) == 2
+    out, err = capsys.readouterr()
+    assert err == ("scenario new: --set workload_kind=tokens: workload_kind = 'tokens' is outside its bounds: workload_kind must be "
+                   "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens; nothing was written\n")
