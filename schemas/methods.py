@@ -43,6 +43,9 @@ class WorkloadKinds(pa.DataFrameModel):
     """core.workload_kinds: how a job's length is given (a scenario's workload_kind). Grain: one kind."""
 
     workload_kind: str = pa.Field(unique=True, isin=list(WORKLOADS), description="Workload kind.")
+    horizon: float = pa.Field(ge=0, description="Weight of the scenario's horizon_years in the job's length (sql/model/evaluate.sql job_years).")
+    gpu_hours: float = pa.Field(ge=0, description="Weight of the job length of workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.")
+    tokens: float = pa.Field(ge=0, description="Weight of the job length of fleet_model_params x workload_tokens (6 N D FLOPs at workload_mfu); above 0, the job's tokens are workload_tokens.")
     description: str = pa.Field(description="What sets the job's length (sql/model/evaluate.sql job_years).")
 
     class Config:
@@ -53,6 +56,8 @@ class EmbodiedPolicies(pa.DataFrameModel):
     """core.embodied_policies: how much of an edge device's embodied carbon training is charged. Grain: one policy."""
 
     policy: str = pa.Field(unique=True, isin=list(POLICIES), description="Policy: what a scenario's edge_embodied_policy names.")
+    battery_wear: float = pa.Field(ge=0, description="Weight of the battery-wear term (battery share of non-use embodied carbon x extra cycles / rated cycles, or a worn-out device's lost life; sql/model/macros.sql embodied_allocated_kgco2e).")
+    use_hours: float = pa.Field(ge=0, description="Weight of the use-hour term (embodied carbon re-amortised to the job x training hours / (training + owner hours)).")
     description: str = pa.Field(description="What the policy charges (sql/model/macros.sql embodied_allocated_kgco2e).")
 
     class Config:

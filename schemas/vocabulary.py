@@ -100,17 +100,34 @@ CAPACITY_UNITS = tuple(dict.fromkeys(rule.capacity_unit for rule in BASIS_RULES.
 #: Which evaluated bases to keep: every one asked for, the headline only, the headline and
 #: measured_throughput (what marts.verdict reports), or measured_throughput only (marts.siting).
 BASIS_FILTERS = ("all", "headline", "headline_and_measured", "measured")
+@dataclass(frozen=True)
+class EmbodiedPolicy:
+    """An embodied-carbon allocation policy (core.embodied_policies): what it charges, as weights of the
+    model's two embodied terms (sql/model/macros.sql embodied_allocated_kgco2e)."""
+
+    description: str
+    #: x the battery-wear term: the battery's share of the non-use-phase embodied carbon x the extra charge
+    #: cycles / rated cycles, or for owners who replace a device worn out early, its embodied carbon x the
+    #: share of its service life lost.
+    battery_wear: float = 0.0
+    #: x the use-hour term: the embodied carbon re-amortised to the job x training hours / (training hours +
+    #: the owner's own use hours).
+    use_hours: float = 0.0
+
+
 #: Embodied-carbon allocation policies (core.embodied_policies, a scenario's edge_embodied_policy):
-#: how much of an edge device's embodied carbon training is charged (sql/model/macros.sql
-#: embodied_allocated_kgco2e).
-POLICIES = {
-    "none": "Devices are owned anyway: no embodied carbon is charged to training (the paper).",
-    "battery_wear": "Battery wear (consequential): the battery's share of the device's non-use-phase embodied carbon x "
-                    "the extra charge cycles / rated cycles, or, for owners who replace the device when training wears "
-                    "its battery out early, the device's embodied carbon x the share of its service life lost.",
-    "per_use_hour": "Per use hour (attributional): the embodied carbon re-amortised to the job x training hours / "
-                    "(training hours + the owner's own use hours).",
+#: how much of an edge device's embodied carbon training is charged; a policy is added by one row.
+POLICY_ROWS = {
+    "none": EmbodiedPolicy("Devices are owned anyway: no embodied carbon is charged to training (the paper)."),
+    "battery_wear": EmbodiedPolicy("Battery wear (consequential): the battery's share of the device's non-use-phase embodied "
+                                   "carbon x the extra charge cycles / rated cycles, or, for owners who replace the device when "
+                                   "training wears its battery out early, the device's embodied carbon x the share of its "
+                                   "service life lost.", battery_wear=1.0),
+    "per_use_hour": EmbodiedPolicy("Per use hour (attributional): the embodied carbon re-amortised to the job x training hours / "
+                                   "(training hours + the owner's own use hours).", use_hours=1.0),
 }
+#: The policies' names and what each charges.
+POLICIES = {name: policy.description for name, policy in POLICY_ROWS.items()}
 #: How a frame charges the cloud node's embodied carbon to the job, by whether it amortises it over the
 #: node's life (core.frames amortises_cloud_embodied -> cloud_embodied_rule, as marts.lifecycle_carbon states it).
 CLOUD_EMBODIED_RULES = {
@@ -199,14 +216,31 @@ DEVICE_FIELDS = {
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",
 }
-#: Workload kinds (core.workload_kinds, a scenario's workload_kind): how the job's length is given
-#: (sql/model/evaluate.sql job_years).
-WORKLOADS = {
-    "horizon": "The paper's frame: cloud_gpu_count accelerators for horizon_years.",
-    "gpu_hours": "workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.",
-    "params_tokens": "fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the accelerator's FP16/BF16 "
-                     "peak, on cloud_gpu_count accelerators.",
+@dataclass(frozen=True)
+class WorkloadKind:
+    """How a job's length is given (core.workload_kinds): weights of the model's three job lengths
+    (sql/model/evaluate.sql job_years), one of them 1."""
+
+    description: str
+    #: x the scenario's horizon_years (the paper's cloud_gpu_count accelerators for the horizon).
+    horizon: float = 0.0
+    #: x workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.
+    gpu_hours: float = 0.0
+    #: x the accelerator-hours of fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the
+    #: accelerator's FP16/BF16 peak; the job's tokens are then workload_tokens (else what the accelerators
+    #: train on over the job).
+    tokens: float = 0.0
+
+
+#: Workloads (core.workload_kinds, a scenario's workload_kind): how the job's length is given; a kind is one row.
+WORKLOAD_ROWS = {
+    "horizon": WorkloadKind("The paper's frame: cloud_gpu_count accelerators for horizon_years.", horizon=1.0),
+    "gpu_hours": WorkloadKind("workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.", gpu_hours=1.0),
+    "params_tokens": WorkloadKind("fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the accelerator's "
+                                  "FP16/BF16 peak, on cloud_gpu_count accelerators.", tokens=1.0),
 }
+#: The workload kinds' names and what sets each job's length.
+WORKLOADS = {name: kind.description for name, kind in WORKLOAD_ROWS.items()}
 #: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R). Its one
 #: row: core.claim, which every mart and page reads the bounds from.
 CLAIM_LOW = 4.0

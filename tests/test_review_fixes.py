@@ -301,7 +301,7 @@ def test_consequential_battery_wear_and_early_replacement(built_warehouse: Path)
     con = duckdb.connect()
     from pipelines.warehouse.tables import install_macros
     install_macros(con)
-    replaced = con.execute("select embodied_allocated_kgco2e('battery_wear', $nonuse, 0.0, 0.05, $cycles, 1000.0, 8, 4, 300.0, 0.3, 3.0, 3.0)",
+    replaced = con.execute("select embodied_allocated_kgco2e(1.0, 0.0, $nonuse, 0.0, 0.05, $cycles, 1000.0, 8, 4, 300.0, 0.3, 3.0, 3.0)",
                            {"nonuse": nonuse, "cycles": cycles}).fetchone()[0]
     assert replaced == pytest.approx(0.3 * nonuse * min(lost / 3.0, 1) + 0.7 * wear, rel=1e-9)
 
@@ -338,12 +338,14 @@ def test_joint_draws_move_the_gpu_variant_and_the_grid_together(built_warehouse:
 
 
 def test_frame_consistency_check_names_what_breaks() -> None:
-    from pipelines.model.methods import frame_rows
+    from pipelines.model.methods import frame_rows, workload_rows
 
     con = duckdb.connect()
     con.execute("create schema core")
     con.register("frame_rows", frame_rows())
     con.execute("create table core.frames as select * from frame_rows")
+    con.register("workload_rows", workload_rows())
+    con.execute("create table core.workload_kinds as select * from workload_rows")
     con.execute("create table core.scenarios as select * from (values "
                 "('broken', 'consequential', 'per_use_hour', 0.0, 0.0, 0.03, 'gpu_hours', 0.0), "
                 "('unknown', 'marginal', 'none', 0.05, 0.02, 0.03, 'horizon', 0.0), "

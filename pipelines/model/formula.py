@@ -13,7 +13,13 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.model.methods import basis_rows, frame_method_rows, frame_rows
+from pipelines.model.methods import (
+    basis_rows,
+    frame_method_rows,
+    frame_rows,
+    policy_rows,
+    workload_rows,
+)
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import install_macros
@@ -216,6 +222,8 @@ def model_view(
     con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
     con.register("model_pattern_rows", pattern_rows())
     con.register("model_frames", frame_rows())
+    con.register("model_policies", policy_rows())
+    con.register("model_workloads", workload_rows())
     con.register("model_frame_methods", frame_method_rows(only))
     con.register("model_bases", basis_rows(BASES if all_bases else HEADLINE_BASES))
     if _has_fleets(table, constants):
@@ -229,7 +237,7 @@ def model_view(
         con.execute("drop view if exists model_evaluation")
         con.execute("drop view if exists model_class_rows")
         con.unregister("model_pattern_rows")
-        for name in ("model_frames", "model_frame_methods", "model_bases"):
+        for name in ("model_frames", "model_policies", "model_workloads", "model_frame_methods", "model_bases"):
             con.unregister(name)
         if constants is None:
             con.unregister("model_inputs")

@@ -20,9 +20,9 @@ from schemas.vocabulary import (
     CLOUD_EMBODIED_RULES,
     FRAMES,
     NETWORK_METHODS,
-    POLICIES,
+    POLICY_ROWS,
     VERDICT_RULES,
-    WORKLOADS,
+    WORKLOAD_ROWS,
 )
 
 
@@ -71,6 +71,29 @@ def basis_rows(only: Collection[str] | None = None) -> pa.Table:
     })
 
 
+def workload_rows() -> pa.Table:
+    """core.workload_kinds: each workload kind and the weights of the model's three job lengths."""
+    kinds = list(WORKLOAD_ROWS.items())
+    return pa.table({
+        "workload_kind": pa.array([name for name, _ in kinds], pa.string()),
+        "horizon": pa.array([k.horizon for _, k in kinds], pa.float64()),
+        "gpu_hours": pa.array([k.gpu_hours for _, k in kinds], pa.float64()),
+        "tokens": pa.array([k.tokens for _, k in kinds], pa.float64()),
+        "description": pa.array([k.description for _, k in kinds], pa.string()),
+    })
+
+
+def policy_rows() -> pa.Table:
+    """core.embodied_policies: each allocation policy and the weights of the model's two embodied terms."""
+    policies = list(POLICY_ROWS.items())
+    return pa.table({
+        "policy": pa.array([name for name, _ in policies], pa.string()),
+        "battery_wear": pa.array([p.battery_wear for _, p in policies], pa.float64()),
+        "use_hours": pa.array([p.use_hours for _, p in policies], pa.float64()),
+        "description": pa.array([p.description for _, p in policies], pa.string()),
+    })
+
+
 def named_rows(key: str, described: dict[str, str]) -> pa.Table:
     """A vocabulary of names and their descriptions as rows: ``key`` and description."""
     return pa.table({key: list(described), "description": list(described.values())})
@@ -82,8 +105,8 @@ def reference_tables() -> dict[str, pa.Table]:
     return {
         "core.frames": frame_rows(),
         "core.frame_network_methods": frame_method_rows(),
-        "core.workload_kinds": named_rows("workload_kind", WORKLOADS),
-        "core.embodied_policies": named_rows("policy", POLICIES),
+        "core.workload_kinds": workload_rows(),
+        "core.embodied_policies": policy_rows(),
         "core.bases": basis_rows(),
         "core.verdicts": pa.table({
             "verdict": list(VERDICT_RULES),

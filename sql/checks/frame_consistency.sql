@@ -7,8 +7,8 @@
 --   requires_network_factors: the factors of the frame's network energy rule must be given:
 --     'average', an average network intensity (network_kwh_per_gb); 'marginal', a marginal
 --     power model (network_ and router_marginal_w_per_mbps).
--- A workload needs its own figures: gpu_hours its accelerator-hours, params_tokens its tokens
--- and model FLOPs utilisation (core.workload_kinds).
+-- A workload needs the figures its kind weighs (core.workload_kinds): accelerator-hours
+-- (gpu_hours), or tokens and a model FLOPs utilisation (tokens).
 select scenario_id, accounting_frame, problem
 from (
     select
@@ -25,12 +25,13 @@ from (
                 then f.accounting_frame || ' frame needs a marginal network power (network_ and router_marginal_w_per_mbps)' end,
             case when f.requires_network_factors and f.network_energy_rule = 'average' and s.network_kwh_per_gb <= 0
                 then f.accounting_frame || ' frame needs an average network intensity (network_kwh_per_gb)' end,
-            case when s.workload_kind = 'gpu_hours' and s.workload_gpu_hours <= 0
-                then 'workload_kind gpu_hours needs workload_gpu_hours > 0' end,
-            case when s.workload_kind = 'params_tokens' and (s.workload_tokens <= 0 or s.workload_mfu <= 0 or s.workload_mfu > 1)
-                then 'workload_kind params_tokens needs workload_tokens > 0 and 0 < workload_mfu <= 1' end
+            case when w.gpu_hours > 0 and s.workload_gpu_hours <= 0
+                then 'workload_kind ' || w.workload_kind || ' needs workload_gpu_hours > 0' end,
+            case when w.tokens > 0 and (s.workload_tokens <= 0 or s.workload_mfu <= 0 or s.workload_mfu > 1)
+                then 'workload_kind ' || w.workload_kind || ' needs workload_tokens > 0 and 0 < workload_mfu <= 1' end
         ], lambda x: x is not null)) as problem
     from core.scenarios as s
     left join core.frames as f on f.accounting_frame = s.accounting_frame
+    left join core.workload_kinds as w on w.workload_kind = s.workload_kind
 )
 order by scenario_id

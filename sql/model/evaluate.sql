@@ -13,11 +13,12 @@
 -- device_rows), so a class is added by parameter rows, never here. A class with a fleet_share
 -- is one part of a mixed fleet: it takes that share of the cloud job, and a row with
 -- device_class 'fleet' sums the classes (shares sum to 1: sql/checks/frame_consistency.sql).
--- Workload (workload_kind, core.workload_kinds): horizon, the paper's cloud_gpu_count accelerators
--- for horizon_years; gpu_hours, workload_gpu_hours accelerator-hours; params_tokens,
--- fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the accelerator's
--- FP16/BF16 peak. Either sets the job's duration on cloud_gpu_count accelerators (job_years),
--- over which both sides are counted.
+-- Workload: the scenario's workload_kind names a row of the view `model_workloads`
+-- (core.workload_kinds), whose weights pick the job's length (job_years) on cloud_gpu_count
+-- accelerators, over which both sides are counted: horizon_years (the paper's), workload_gpu_hours
+-- accelerator-hours, or fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the
+-- accelerator's FP16/BF16 peak. Embodied allocation: edge_embodied_policy names a row of
+-- `model_policies` (core.embodied_policies), the weights of embodied_allocated_kgco2e's two terms.
 -- Accounting frame: the scenario's accounting_frame names a row of the view `model_frames`
 -- (core.frames), whose rules are columns joined here: whether the cloud node's embodied carbon is
 -- amortised and whether a fleet over its link is resized; `model_frame_methods`
@@ -80,15 +81,19 @@ inputs as (
         gpus.*,
         frame.amortises_cloud_embodied,
         frame.resizes_fleet,
-        case gpus.workload_kind
-            when 'gpu_hours' then job_years(workload_gpu_hours, cloud_gpu_count, cloud_hours_per_day)
-            when 'params_tokens' then job_years(accelerator_hours(training_flops(fleet_model_params, workload_tokens), gpu_fp16_tflops,
-                                                                  workload_mfu),
-                                                cloud_gpu_count, cloud_hours_per_day)
-            else horizon_years
-        end as job_years
+        policy.battery_wear as policy_battery_wear,
+        policy.use_hours as policy_use_hours,
+        workload.tokens as workload_tokens_weight,
+        -- the job's length: the weights of the scenario's workload kind (core.workload_kinds)
+        weighted(workload.horizon, horizon_years)
+        + weighted(workload.gpu_hours, job_years(workload_gpu_hours, cloud_gpu_count, cloud_hours_per_day))
+        + weighted(workload.tokens, job_years(accelerator_hours(training_flops(fleet_model_params, workload_tokens), gpu_fp16_tflops,
+                                                                workload_mfu),
+                                              cloud_gpu_count, cloud_hours_per_day)) as job_years
     from gpus
     inner join model_frames as frame on frame.accounting_frame = gpus.accounting_frame
+    inner join model_policies as policy on policy.policy = gpus.edge_embodied_policy
+    inner join model_workloads as workload on workload.workload_kind = gpus.workload_kind
 ),
 
 -- one row per parameter set and edge device class (model_devices), the class's hours a day and
@@ -233,7 +238,7 @@ carbon as (
         fleet.*,
         -- tokens of the class's share of the job: the workload's, or what the accelerators train
         -- on over the job: their work / (6 x params FLOPs per token)
-        share * case when workload_kind = 'params_tokens' then workload_tokens
+        share * case when workload_tokens_weight > 0 then workload_tokens
             else cloud_gpu_count * work_tflops * 1e12 * 3600 * cloud_hours_per_day * 365 * job_years
                 / training_flops(fleet_model_params, 1) end as tokens,
         -- the device's achieved FLOPS over its peak: the class's share of the work over its
@@ -245,7 +250,7 @@ carbon as (
         edge_operational_kgco2e(1, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
                                 edge_grid_gco2e_per_kwh) as edge_operational_per_device_kgco2e,
         embodied_allocated_kgco2e(
-            edge_embodied_policy, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
+            policy_battery_wear, policy_use_hours, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
             battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
             battery_rated_cycles, hours_per_day * online_fraction, owner_hours_per_day, owner_cycles_per_year,
             device_replacement_share, job_years, lifetime_years) as edge_embodied_per_device_kgco2e

@@ -112,25 +112,29 @@ create or replace temp macro battery_life_lost_years(rated_cycles, owner_cycles_
 create or replace temp macro replaced_share(replacement_share, life_lost_years) as
     case when life_lost_years > 0 then replacement_share else 0.0 end;
 
--- Embodied carbon of one device charged to training over the horizon, per allocation policy
--- (core.embodied_policies, the scenario's edge_embodied_policy):
---   none: devices are owned anyway (the paper);
+-- A coefficient of a method's row (core.patterns, core.embodied_policies) times one of the model's
+-- terms; 0 where the coefficient is 0, whatever the term (a pattern that does not split the model has
+-- no stages, a device without a battery figure no battery wear).
+create or replace temp macro weighted(coefficient, term) as
+    case when coefficient = 0 then 0.0 else coefficient * term end;
+
+-- Embodied carbon of one device charged to training over the horizon: the weights of the
+-- scenario's allocation policy (core.embodied_policies) times two terms:
 --   battery_wear (consequential): the battery's share of the device's non-use-phase embodied
 --     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
 --     batteries); for the share of owners who replace the whole device when its battery
 --     wears out early, the device's embodied carbon x the share of its service life lost
 --     instead (a device charged for its replacement carries no separate battery wear);
---   per_use_hour (attributional): the embodied carbon re-amortised to the horizon x training
+--   use_hours (attributional): the embodied carbon re-amortised to the horizon x training
 --     hours / (training hours + the owner's own use hours).
-create or replace temp macro embodied_allocated_kgco2e(policy, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
-    case policy
-        when 'none' then 0.0
-        when 'battery_wear' then replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
+-- The paper's policy (none) weighs both 0: devices are owned anyway.
+create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
+    weighted(battery_wear,
+             replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
               * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
             + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
-              * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles
-        when 'per_use_hour' then horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
-    end;
+              * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles)
+    + weighted(use_hours, horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day));
 
 -- Pipeline stages S for N online devices. Per token, a hybrid of S-stage pipelines that train
 -- data-parallel with each other moves a x (S - 1) bytes of activations and their gradients
@@ -144,11 +148,6 @@ create or replace temp macro pipeline_stages(devices_online, layers, min_stages,
         then least(greatest(min_stages, 1), least(greatest(floor(devices_online), 1), layers))
         else least(greatest(floor(devices_online), 1), layers)
     end;
-
--- A coefficient of a pattern's row (core.patterns) times one of the model's terms; 0 where the
--- coefficient is 0, whatever the term (a pattern that does not split the model has no stages).
-create or replace temp macro weighted(coefficient, term) as
-    case when coefficient = 0 then 0.0 else coefficient * term end;
 
 -- Pipeline stages S of a pattern that splits the model (core.patterns splits_model), for N online
 -- devices: pipeline_stages over its per-token terms, each times the pattern's coefficient

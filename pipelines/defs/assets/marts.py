@@ -71,7 +71,7 @@ def fleet_shares_sum_to_one(warehouse: Warehouse) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
-@dg.asset_check(asset=scenarios, blocking=True, additional_deps=[dg.AssetKey(["core", "frames"])],
+@dg.asset_check(asset=scenarios, blocking=True, additional_deps=[dg.AssetKey(["core", "frames"]), dg.AssetKey(["core", "workload_kinds"])],
                 description="Every scenario's terms follow its accounting frame (its row of core.frames) and its workload "
                             "(sql/checks/frame_consistency.sql).")
 def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
