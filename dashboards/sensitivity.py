@@ -9,7 +9,16 @@ import duckdb
 import polars as pl
 
 from dashboards.classes import device_classes
-from dashboards.shell import Page, claim_of, query, scenario_ids, scenario_param, tooltips, values
+from dashboards.shell import (
+    Page,
+    claim_of,
+    page_patterns,
+    query,
+    scenario_ids,
+    scenario_param,
+    tooltips,
+    values,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]
@@ -20,9 +29,7 @@ TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]
 MULTIPLIER_STEP = 0.25
 MULTIPLIERS = [round(0.25 * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
 HOURS_MIN, HOURS_MAX = 1, 24
-#: The heatmap shows compute-only R; the tornado offers these patterns.
-GRID_PATTERN = "none"
-TORNADO_PATTERNS = ["none", "radio_window", "pipeline"]
+#: The heatmap shows compute-only R; the tornado offers the pages' patterns too (dashboards.shell.page_patterns).
 
 GRID_TOOLTIP = tooltips(
     ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("hours_per_day:Q", "edge hours per day"),
@@ -31,9 +38,9 @@ GRID_TOOLTIP = tooltips(
 )
 
 
-def grid(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def grid(con: duckdb.DuckDBPyConnection, compute_only: str) -> pl.DataFrame:
     """The precomputed R grid over multiplier x hours per day, per scenario and device class (marts.sensitivity_grid)."""
-    return query(con, "sensitivity_grid", {"pattern": GRID_PATTERN})
+    return query(con, "sensitivity_grid", {"pattern": compute_only})
 
 
 def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
@@ -47,9 +54,9 @@ def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def tornado(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def tornado(con: duckdb.DuckDBPyConnection, patterns: list[str]) -> pl.DataFrame:
     """One-at-a-time low/high R per scenario, device class, pattern and ranged parameter (marts.sensitivity)."""
-    return query(con, "sensitivity_tornado", {"patterns": TORNADO_PATTERNS})
+    return query(con, "sensitivity_tornado", {"patterns": patterns})
 
 
 def boundaries(frame: pl.DataFrame, targets: tuple[float, ...]) -> pl.DataFrame:
@@ -126,12 +133,12 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         color="independent")
 
 
-def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[float, ...]) -> alt.TopLevelMixin:
+def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[float, ...], patterns: list[str]) -> alt.TopLevelMixin:
     """Bars from R at the parameter's low to R at its high, per device class, largest swing first."""
     scenario = alt.param(name="tornado_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
                          bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
-    pattern = alt.param(name="tornado_pattern", value=TORNADO_PATTERNS[0],
-                        bind=alt.binding_select(options=TORNADO_PATTERNS, name="Communication pattern "))
+    pattern = alt.param(name="tornado_pattern", value=patterns[0],
+                        bind=alt.binding_select(options=patterns, name="Communication pattern "))
     tooltip = tooltips(
         ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("pattern:N", "communication"), "parameter:N", ("value_low:Q", "low", ".4g"),
         ("value_high:Q", "high", ".4g"), ("reduction_factor_at_low:Q", "R at low", ".2f"),
@@ -164,8 +171,9 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[floa
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.sensitivity and marts.sensitivity_grid."""
     scenarios = scenario_ids(con)
-    frame = grid(con)
-    torn = tornado(con)
+    patterns = page_patterns(con)
+    frame = grid(con, patterns[0])
+    torn = tornado(con, patterns)
     # R = 1 (no saving) and the claim's low end
     targets = (1.0, claim_of(con)[0])
     return Page(
@@ -175,7 +183,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                 f"over device multiplier x edge hours per day, with the R = 1 and R = {targets[1]:g} lines.",
         tables=TABLES,
         charts={"heatmap": heatmap_chart(frame, boundaries(frame, targets), scenarios),
-                "tornado": tornado_chart(torn, scenarios, targets)},
+                "tornado": tornado_chart(torn, scenarios, targets, patterns)},
         notes=[
             "Fewer training hours a day need proportionally more devices for the GPU's work (N = F_gpu x h_gpu / "
             "(F_dev x h_dev)), so the hours barely move R (only through whole-device rounding, and through the "

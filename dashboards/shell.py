@@ -114,6 +114,11 @@ def scenario_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     return query(con, "scenario_ids").get_column("scenario_id").to_list()
 
 
+def page_patterns(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The communication patterns a page offers (``marts.scenarios``): compute only first, then the scenarios' own."""
+    return query(con, "page_patterns").get_column("pattern").to_list()
+
+
 def scenario_param(scenarios: list[str], default: str = "paper_text") -> alt.Parameter:
     """A ``scenario`` parameter bound to a select over the scenario ids."""
     if not scenarios:

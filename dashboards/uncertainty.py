@@ -4,13 +4,21 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, claim_of, query, scenario_ids, scenario_param, tooltips, values
+from dashboards.shell import (
+    Page,
+    claim_of,
+    page_patterns,
+    query,
+    scenario_ids,
+    scenario_param,
+    tooltips,
+    values,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertainty_drivers", "marts.training_energy",
           "marts.verdict"]
 
-PATTERNS = ["none", "radio_window", "pipeline"]
 TOP = 10
 
 CI_TOOLTIP = tooltips(
@@ -20,16 +28,17 @@ CI_TOOLTIP = tooltips(
 )
 
 
-def pattern_param() -> alt.Parameter:
-    """A ``pattern`` parameter bound to a select over the communication patterns shown."""
-    return alt.param(name="pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Communication pattern "))
+def pattern_param(patterns: list[str]) -> alt.Parameter:
+    """A ``pattern`` parameter bound to a select over the communication patterns shown (compute only first)."""
+    return alt.param(name="pattern", value=patterns[0], bind=alt.binding_select(options=patterns, name="Communication pattern "))
 
 
 def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:
     """The distribution of R per device class (percentiles 1-99) with p05, p50 and p95 marked."""
-    scenario, pattern = scenario_param(scenarios), pattern_param()
+    patterns = page_patterns(con)
+    scenario, pattern = scenario_param(scenarios), pattern_param(patterns)
     picked = (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
-    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": PATTERNS}))).transform_filter(picked).mark_rect(
+    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": patterns}))).transform_filter(picked).mark_rect(
         opacity=0.55).encode(
         x=alt.X("bin_low:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
         x2="bin_high:Q",
@@ -41,7 +50,7 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
             ("share:Q", "share of draws", ".2%")
         ),
     ).add_params(scenario, pattern)
-    quantiles = query(con, "uncertainty_quantiles", {"patterns": PATTERNS})
+    quantiles = query(con, "uncertainty_quantiles", {"patterns": patterns})
     marks = alt.Chart(values(quantiles)).transform_filter(picked)
     low = claim_of(con)[0]
     tooltip = tooltips(
@@ -62,8 +71,9 @@ def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.T
     """Share of the variance of R per parameter (total Sobol index), the top ten per device class."""
     scenario = alt.param(name="drivers_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
                          bind=alt.binding_select(options=scenarios, name="Variance scenario "))
-    pattern = alt.param(name="drivers_pattern", value=PATTERNS[0], bind=alt.binding_select(options=PATTERNS, name="Variance pattern "))
-    frame = query(con, "uncertainty_drivers", {"patterns": PATTERNS, "top": TOP})
+    patterns = page_patterns(con)
+    pattern = alt.param(name="drivers_pattern", value=patterns[0], bind=alt.binding_select(options=patterns, name="Variance pattern "))
+    frame = query(con, "uncertainty_drivers", {"patterns": patterns, "top": TOP})
     tooltip = tooltips(
         ("device_class:N", "device"), "parameter:N", ("st_share_of_sum:Q", "ST / sum of ST", ".1%"),
         ("st:Q", "total Sobol index ST", ".3f"), ("st_ci95:Q", "ST 95% CI +/-", ".3f"),

@@ -21,6 +21,7 @@ from schemas.vocabulary import (
     DEVICE_CLASS_PATTERN,
     FEASIBLE_SHARE_MIN,
     NETWORK_METHODS,
+    PATTERNS,
     VERDICT_HOLDS,
     VERDICTS,
 )
@@ -210,6 +211,8 @@ class ScenarioIds(pa.DataFrameModel):
     """marts.scenarios: the scenarios the build evaluated (core.scenarios), for the pages' scenario selectors. Grain: scenario."""
 
     scenario_id: str = pa.Field(unique=True, description="Scenario id (joins every mart's scenario_id).")
+    comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's own communication pattern (its comm_pattern): a pattern the pages offer.")
+    compute_only_pattern: str = pa.Field(isin=list(PATTERNS), description="The pattern that moves no bytes (core.patterns): the pages' R without communication.")
 
     class Config:
         strict = True

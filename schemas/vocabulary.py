@@ -59,6 +59,15 @@ PATTERN_ROWS = {
 PATTERNS = tuple(PATTERN_ROWS)
 #: The patterns that move data (a scenario's ``comm_pattern`` is one of them).
 COMM_PATTERNS = tuple(name for name, row in PATTERN_ROWS.items() if row.moves_bytes)
+#: The one pattern that moves no bytes: the compute-only rows (R without communication) of every mart.
+COMPUTE_ONLY = next(name for name, row in PATTERN_ROWS.items() if not row.moves_bytes)
+#: The paper's own communication: its radio busy for the training window (the paper's scenarios' comm_pattern).
+PAPER_PATTERN = "radio_window"
+#: The patterns the break-even search covers: compute only, and the paper's communication.
+SEARCH_PATTERNS = (COMPUTE_ONLY, PAPER_PATTERN)
+#: The patterns the uncertainty and sensitivity pages offer: compute only, the paper's communication, and
+#: the pipeline the realistic scenarios train with (their comm_pattern).
+PAGE_PATTERNS = (COMPUTE_ONLY, PAPER_PATTERN, "pipeline")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pytest
 
 from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
-from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS
+from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS, page_patterns
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from tests.helpers import browser_missing
@@ -140,7 +140,7 @@ def test_every_claim_on_the_reproduction_page(site: dict, con) -> None:
 
 
 def test_grid_equals_the_mart_at_the_scenario_point(con) -> None:
-    frame = grid(con)
+    frame = grid(con, page_patterns(con)[0])
     mart = query_pl(con, "select scenario_id, device_class, reduction_factor from marts.fleet_equivalence where is_headline")
     points = frame.filter("is_scenario_point").join(mart, on=["scenario_id", "device_class"], suffix="_mart")
     assert points.height == mart.height > 0
@@ -151,7 +151,7 @@ def test_grid_equals_the_mart_at_the_scenario_point(con) -> None:
 
 
 def test_grid_scales_with_devices_not_hours(con) -> None:
-    frame = grid(con).filter(scenario_id="paper_text", device_class="laptop")
+    frame = grid(con, page_patterns(con)[0]).filter(scenario_id="paper_text", device_class="laptop")
     base = frame.filter(device_multiplier=1.0, hours_per_day=8.0).item(0, "reduction_factor")
     assert base == pytest.approx(9.5044, abs=1e-3)  # README: 9.50x for 15 laptops
     # half the hours: twice the devices (30) for the same work, so the same R
@@ -160,8 +160,19 @@ def test_grid_scales_with_devices_not_hours(con) -> None:
     assert frame.filter(device_multiplier=2.0, hours_per_day=8.0).item(0, "reduction_factor") == pytest.approx(base / 2)
 
 
+def test_pages_offer_compute_only_then_the_scenarios_own_patterns(con) -> None:
+    """The pattern selectors read marts.scenarios: the pattern that moves no bytes first, then each scenario's
+    own pattern once (the paper's radio window, the realistic scenarios' pipeline)."""
+    own = query_pl(con, "select scenario_id, comm_pattern, compute_only_pattern from marts.scenarios order by scenario_id")
+    patterns = page_patterns(con)
+    assert patterns == ["none", "radio_window", "pipeline"]
+    assert set(own.get_column("compute_only_pattern")) == {patterns[0]}
+    assert set(patterns[1:]) == set(own.get_column("comm_pattern"))
+    assert own.filter(scenario_id="paper_text").item(0, "comm_pattern") == "radio_window"
+
+
 def test_tornado(con) -> None:
-    frame = tornado(con).filter(pattern="none")
+    frame = tornado(con, page_patterns(con)).filter(pattern="none")
     mart = query_pl(con, "select scenario_id, device_class, reduction_factor from marts.fleet_equivalence where is_headline")
     joined = frame.join(mart, on=["scenario_id", "device_class"])
     assert joined.height == frame.height > 0

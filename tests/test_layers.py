@@ -607,3 +607,45 @@ def test_no_file_reads_a_method_as_a_code_or_repeats_a_vocabulary() -> None:
 ])
 def test_the_vocabulary_check_finds_code_casts_and_repeated_lists(path: str, text: str, expected: list[str]) -> None:
     assert vocabulary_literals(path, text) == expected
+
+
+# --- no Python module outside the vocabulary names a communication pattern ------------------------
+#
+# The pipelines and the pages pick patterns through the vocabulary's names for them (COMPUTE_ONLY,
+# PAPER_PATTERN, SEARCH_PATTERNS, COMM_PATTERNS) or, on a page, from marts.scenarios: no string
+# literal of theirs is a pattern's name. "none" is also plain English (a metadata "none", the
+# static exports' "none"), so it counts only where it is compared with, or passed as, a pattern.
+
+#: Packages whose Python names no communication pattern.
+PATTERN_FREE_PYTHON = ("pipelines", "dashboards")
+_COMPUTE_ONLY_USE = re.compile(r"""pattern["']?\)?\s*(?:==|!=)\s*["']none["']|patterns\s*=\s*[(\[]\s*["']none["']|pattern\s*=\s*'none'""")
+
+
+def python_pattern_names(path: str, text: str) -> list[str]:
+    """``path:line: name`` for every string literal of ``text`` that names a communication pattern."""
+    from schemas.vocabulary import COMPUTE_ONLY, PATTERNS
+
+    names = set(PATTERNS) - {COMPUTE_ONLY}
+    found = [(node.lineno, node.value) for node in ast.walk(ast.parse(text))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names]
+    found += [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in _COMPUTE_ONLY_USE.finditer(text)]
+    return [f"{path}:{line}: {value}" for line, value in sorted(found)]
+
+
+def test_no_pipeline_or_page_module_names_a_pattern() -> None:
+    files = {p.relative_to(PROJECT_ROOT).as_posix(): p.read_text(encoding="utf-8")
+             for folder in PATTERN_FREE_PYTHON for p in sorted((PROJECT_ROOT / folder).rglob("*.py"))
+             if "site" not in p.relative_to(PROJECT_ROOT).parts}
+    assert {"pipelines/defs/assets/uncertainty.py", "dashboards/uncertainty.py", "pipelines/model/sensitivity.py"} <= set(files)
+    found = [hit for path, text in files.items() for hit in python_pattern_names(path, text)]
+    assert found == [], "patterns are named in schemas/vocabulary.py (COMPUTE_ONLY, PAPER_PATTERN, ...) or read from marts.scenarios"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('PATTERNS = ["none", "radio_window", "pipeline"]\n', ["x.py:1: pipeline", "x.py:1: radio_window"]),
+    ('rows.filter(pl.col("pattern") == "none")\n', ["x.py:1: pattern\") == \"none\""]),
+    ('evaluate(con, inputs, patterns=("none",))\n', ["x.py:1: patterns=(\"none\""]),
+    ('metadata={"problems": "none"}\nmode = "none"\n', []),
+])
+def test_the_python_pattern_check_finds_pattern_names(text: str, expected: list[str]) -> None:
+    assert python_pattern_names("x.py", text) == expected

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from pipelines.model.formula import evaluate, parameter_columns, substitute
-from schemas.vocabulary import CLAIM_LOW, PATTERNS
+from schemas.vocabulary import CLAIM_LOW, PATTERNS, SEARCH_PATTERNS
 
 #: Switches and bookkeeping, not quantities a root can be searched for (a parameter that names a method,
 #: value_text, is not a number at all).
@@ -30,8 +30,6 @@ GRID_POINTS = 65
 #: SECTIONS ** REFINEMENTS = 2 ** 24, the precision of 24 bisections in a third of the queries.
 SECTIONS = 8
 REFINEMENTS = 8
-#: Patterns the break-even search covers: compute only, and the paper's radio communication.
-SEARCH_PATTERNS = ("none", "radio_window")
 #: Device multipliers of the grid: 0.25 to 3 in steps of 0.25 (the dashboard's slider steps).
 MULTIPLIERS = tuple(round(0.25 * i, 2) for i in range(1, 13))
 #: Edge training hours per day of the grid.

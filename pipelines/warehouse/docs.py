@@ -22,12 +22,13 @@ from schemas.validation import ValidationCases
 from schemas.vocabulary import (
     CLAIM_HIGH,
     CLAIM_LOW,
-    PATTERN_ROWS,
+    COMPUTE_ONLY,
     CommPattern,
+    PATTERN_ROWS,
+    VERDICTS,
     VERDICT_HOLDS,
     VERDICT_INFEASIBLE,
     VERDICT_UNCERTAIN,
-    VERDICTS,
 )
 
 ANSWER_BEGIN = "<!-- answer:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
@@ -216,9 +217,9 @@ def drivers_table(con: duckdb.DuckDBPyConnection, top: int = 3) -> str:
     frame = query_pl(con, """
         select scenario_id, device_class, parameter, s1, s1_ci95, st, base_samples, model_runs, rank
         from marts.uncertainty_drivers
-        where pattern = 'none' and rank <= $top
+        where pattern = $compute_only and rank <= $top
         order by scenario_id, device_class, rank
-    """, {"top": top})
+    """, {"top": top, "compute_only": COMPUTE_ONLY})
     return _drivers_markdown(frame)
 
 
@@ -229,7 +230,7 @@ def read_full_study(path: Path) -> pl.DataFrame:
 
 def full_drivers_table(path: Path, top: int = 3) -> str:
     """The full study's top drivers (compute only), from its results file."""
-    frame = read_full_study(path).filter((pl.col("pattern") == "none") & (pl.col("rank") <= top))
+    frame = read_full_study(path).filter((pl.col("pattern") == COMPUTE_ONLY) & (pl.col("rank") <= top))
     return _drivers_markdown(frame)
 
 

@@ -14,7 +14,7 @@ from pipelines.defs.tables import write_table
 from pipelines.model.formula import evaluate, scenario_inputs, substitute
 from pipelines.warehouse.queries import query_pl
 from schemas.reviewers import Communication, EmbodiedAllocation, FleetSizing
-from schemas.vocabulary import FLEET_CLASS, POLICIES
+from schemas.vocabulary import COMPUTE_ONLY, FLEET_CLASS, POLICIES
 
 KINDS = {"duckdb", "polars"}
 SCENARIOS = ["core", "scenarios"]
@@ -47,7 +47,7 @@ def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     inputs, models = model_size_inputs(warehouse)
     # per class: a mixed fleet's sum has no count per basis of its own
     evaluated = evaluate(warehouse.connection(), inputs, all_bases=True).filter(
-        (pl.col("pattern") == "none") & (pl.col("device_class") != FLEET_CLASS))
+        (pl.col("pattern") == COMPUTE_ONLY) & (pl.col("device_class") != FLEET_CLASS))
     wide = evaluated.pivot(on="basis", index=["scenario_id", "variant_id", "device_class"], values="devices_formula")
     binding = evaluated.filter(pl.col("basis") == "binding").select(
         "scenario_id", "variant_id", "device_class", pl.col("devices_memory_floor").alias("memory_capacity"),
@@ -101,7 +101,7 @@ def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
         pl.col("policy").alias("value"))
     # a class without a manufacturer footprint has no embodied carbon to allocate
     evaluated = evaluate(con, substitute(base, overrides)).filter(
-        (pl.col("pattern") == "none") & pl.col("edge_embodied_kgco2e").is_not_null())
+        (pl.col("pattern") == COMPUTE_ONLY) & pl.col("edge_embodied_kgco2e").is_not_null())
     scenario_policy = base.select("scenario_id", pl.col("edge_embodied_policy").alias("scenario_policy"))
     frame = (
         evaluated.join(scenario_policy, on="scenario_id")

@@ -11,6 +11,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
 from schemas.scenario_parameters import ScenarioDevices
+from schemas.vocabulary import COMPUTE_ONLY
 
 
 def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
@@ -104,7 +105,7 @@ def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
     device's training electricity.
     """
     con = warehouse.connection()
-    evaluated = evaluate(con, scenario_inputs(con), patterns=("none",))
+    evaluated = evaluate(con, scenario_inputs(con), patterns=(COMPUTE_ONLY,))
     return LIFECYCLE_CARBON.build(con, relations={"evaluated": evaluated})
 
 

@@ -12,6 +12,7 @@ from pipelines.model.sensitivity import HOURS, MULTIPLIERS, break_even, grid, to
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.reviewers import BreakEven, Sensitivity, SensitivityGrid
+from schemas.vocabulary import COMPUTE_ONLY
 
 KINDS = {"duckdb", "polars"}
 DEPS = [["core", "scenarios"], ["core", "scenario_parameters"]]
@@ -31,7 +32,7 @@ def sensitivity(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     base, parameters = _inputs(warehouse)
     frame = tornado(warehouse.connection(), base, parameters)
-    top = frame.filter((pl.col("pattern") == "none") & (pl.col("rank") <= 3)).select(
+    top = frame.filter((pl.col("pattern") == COMPUTE_ONLY) & (pl.col("rank") <= 3)).select(
         "scenario_id", "device_class", "parameter", "reduction_factor_at_low", "reduction_factor_at_high")
     return write_table(warehouse.connection(), "marts.sensitivity", frame, Sensitivity,
                        {"largest_swings": dg.MetadataValue.md(preview_md(top, rows=40))})
@@ -61,7 +62,7 @@ def break_even_values(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     base, parameters = _inputs(warehouse)
     frame = break_even(warehouse.connection(), base, parameters)
-    multiplier = frame.filter((pl.col("parameter") == "device_multiplier") & (pl.col("pattern") == "none")).select(
+    multiplier = frame.filter((pl.col("parameter") == "device_multiplier") & (pl.col("pattern") == COMPUTE_ONLY)).select(
         "scenario_id", "device_class", "baseline_reduction_factor", "value_r1", "value_r4")
     return write_table(warehouse.connection(), "marts.break_even", frame, BreakEven,
                        {"device_multiplier": dg.MetadataValue.md(preview_md(multiplier, rows=40))})

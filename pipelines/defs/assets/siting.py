@@ -31,7 +31,7 @@ from schemas.siting import (
     ZoneIntensity,
     ZoneTimezones,
 )
-from schemas.vocabulary import CLAIM_LOW
+from schemas.vocabulary import CLAIM_LOW, COMPUTE_ONLY
 
 #: A siting asset refreshes when any table it reads is materialised (and none is missing).
 EAGER = dg.AutomationCondition.eager()
@@ -139,7 +139,7 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
             pl.col("scenario_id").is_in(pairs.column("scenario_id").unique().to_pylist()))
         methods = query_pl(con, "select distinct verdict_driver_method from marts.verdict where basis = $basis",
                            {"basis": SITING_BASIS}).get_column("verdict_driver_method").to_list()
-        with model_view(con, pairs, constants=constants, patterns=("none",), own_pattern=True, basis_filter="measured",
+        with model_view(con, pairs, constants=constants, patterns=(COMPUTE_ONLY,), own_pattern=True, basis_filter="measured",
                         methods=methods):
             con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
         previous = warehouse.has_table("marts.siting")

@@ -24,6 +24,7 @@ from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.reviewers import Uncertainty, UncertaintyDistribution, UncertaintyDrivers
+from schemas.vocabulary import COMPUTE_ONLY, PAPER_PATTERN
 
 KINDS = {"duckdb", "polars"}
 TABLES = {
@@ -91,13 +92,13 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
     context.log.info("Sobol indices of log R: " + "; ".join(sobol_log))
     rows = uncertainty_rows(summary, config.seed)
     headline = rows.filter((pl.col("metric") == "reduction_factor") & pl.col("is_headline") & pl.col("is_headline_method")
-                           & pl.col("pattern").is_in(["none", "radio_window"])).select(
+                           & pl.col("pattern").is_in([COMPUTE_ONLY, PAPER_PATTERN])).select(
         "scenario_id", "device_class", "pattern", "p05", "p50", "p95", "share_r_below_1")
     yield write_table(con, "marts.uncertainty", rows, Uncertainty, {
         "n_draws_per_scenario": config.n_draws, "seed": config.seed, "seconds": round(mc_seconds, 2),
         "reduction_factor": dg.MetadataValue.md(preview_md(headline, rows=40))})
     yield write_table(con, "marts.uncertainty_distribution", distribution_rows(summary), UncertaintyDistribution)
-    top = drivers.filter((pl.col("pattern") == "none") & (pl.col("rank") <= 3)).select(
+    top = drivers.filter((pl.col("pattern") == COMPUTE_ONLY) & (pl.col("rank") <= 3)).select(
         "scenario_id", "device_class", "parameter", "st", "st_share_of_sum")
     yield write_table(con, "marts.uncertainty_drivers", drivers, UncertaintyDrivers, {
         "sobol_base_samples": config.sobol_base_samples, "top_drivers": dg.MetadataValue.md(preview_md(top, rows=40))})

@@ -13,6 +13,7 @@ from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
 from schemas.vocabulary import (
     COMM_PATTERNS,
+    COMPUTE_ONLY,
     FEASIBLE_SHARE_MIN,
     VERDICT_BELOW,
     VERDICT_EDGE_MORE,
@@ -45,7 +46,7 @@ def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     The README's verdict table and docs/findings.md are rendered from this table.
     """
     con = warehouse.connection()
-    evaluated = evaluate(con, scenario_inputs(con), patterns=("none", *COMM_PATTERNS), basis_filter="headline_and_measured",
+    evaluated = evaluate(con, scenario_inputs(con), patterns=(COMPUTE_ONLY, *COMM_PATTERNS), basis_filter="headline_and_measured",
                          methods="all")
     result = VERDICT.build(con, VERDICT_PARAMS, relations={"evaluated": evaluated})
     headline = query_pl(con, "select scenario_id, accounting_frame, device_class, network_method, round(reduction_factor, 2) as r, "
