@@ -94,6 +94,10 @@ class NetworkMethods(pa.DataFrameModel):
     """core.network_methods: how communication's network energy is counted. Grain: one method."""
 
     network_method: str = pa.Field(unique=True, isin=list(NETWORK_METHODS), description="Method name.")
+    per_gb_one_end: float = pa.Field(ge=0, description="Weight of GB x (network + router average kWh per GB) at one end (the paper's; sql/model/macros.sql network_kwh).")
+    per_gb_by_ends: float = pa.Field(ge=0, description="Weight of GB x (home ends x (network + router kWh/GB) + server ends x network kWh/GB).")
+    marginal_by_ends: float = pa.Field(ge=0, description="Weight of GB x (core marginal W per Mbit/s + home ends x router's) x 8,000 J per GB.")
+    line_time: float = pa.Field(ge=0, description="Weight of the home line and router's power x training's share of the line x the hours training holds it.")
     description: str = pa.Field(description="What the method charges (sql/model/macros.sql network_kwh).")
 
     class Config:

@@ -254,17 +254,39 @@ WORKLOADS = {name: kind.description for name, kind in WORKLOAD_ROWS.items()}
 #: row: core.claim, which every mart and page reads the bounds from.
 CLAIM_LOW = 4.0
 CLAIM_HIGH = 8.0
-#: How communication's network energy is counted (core.network_methods): the method name and what it charges.
-NETWORK_METHODS = {
-    "radio": "The paper's model: the device radio (busy for the window, or for the bytes at the link rate) plus any "
-             "average kWh per GB at one end (0 in the paper).",
-    "volume": "Average energy per GB (Carbon Trust 2021): the fixed network and the home router at every home end a "
-              "byte passes, the fixed network alone at a server's end; plus the sending device's radio.",
-    "time": "The home line and router's power for the hours the training holds them (Malmodin 2020 fixed-line idle "
-            "power), times training's share of the line; plus the sending device's radio. Independent of bytes.",
-    "marginal": "A power model (Malmodin 2020): the core's marginal W per Mbit/s once and the access line and router's "
-                "at every home end, per byte; plus the sending device's radio. Idle power is drawn anyway.",
+@dataclass(frozen=True)
+class NetworkMethod:
+    """How communication's network energy is counted (core.network_methods): what it charges, as weights of
+    the model's four network terms (sql/model/macros.sql network_kwh); the sending device's radio is charged
+    apart, by the pattern (core.patterns)."""
+
+    description: str
+    #: x the bytes' GB x (network + router average kWh per GB), at one end (the paper's).
+    per_gb_one_end: float = 0.0
+    #: x the bytes' GB x (home ends x (network + router kWh per GB) + server ends x network kWh per GB).
+    per_gb_by_ends: float = 0.0
+    #: x the bytes' GB x (the core's marginal W per Mbit/s + home ends x the router's) x 8,000 J per GB.
+    marginal_by_ends: float = 0.0
+    #: x the home line and router's power x training's share of the line x the hours training holds it.
+    line_time: float = 0.0
+
+
+#: How communication's network energy is counted (core.network_methods); a method is added by one row.
+NETWORK_METHOD_ROWS = {
+    "radio": NetworkMethod("The paper's model: the device radio (busy for the window, or for the bytes at the link rate) plus "
+                           "any average kWh per GB at one end (0 in the paper).", per_gb_one_end=1.0),
+    "volume": NetworkMethod("Average energy per GB (Carbon Trust 2021): the fixed network and the home router at every home "
+                            "end a byte passes, the fixed network alone at a server's end; plus the sending device's radio.",
+                            per_gb_by_ends=1.0),
+    "time": NetworkMethod("The home line and router's power for the hours the training holds them (Malmodin 2020 fixed-line "
+                          "idle power), times training's share of the line; plus the sending device's radio. Independent of "
+                          "bytes.", line_time=1.0),
+    "marginal": NetworkMethod("A power model (Malmodin 2020): the core's marginal W per Mbit/s once and the access line and "
+                              "router's at every home end, per byte; plus the sending device's radio. Idle power is drawn "
+                              "anyway.", marginal_by_ends=1.0),
 }
+#: The network methods' names and what each charges.
+NETWORK_METHODS = {name: method.description for name, method in NETWORK_METHOD_ROWS.items()}
 #: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
 FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.items()}
 #: A resized fleet may grow to at most this many times its compute-equivalent count.

@@ -22,6 +22,7 @@ from schemas.vocabulary import (
     FEASIBLE_SHARE_MIN,
     FRAME_NETWORK_METHODS,
     FRAMES,
+    NETWORK_METHOD_ROWS,
     NETWORK_METHODS,
     PATTERN_ROWS,
     VERDICT_HOLDS,
@@ -37,9 +38,10 @@ LINE_W, LINE_SHARE = 18.0, 0.5
 
 def _network(con: duckdb.DuckDBPyConnection, method: str, pattern: str, gb: float, line_hours: float) -> float:
     home, server = PATTERN_ROWS[pattern].home_ends, PATTERN_ROWS[pattern].server_ends
+    row = NETWORK_METHOD_ROWS[method]  # the method's weights of the four network terms (core.network_methods)
     return con.execute(
-        "select network_kwh($m, $gb, $home, $server, $net, $router, $net_m, $router_m, $line_w, $share, $hours)",
-        {"m": method, "gb": gb, "home": home, "server": server, "net": NETWORK_GB, "router": ROUTER_GB,
+        "select network_kwh($w1, $w2, $w3, $w4, $gb, $home, $server, $net, $router, $net_m, $router_m, $line_w, $share, $hours)",
+        {"w1": row.per_gb_one_end, "w2": row.per_gb_by_ends, "w3": row.marginal_by_ends, "w4": row.line_time, "gb": gb, "home": home, "server": server, "net": NETWORK_GB, "router": ROUTER_GB,
          "net_m": CORE_MARGINAL, "router_m": ACCESS_MARGINAL, "line_w": LINE_W, "share": LINE_SHARE, "hours": line_hours},
     ).fetchone()[0]
 

@@ -136,6 +136,30 @@ def test_a_policy_and_a_workload_are_weights_of_their_rows() -> None:
     assert kinds.select(pl.sum_horizontal("horizon", "gpu_hours", "tokens")).to_series().to_list() == [1.0] * len(WORKLOADS)
 
 
+def test_a_network_method_is_weights_of_the_four_network_terms() -> None:
+    """network_kwh weighs its four terms by the method's row of core.network_methods: the shipped methods pick
+    one term each, and a method that mixes two (half volume, half marginal) is their mean."""
+    from pipelines.model.methods import network_method_rows
+    from pipelines.warehouse.tables import install_macros
+
+    con = duckdb.connect()
+    install_macros(con)
+    rows = {r["network_method"]: r for r in pl.from_arrow(network_method_rows()).iter_rows(named=True)}
+    weights = ("per_gb_one_end", "per_gb_by_ends", "marginal_by_ends", "line_time")
+    assert {name: [r[w] for w in weights] for name, r in rows.items()} == {
+        "radio": [1.0, 0, 0, 0], "volume": [0, 1.0, 0, 0], "time": [0, 0, 0, 1.0], "marginal": [0, 0, 1.0, 0]}
+    # 10 GB between two homes; Carbon Trust kWh/GB of the network and the router, Malmodin's marginal W per Mbit/s
+    # and an 18 W line half held for 100 h
+    args = "10.0, 2, 0, 0.0065, 0.025, 0.03, 0.02, 18.0, 0.5, 100.0"
+    kwh = {name: con.execute(f"select network_kwh({', '.join(['?'] * 4)}, {args})", [r[w] for w in weights]).fetchone()[0]
+           for name, r in {**rows, "mixed": {"per_gb_one_end": 0, "per_gb_by_ends": 0.5, "marginal_by_ends": 0.5, "line_time": 0}}.items()}
+    assert kwh["radio"] == pytest.approx(10 * (0.0065 + 0.025), rel=1e-12)
+    assert kwh["volume"] == pytest.approx(10 * 2 * (0.0065 + 0.025), rel=1e-12)
+    assert kwh["marginal"] == pytest.approx(10 * (0.03 + 2 * 0.02) * 8000 / 3.6e6, rel=1e-12)
+    assert kwh["time"] == pytest.approx(18.0 * 0.5 * 100.0 / 1000, rel=1e-12)
+    assert kwh["mixed"] == pytest.approx((kwh["volume"] + kwh["marginal"]) / 2, rel=1e-12)
+
+
 def test_scenario_new_writes_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``scenario new --set`` writes a name as the scenario file's value, and refuses one its table lacks."""
     sources = tmp_path / "sources"

@@ -17,6 +17,7 @@ from pipelines.model.methods import (
     basis_rows,
     frame_method_rows,
     frame_rows,
+    network_method_rows,
     policy_rows,
     workload_rows,
 )
@@ -223,6 +224,7 @@ def model_view(
     con.register("model_pattern_rows", pattern_rows())
     con.register("model_frames", frame_rows())
     con.register("model_policies", policy_rows())
+    con.register("model_network_methods", network_method_rows())
     con.register("model_workloads", workload_rows())
     con.register("model_frame_methods", frame_method_rows(only))
     con.register("model_bases", basis_rows(BASES if all_bases else HEADLINE_BASES))
@@ -237,7 +239,7 @@ def model_view(
         con.execute("drop view if exists model_evaluation")
         con.execute("drop view if exists model_class_rows")
         con.unregister("model_pattern_rows")
-        for name in ("model_frames", "model_policies", "model_workloads", "model_frame_methods", "model_bases"):
+        for name in ("model_frames", "model_policies", "model_network_methods", "model_workloads", "model_frame_methods", "model_bases"):
             con.unregister(name)
         if constants is None:
             con.unregister("model_inputs")

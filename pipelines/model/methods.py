@@ -19,7 +19,7 @@ from schemas.vocabulary import (
     CLAIM_LOW,
     CLOUD_EMBODIED_RULES,
     FRAMES,
-    NETWORK_METHODS,
+    NETWORK_METHOD_ROWS,
     POLICY_ROWS,
     VERDICT_RULES,
     WORKLOAD_ROWS,
@@ -83,6 +83,17 @@ def workload_rows() -> pa.Table:
     })
 
 
+def network_method_rows() -> pa.Table:
+    """core.network_methods: each network method and the weights of the model's four network terms."""
+    methods = list(NETWORK_METHOD_ROWS.items())
+    weights = ("per_gb_one_end", "per_gb_by_ends", "marginal_by_ends", "line_time")
+    return pa.table({
+        "network_method": pa.array([name for name, _ in methods], pa.string()),
+        **{w: pa.array([getattr(m, w) for _, m in methods], pa.float64()) for w in weights},
+        "description": pa.array([m.description for _, m in methods], pa.string()),
+    })
+
+
 def policy_rows() -> pa.Table:
     """core.embodied_policies: each allocation policy and the weights of the model's two embodied terms."""
     policies = list(POLICY_ROWS.items())
@@ -113,6 +124,6 @@ def reference_tables() -> dict[str, pa.Table]:
             "precedence": pa.array(range(len(VERDICT_RULES)), pa.int64()),
             "rule": list(VERDICT_RULES.values()),
         }),
-        "core.network_methods": named_rows("network_method", NETWORK_METHODS),
+        "core.network_methods": network_method_rows(),
         "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}),
     }

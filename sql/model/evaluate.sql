@@ -278,6 +278,10 @@ patterns as (
         pattern.moves_bytes,
         method.network_method,
         method.is_frame_headline as is_headline_method,
+        network.per_gb_one_end,
+        network.per_gb_by_ends,
+        network.marginal_by_ends,
+        network.line_time,
         devices * online_fraction as devices_online_base,
         case when pattern.splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
                                                        batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
@@ -290,6 +294,7 @@ patterns as (
     inner join model_frame_methods as method
         on method.accounting_frame = carbon.accounting_frame
         and (getvariable('model_method_filter') = 'all' or method.is_frame_headline)
+    inner join model_network_methods as network on network.network_method = method.network_method
 ),
 
 -- the traffic of the compute-equivalent fleet, and what one device can send in its window
@@ -359,7 +364,7 @@ energy as (
         radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
                   link_utilisation)
             * wall_factor
-        + network_kwh(network_method, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+        + network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                       network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
                       devices_online * window_s / 3600) as comm_kwh,
         -- the link rate one online device needs to send its share within its training window

@@ -197,26 +197,27 @@ create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, 
 create or replace temp macro radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation) as
     devices_online * window_s * link_utilisation * radio_power_w / 3.6e6;
 
--- Network energy of a pattern's traffic (kWh) by network method (core.network_methods); the
--- sending device's radio is charged apart (comm radio terms in evaluate.sql):
---   radio    the paper's: average kWh per GB of the network and the router, at one end;
---   volume   average kWh per GB: the fixed network and the home router at each of the
---            `home_ends` a byte passes (both for device-to-device traffic), the fixed network
---            alone at a server's end (`server_ends`);
---   marginal a power model: the core's marginal W per Mbit/s once, the access line and
---            router's at every home end; a GB is 8,000 Mbit, so W per Mbit/s x 8,000 J per GB;
---   time     the home line and router's power (line_w) for the hours the training holds them
---            (line_hours: every online device's training window), times training's share of
---            the line; the bytes do not enter.
-create or replace temp macro network_kwh(method, gb, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                                         network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_w, line_share, line_hours) as
-    case method
-        when 'radio' then gb * (network_kwh_per_gb + router_kwh_per_gb)
-        when 'volume' then gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb)
-        when 'marginal' then gb * case when home_ends + server_ends > 0
-            then network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps else 0 end * 8000 / 3.6e6
-        when 'time' then case when home_ends + server_ends > 0 then line_w * line_share * line_hours / 1000 else 0 end
-    end;
+-- Network energy of a pattern's traffic (kWh): the weights of the network method's row
+-- (core.network_methods) times four terms; the sending device's radio is charged apart (comm
+-- radio terms in evaluate.sql):
+--   per_gb_one_end   the paper's: average kWh per GB of the network and the router, at one end;
+--   per_gb_by_ends   average kWh per GB: the fixed network and the home router at each of the
+--                    `home_ends` a byte passes (both for device-to-device traffic), the fixed
+--                    network alone at a server's end (`server_ends`);
+--   marginal_by_ends a power model: the core's marginal W per Mbit/s once, the access line and
+--                    router's at every home end; a GB is 8,000 Mbit, so W per Mbit/s x 8,000 J per GB;
+--   line_time        the home line and router's power (line_w) for the hours the training holds
+--                    them (line_hours: every online device's training window), times training's
+--                    share of the line; the bytes do not enter.
+-- A pattern whose bytes pass no end (compute only) charges no network energy.
+create or replace temp macro network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, gb, home_ends, server_ends,
+                                         network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps, router_marginal_w_per_mbps,
+                                         line_w, line_share, line_hours) as
+    weighted(per_gb_one_end, gb * (network_kwh_per_gb + router_kwh_per_gb))
+    + weighted(per_gb_by_ends, gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb))
+    + weighted(marginal_by_ends, gb * case when home_ends + server_ends > 0
+        then network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps else 0 end * 8000 / 3.6e6)
+    + weighted(line_time, case when home_ends + server_ends > 0 then line_w * line_share * line_hours / 1000 else 0 end);
 
 -- The sending device's radio energy (kWh, at the device: the wall factor is applied by the
 -- caller), a linear combination by the pattern's row of core.patterns: radio_per_window x the
