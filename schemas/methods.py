@@ -73,6 +73,14 @@ class Bases(pa.DataFrameModel):
     counts_availability: bool = pa.Field(description="Whether the devices' online fraction and straggler slowdown enter its count.")
     headline_choice: bool = pa.Field(description="Whether a scenario's headline_basis may name it (peak_flops heads wherever a count is stated).")
     memory_floor: bool = pa.Field(description="Whether its count is at least the memory floor (devices that hold the training state); a class without a memory figure has no count on it.")
+    fp32_peak: float = pa.Field(ge=0, description="Weight of peak FP32 FLOPS in the capacities it compares (sql/model/evaluate.sql cloud_gpu_capacity, device_capacity).")
+    fp16_peak: float = pa.Field(ge=0, description="Weight of peak FP16/BF16 FLOPS (tensor cores on the GPU).")
+    bandwidth: float = pa.Field(ge=0, description="Weight of memory bandwidth, GB/s.")
+    roofline: float = pa.Field(ge=0, description="Weight of the roofline min(F, I x B) at the scenario's arithmetic intensity.")
+    job_rate: float = pa.Field(ge=0, description="Weight of jobs per hour of the same measured job; a measured rate is not scaled by the GPU's utilisation.")
+    takes_stated_count: bool = pa.Field(description="Whether a device count the scenario states replaces its formula (the paper's peak FLOPS count).")
+    device_peak_floor: bool = pa.Field(description="Whether its count is at least the devices that deliver the GPU's work at their peak FLOPS.")
+    measured: bool = pa.Field(description="Whether it compares a measured job rate (job_rate > 0): marts.verdict reports it beside the headline, marts.siting alone.")
     description: str = pa.Field(description="What the basis compares.")
 
     class Config:

@@ -83,25 +83,47 @@ class Basis:
     headline_choice: bool
     #: Whether its count is at least the memory floor (a class without a memory figure then has no count on it).
     memory_floor: bool
+    #: What it compares, as weights of the capacity measures of the cloud GPU and of a device (sql/model/evaluate.sql
+    #: cloud_gpu_capacity, device_capacity): peak FP32 FLOPS, peak FP16/BF16 FLOPS, memory bandwidth, the roofline
+    #: min(F, I x B), and jobs per hour of the same measured job. A rated measure is delivered at the cloud GPU's
+    #: utilisation; a measured job rate already is.
+    fp32_peak: float = 0.0
+    fp16_peak: float = 0.0
+    bandwidth: float = 0.0
+    roofline: float = 0.0
+    job_rate: float = 0.0
+    #: Whether a device count the scenario states replaces its formula (the paper's peak FLOPS count).
+    takes_stated_count: bool = False
+    #: Whether its count is at least the devices that deliver the GPU's work at the devices' peak FLOPS (a
+    #: measured rate cannot put a device above its peak).
+    device_peak_floor: bool = False
+
+    @property
+    def measured(self) -> bool:
+        """Whether it compares a measured job rate (marts.verdict reports it beside the headline)."""
+        return self.job_rate > 0
 
 
 #: Equivalence bases of marts.fleet_equivalence (core.bases), in report order. The memory-capacity floor
 #: is not among them: it is a floor on every basis (devices_memory_floor), not an equivalence.
 BASIS_RULES = {
-    "peak_flops": Basis("Peak FP32 FLOPS (a count the source states replaces the formula).", "TFLOPS", False, False, False),
-    "peak_fp16": Basis("Peak FP16/BF16 FLOPS (tensor cores on the GPU).", "TFLOPS", False, False, False),
-    "memory_bandwidth": Basis("Memory bandwidth.", "GB/s", False, False, False),
-    "roofline": Basis("min(F, I x B) at the scenario's arithmetic intensity I.", "TFLOPS", False, False, False),
-    "availability": Basis("Peak FP32 FLOPS with the online fraction and the straggler slowdown.", "TFLOPS", True, False, False),
-    "binding": Basis("max(roofline with availability, the memory floor).", "TFLOPS", True, True, True),
+    "peak_flops": Basis("Peak FP32 FLOPS (a count the source states replaces the formula).", "TFLOPS", False, False, False,
+                        fp32_peak=1.0, takes_stated_count=True),
+    "peak_fp16": Basis("Peak FP16/BF16 FLOPS (tensor cores on the GPU).", "TFLOPS", False, False, False, fp16_peak=1.0),
+    "memory_bandwidth": Basis("Memory bandwidth.", "GB/s", False, False, False, bandwidth=1.0),
+    "roofline": Basis("min(F, I x B) at the scenario's arithmetic intensity I.", "TFLOPS", False, False, False, roofline=1.0),
+    "availability": Basis("Peak FP32 FLOPS with the online fraction and the straggler slowdown.", "TFLOPS", True, False, False,
+                          fp32_peak=1.0),
+    "binding": Basis("max(roofline with availability, the memory floor).", "TFLOPS", True, True, True, roofline=1.0),
     "measured_throughput": Basis("Jobs per hour of the same measured job (paper Table 1), with availability, at least the "
-                                 "memory floor and the devices at their peak.", "jobs/h", True, True, True),
+                                 "memory floor and the devices at their peak.", "jobs/h", True, True, True, job_rate=1.0,
+                                 device_peak_floor=True),
 }
 BASES = tuple(BASIS_RULES)
 #: The basis that heads wherever the scenario states a device count (the paper's peak FLOPS).
-STATED_BASIS = "peak_flops"
+STATED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.takes_stated_count)
 #: The measured basis: marts.verdict reports it beside the headline, marts.siting reads it alone.
-MEASURED_BASIS = "measured_throughput"
+MEASURED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.measured)
 #: The bases a scenario's headline can use (peak_flops with a stated count, else headline_basis).
 HEADLINE_BASES = (STATED_BASIS, *(b for b, rule in BASIS_RULES.items() if rule.headline_choice))
 #: The units of the bases' capacities.

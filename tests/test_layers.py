@@ -479,13 +479,14 @@ def test_the_marts_check_sees_every_other_schema() -> None:
     assert dashboard_reads(sql) == ["core", "core.scenarios", "meta"]
 
 
-# --- communication patterns, embodied policies and workload kinds are rows ----------------------------
+# --- communication patterns, embodied policies, workload kinds and bases are rows --------------------
 #
 # A communication pattern is a row of core.patterns (schemas/vocabulary.py PATTERN_ROWS), an embodied
 # allocation policy one of core.embodied_policies (POLICY_ROWS), a workload kind one of
-# core.workload_kinds (WORKLOAD_ROWS): the model, its checks and the marts read their coefficients,
-# weights and flags from the joined row, so no SQL file of theirs names one in a string literal
-# ('pipeline', 'none', 'battery_wear', 'gpu_hours', ...); scenario files name them.
+# core.workload_kinds (WORKLOAD_ROWS), an equivalence basis one of core.bases (BASIS_RULES): the model,
+# its checks and the marts read their coefficients, weights and flags from the joined row, so no SQL
+# file of theirs names one in a string literal ('pipeline', 'none', 'battery_wear', 'gpu_hours',
+# 'measured_throughput', ...); scenario files name them.
 
 #: Folders (below the project root) whose SQL names no communication pattern, policy or workload kind.
 PATTERN_FREE = ("sql/model", "sql/marts", "sql/checks")
@@ -493,10 +494,12 @@ PATTERN_FREE = ("sql/model", "sql/marts", "sql/checks")
 
 def pattern_literals(path: str, sql: str) -> list[str]:
     """``path:line: literal`` for every string literal of ``sql`` that names a communication pattern, an embodied
-    allocation policy or a workload kind."""
-    from schemas.vocabulary import PATTERNS, POLICIES, WORKLOADS
+    allocation policy, a workload kind or an equivalence basis (the paper's own claims, CLASS_EXEMPT, may name the
+    paper's basis)."""
+    from schemas.vocabulary import BASES, PATTERNS, POLICIES, WORKLOADS
 
-    names = {name.lower() for name in (*PATTERNS, *POLICIES, *WORKLOADS)}
+    named = (*PATTERNS, *POLICIES, *WORKLOADS, *(() if path in CLASS_EXEMPT else BASES))
+    names = {name.lower() for name in named}
     return [f"{path}:{line}: {text}" for line, text in sql_literals(sql)
             if text.startswith("'") and text.strip("'").lower() in names]
 
@@ -513,8 +516,8 @@ def test_no_model_or_mart_sql_names_a_pattern() -> None:
     ("select * from evaluated where pattern = 'none'\n", ["x.sql:1: 'none'"]),
     ("select 1\nwhere p = 'Pipeline' or p = 'ring_allreduce'\n", ["x.sql:2: 'Pipeline'", "x.sql:2: 'ring_allreduce'"]),
     ("-- the 'pipeline' pattern\nselect 'pipeline stages' as label, pattern.splits_model from core.patterns as pattern\n", []),
-    ("select case policy when 'battery_wear' then 1 end\nwhere workload_kind = 'gpu_hours'\n",
-     ["x.sql:1: 'battery_wear'", "x.sql:2: 'gpu_hours'"]),
+    ("select case policy when 'battery_wear' then 1 end\nwhere workload_kind = 'gpu_hours' or basis = 'binding'\n",
+     ["x.sql:1: 'battery_wear'", "x.sql:2: 'gpu_hours'", "x.sql:2: 'binding'"]),
 ])
 def test_the_pattern_check_finds_names_not_prose(sql: str, expected: list[str]) -> None:
     assert pattern_literals("x.sql", sql) == expected

@@ -136,6 +136,22 @@ def test_a_policy_and_a_workload_are_weights_of_their_rows() -> None:
     assert kinds.select(pl.sum_horizontal("horizon", "gpu_hours", "tokens")).to_series().to_list() == [1.0] * len(WORKLOADS)
 
 
+def test_a_basis_is_weights_of_the_capacity_measures() -> None:
+    """core.bases: each shipped basis compares one capacity measure; the stated count and the measured rate
+    belong to one basis each (the paper's peak FLOPS, the measured throughput)."""
+    from pipelines.model.methods import BASIS_MEASURES, basis_rows
+    from schemas.vocabulary import MEASURED_BASIS, STATED_BASIS
+
+    bases = pl.from_arrow(basis_rows())
+    assert bases.select(pl.sum_horizontal(*BASIS_MEASURES)).to_series().to_list() == [1.0] * len(BASES)
+    assert bases.filter("takes_stated_count").get_column("basis").to_list() == [STATED_BASIS] == ["peak_flops"]
+    assert bases.filter("measured").get_column("basis").to_list() == [MEASURED_BASIS] == ["measured_throughput"]
+    assert bases.filter("device_peak_floor").get_column("basis").to_list() == ["measured_throughput"]
+    measure = {r["basis"]: next(m for m in BASIS_MEASURES if r[m]) for r in bases.iter_rows(named=True)}
+    assert measure == {"peak_flops": "fp32_peak", "peak_fp16": "fp16_peak", "memory_bandwidth": "bandwidth", "roofline": "roofline",
+                       "availability": "fp32_peak", "binding": "roofline", "measured_throughput": "job_rate"}
+
+
 def test_a_network_method_is_weights_of_the_four_network_terms() -> None:
     """network_kwh weighs its four terms by the method's row of core.network_methods: the shipped methods pick
     one term each, and a method that mixes two (half volume, half marginal) is their mean."""

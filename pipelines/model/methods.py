@@ -57,6 +57,10 @@ def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
     })
 
 
+#: The capacity measures a basis weighs (schemas.vocabulary.Basis).
+BASIS_MEASURES = ("fp32_peak", "fp16_peak", "bandwidth", "roofline", "job_rate")
+
+
 def basis_rows(only: Collection[str] | None = None) -> pa.Table:
     """core.bases: the equivalence bases in report order and their rules (``only``: just those named)."""
     bases = [(position, name, rule) for position, (name, rule) in enumerate(BASIS_RULES.items()) if only is None or name in only]
@@ -67,6 +71,10 @@ def basis_rows(only: Collection[str] | None = None) -> pa.Table:
         "counts_availability": pa.array([b[2].counts_availability for b in bases], pa.bool_()),
         "headline_choice": pa.array([b[2].headline_choice for b in bases], pa.bool_()),
         "memory_floor": pa.array([b[2].memory_floor for b in bases], pa.bool_()),
+        **{measure: pa.array([getattr(b[2], measure) for b in bases], pa.float64()) for measure in BASIS_MEASURES},
+        "takes_stated_count": pa.array([b[2].takes_stated_count for b in bases], pa.bool_()),
+        "device_peak_floor": pa.array([b[2].device_peak_floor for b in bases], pa.bool_()),
+        "measured": pa.array([b[2].measured for b in bases], pa.bool_()),
         "description": pa.array([b[2].description for b in bases], pa.string()),
     })
 

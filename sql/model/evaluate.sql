@@ -132,7 +132,8 @@ capacities as (
             as cloud_embodied_per_gpu_kgco2e,
         cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                  cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
-        case when stated_devices is not null then 'peak_flops' else headline_basis end as headline_name
+        case when stated_devices is not null then (select basis from model_bases where takes_stated_count) else headline_basis end
+            as headline_name
     from classes
 ),
 
@@ -141,24 +142,19 @@ bases as (
         capacities.*,
         basis.basis,
         basis.basis = headline_name as is_headline,
-        case basis.basis
-            when 'peak_flops' then gpu_tflops
-            when 'peak_fp16' then gpu_fp16_tflops
-            when 'memory_bandwidth' then gpu_mem_bandwidth_gb_per_s
-            when 'availability' then gpu_tflops
-            when 'measured_throughput' then 3600 * gpu_speedup_vs_ref / cloud_ref_job_time_s
-            else gpu_attainable_tflops
-        end * case when basis.basis = 'measured_throughput' then 1 else cloud_utilisation end as cloud_gpu_capacity,
-        case basis.basis
-            when 'peak_flops' then device_tflops
-            when 'peak_fp16' then device_fp16_tflops
-            when 'memory_bandwidth' then device_bandwidth_gb_per_s
-            when 'availability' then device_tflops
-            when 'measured_throughput' then 3600 / job_time_s
-            else device_attainable_tflops
-        end as device_capacity,
+        -- the capacities the basis compares: its weights of the capacity measures (core.bases); a
+        -- rated measure is delivered at the GPU's utilisation, a measured job rate already is
+        (weighted(basis.fp32_peak, gpu_tflops) + weighted(basis.fp16_peak, gpu_fp16_tflops)
+         + weighted(basis.bandwidth, gpu_mem_bandwidth_gb_per_s) + weighted(basis.roofline, gpu_attainable_tflops)
+         + weighted(basis.job_rate, 3600 * gpu_speedup_vs_ref / cloud_ref_job_time_s))
+            * case when basis.measured then 1 else cloud_utilisation end as cloud_gpu_capacity,
+        weighted(basis.fp32_peak, device_tflops) + weighted(basis.fp16_peak, device_fp16_tflops)
+        + weighted(basis.bandwidth, device_bandwidth_gb_per_s) + weighted(basis.roofline, device_attainable_tflops)
+        + weighted(basis.job_rate, 3600 / job_time_s) as device_capacity,
         basis.capacity_unit,
         basis.memory_floor as floors_at_memory,
+        basis.takes_stated_count,
+        basis.device_peak_floor,
         case when basis.counts_availability then device_online_fraction else 1.0 end as online_fraction,
         case when basis.counts_availability then straggler_slowdown else 1.0 end as slowdown
     from capacities
@@ -167,8 +163,8 @@ bases as (
         on case getvariable('model_basis_filter')
             when 'all' then true
             when 'headline' then basis.basis = headline_name
-            when 'headline_and_measured' then basis.basis = headline_name or basis.basis = 'measured_throughput'
-            when 'measured' then basis.basis = 'measured_throughput'
+            when 'headline_and_measured' then basis.basis = headline_name or basis.measured
+            when 'measured' then basis.measured
         end
 ),
 
@@ -183,17 +179,17 @@ counted as (
             as devices_throughput_exact,
         -- on the measured basis, devices cannot run above their peak: at least the devices that
         -- deliver the GPU's work (its utilisation x FP32 roofline) at the devices' peak FLOPS
-        case when basis = 'measured_throughput' then
+        case when device_peak_floor then
             devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
                                    online_fraction, slowdown)
         end as devices_peak_exact,
         case
             -- a class without a memory figure has no floor, so no binding or measured count
             when floors_at_memory and devices_memory_exact is null then null
-            when basis = 'binding' then greatest(
+            when floors_at_memory and not device_peak_floor then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
-            when basis = 'measured_throughput' then greatest(
+            when floors_at_memory then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact),
                 devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
@@ -208,22 +204,22 @@ fleet as (
         counted.*,
         whole_devices(devices_exact) as devices_formula,
         case
-            when basis = 'peak_flops' and devices_stated is not null then 'stated'
+            when takes_stated_count and devices_stated is not null then 'stated'
             when floors_at_memory and devices_memory_floor > whole_devices(devices_throughput_exact)
                 and devices_memory_floor >= whole_devices(coalesce(devices_peak_exact, 0)) then 'memory_capacity'
-            when basis = 'measured_throughput' and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
+            when device_peak_floor and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
                 then 'device_peak'
             else 'formula'
         end as devices_from,
         -- the class's share of the job on every cloud accelerator
-        whole_devices(share * case when basis = 'peak_flops' and devices_stated is not null then devices_stated else devices_exact end)
+        whole_devices(share * case when takes_stated_count and devices_stated is not null then devices_stated else devices_exact end)
             * device_multiplier * cloud_gpu_count as devices,
         share * cloud_gpu_count * (cloud_embodied_per_gpu_kgco2e + cloud_operational_per_gpu_kgco2e) as cloud_total_kgco2e,
         -- the work one accelerator delivers (TFLOPS over its hours), from the basis that counts
         -- the devices: a stated count (the paper's) at the devices' peak, as the paper equates
         -- them; otherwise the accelerator's utilisation x its FP32 roofline, which on the measured
         -- basis is its measured job rate x the job's FLOPs at that utilisation
-        case when basis = 'peak_flops' and devices_stated is not null
+        case when takes_stated_count and devices_stated is not null
             then devices_stated * device_tflops * hours_per_day / cloud_hours_per_day
             else cloud_utilisation * gpu_attainable_tflops
         end as work_tflops,
