@@ -24,6 +24,7 @@ TABLES = {"core.network_methods": NetworkMethods, "core.frame_network_methods": 
                         description=(model.__doc__ or "").splitlines()[0], metadata=column_metadata(model))
            for table, model in TABLES.items()],
     name="model_methods",
+    check_specs=[spec for table, model in TABLES.items() for spec in staging_checks(table, model, joins_sources=False)],
     can_subset=False,
 )
 def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
@@ -40,6 +41,3 @@ def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     yield write_table(con, "core.frame_network_methods", pl.from_arrow(frame_method_rows()), FrameNetworkMethods)
     yield write_table(con, "core.patterns", pl.from_arrow(pattern_rows()).rename({"name": "pattern"}), Patterns)
     yield write_table(con, "core.claim", pl.DataFrame({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}), Claim)
-
-
-method_checks = [check for table, model in TABLES.items() for check in staging_checks(table, model, joins_sources=False)]
