@@ -10,7 +10,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.sources import sources, sources_checks
+from pipelines.defs.assets.sources import sources
 from pipelines.defs.assets.staging_tables import DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY
 from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
@@ -30,9 +30,7 @@ from schemas.device_pcf import DevicePcf
 from tests.helpers import rejects_of, stage_text
 
 PARSERS, TABLE = DEVICE_PCF.parsers, DEVICE_PCF.table
-device_pcf, device_pcf_checks = DEVICE_PCF.asset, DEVICE_PCF.checks
-device_specs, device_specs_checks = DEVICE_SPECS.asset, DEVICE_SPECS.checks
-network_energy, network_energy_checks = NETWORK_ENERGY.asset, NETWORK_ENERGY.checks
+device_pcf, device_specs, network_energy = DEVICE_PCF.asset, DEVICE_SPECS.asset, NETWORK_ENERGY.asset
 
 BOAVIZTA_FILE = SOURCES_DIR / "pcf" / "boavizta" / "boavizta-data-us.csv"
 BOAVIZTA_HEADER = BOAVIZTA_FILE.read_text(encoding="utf-8").splitlines()[0]
@@ -339,16 +337,16 @@ def test_shipped_curated_reports_and_factor_sets(shipped: dict[str, Staged]) -> 
 
 
 def test_materialize_publishes_the_three_tables(tmp_path: Path) -> None:
-    """staging.sources + the three assets (and their blocking checks), into a real DuckDB file."""
+    """staging.sources + the three assets (each evaluating its blocking checks), into a real DuckDB file."""
     path = tmp_path / "wh.duckdb"
-    checks = [*sources_checks, *device_pcf_checks, *device_specs_checks, *network_energy_checks]
-    result = dg.materialize(
-        [sources, device_pcf, device_specs, network_energy, *checks],
-        resources={"warehouse": Warehouse(path=str(path))},
-    )
+    assets = [sources, device_pcf, device_specs, network_energy]
+    result = dg.materialize(assets, resources={"warehouse": Warehouse(path=str(path))})
     assert result.success
     evaluations = result.get_asset_check_evaluations()
-    assert len(evaluations) == len(checks)
+    # sources' schema check, and the schema and source join checks of each of the three tables
+    assert sorted((e.asset_key.path[-1], e.check_name) for e in evaluations) == sorted(
+        [("sources", "pandera_schema"), *((t, c) for t in ("device_pcf", "device_specs", "network_energy")
+                                          for c in ("pandera_schema", "source_ids_join"))])
     assert all(e.passed for e in evaluations), [e.check_name for e in evaluations if not e.passed]
     con = open_readonly(path)
     try:

@@ -17,11 +17,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.grid_feeds import (
-    grid_intensity_live,
-    grid_intensity_live_checks,
-    grid_intensity_live_fresh,
-)
+from pipelines.defs.assets.grid_feeds import grid_intensity_live
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job, refresh_request
 from pipelines.ingest.feeds.electricitymaps import ElectricityMapsApi
@@ -250,7 +246,6 @@ def test_scheduled_run_without_network_fails_clearly_and_keeps_the_warehouse(bas
     published, digest, rows = baseline
     defs = dg.Definitions(
         assets=[grid_intensity_live],
-        asset_checks=[grid_intensity_live_fresh, *grid_intensity_live_checks],
         jobs=[grid_feeds_job],
         schedules=[grid_feeds_hourly],
         resources={"warehouse": Warehouse(path=str(published)), "uk_carbon_intensity": uk_api_unreachable(),

@@ -21,6 +21,7 @@ import dagster as dg
 import pytest
 
 from pipelines.defs.assets.dashboards import SITE_KEY
+from pipelines.defs.checks import DECLARED, ConnectionReader
 from pipelines.defs.definitions import BUILD_COMMAND, OWNERS_BY_GROUP, defs
 from pipelines.defs.resources import Warehouse, feed_resources
 from pipelines.paths import PROJECT_ROOT
@@ -120,16 +121,25 @@ class ReadOnlyWarehouse(Warehouse):
 
 
 def test_asset_checks_only_read(built_warehouse: Path) -> None:
-    """Every check runs on a read-only connection to a built warehouse and evaluates (no write
-    error); all pass there but the live freshness check (the offline build has no live rows)."""
-    result = dg.materialize(
+    """Every check evaluates on a read-only connection to a built warehouse (no write error): each
+    check a table's step evaluates (pipelines.defs.checks), here on the table as stored, and the
+    power samples' checks, steps of their own; all pass there but the live freshness check (the
+    offline build has no live rows) and the utilisation warning. The checks the steps evaluate are
+    exactly the checks the graph shows."""
+    with open_readonly(built_warehouse) as con:
+        reader = ConnectionReader(con)
+        in_steps = {check.spec.key: check(reader) for checks in DECLARED.values() for check in checks.values()}
+    own_steps = dg.materialize(
         [*defs.assets, *defs.asset_checks],
-        selection=dg.AssetSelection.all_asset_checks(),
+        selection=dg.AssetSelection.checks(*defs.asset_checks),
         resources={"warehouse": ReadOnlyWarehouse(path=str(built_warehouse)), **feed_resources("recorded")},
         instance=dg.DagsterInstance.ephemeral(),
         raise_on_error=False,
     )
-    evaluations = {e.asset_check_key: e for e in result.get_asset_check_evaluations()}
+    evaluations = {e.asset_check_key: e for e in own_steps.get_asset_check_evaluations()}
+    assert set(evaluations) == {key for checks in defs.asset_checks for key in checks.check_keys}
+    assert not set(evaluations) & set(in_steps)
+    evaluations |= in_steps
     assert set(evaluations) == set(GRAPH.asset_check_keys)
     failed = sorted(f"{k.asset_key.to_user_string()}:{k.name}" for k, e in evaluations.items() if not e.passed)
     assert failed == ["marts/verdict:implied_utilisation_plausible", "staging/grid_intensity_live:grid_intensity_live_fresh"]

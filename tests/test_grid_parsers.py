@@ -27,7 +27,7 @@ from schemas.meta import conform
 from tests.helpers import assert_reasons, reject_table, rejects_of, stage_text
 
 PARSERS, TABLE = GRID_INTENSITY.parsers, GRID_INTENSITY.table
-grid_intensity, grid_intensity_checks = GRID_INTENSITY.asset, GRID_INTENSITY.checks
+grid_intensity = GRID_INTENSITY.asset
 
 UTC = dt.UTC
 FETCHED = {"fetched_at": dt.date(2026, 1, 1)}
@@ -695,10 +695,11 @@ def test_materialise_grid_intensity(tmp_path: Path) -> None:
 
 def test_grid_intensity_blocking_checks_pass(tmp_path: Path) -> None:
     result = dg.materialize(
-        [sources, grid_intensity, *grid_intensity_checks],
+        [sources, grid_intensity],
         resources={"warehouse": Warehouse(path=str(tmp_path / "wh.duckdb"))},
         raise_on_error=False,
     )
-    checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
-    assert checks == {"pandera_schema": True, "source_ids_join": True}
+    checks = {(e.asset_key.path[-1], e.check_name): e.passed for e in result.get_asset_check_evaluations()}
+    assert checks == {("sources", "pandera_schema"): True, ("grid_intensity", "pandera_schema"): True,
+                      ("grid_intensity", "source_ids_join"): True}
     assert result.success

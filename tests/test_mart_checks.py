@@ -6,15 +6,18 @@ import math
 import shutil
 from pathlib import Path
 
+import dagster as dg
 import pandera.polars as pa
 import polars as pl
 import pytest
 
 from pipelines.cli import main as cli
+from pipelines.defs.resources import Warehouse
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl, read_pl
 from schemas.marts import FleetEquivalence, LifecycleCarbon, PaperReproduction
+from schemas.meta import empty_frame
 from tests.conftest import build
 
 
@@ -125,3 +128,43 @@ def test_monte_carlo_quantiles_out_of_order_fail(built_warehouse: Path) -> None:
     assert _failed_checks(Uncertainty, frame) == set()
     swapped = frame.with_columns(pl.col("p95").alias("p05"), pl.col("p05").alias("p95"))
     assert "ordered" in _failed_checks(Uncertainty, swapped.filter(pl.col("p05") > pl.col("p95")))
+
+
+def test_a_failed_check_fails_the_step_that_wrote_the_table_and_blocks_downstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's blocking checks run in the step that writes it, on the rows written: a failed one
+    fails that step once the table is written, nothing downstream runs, the run publishes nothing,
+    and the failure names the table, the column, the rule and the row."""
+    from pipelines.defs import checks
+    from pipelines.defs.tables import write_table
+    from pipelines.run.launch import check_failures
+
+    monkeypatch.setattr(checks, "DECLARED", dict(checks.DECLARED))  # the test's table is declared for this test only
+    table = "marts.lifecycle_carbon_test"
+    row = {"scenario_id": "zero_grid", "device_class": "laptop", "horizon_years": 3.0, "embodied_kgco2e": 0.0,
+           "operational_kgco2e": 0.0, "total_kgco2e": 0.0, "embodied_share": 0.0, "operational_share": 1.0, "embodied_rule": "x"}
+    ran: list[str] = []
+
+    @dg.asset(key=table.split("."), check_specs=checks.staging_checks(table, LifecycleCarbon, joins_sources=False))
+    def written(warehouse: Warehouse) -> dg.MaterializeResult:
+        ran.append("written")
+        return write_table(warehouse.connection(), table, pl.DataFrame([row], schema=empty_frame(LifecycleCarbon).schema), LifecycleCarbon)
+
+    @dg.asset(deps=[written])
+    def downstream() -> None:
+        ran.append("downstream")
+
+    published = tmp_path / "wh.duckdb"
+    result = dg.materialize([written, downstream], resources={"warehouse": Warehouse(path=str(published))}, raise_on_error=False)
+    assert not result.success and ran == ["written"]
+    failed = {e.step_key for e in result.all_events if e.is_step_failure}
+    assert failed == {"marts__lifecycle_carbon_test"}
+    [evaluation] = result.get_asset_check_evaluations()
+    assert (evaluation.asset_key, evaluation.check_name, evaluation.passed) == (dg.AssetKey(table.split(".")), "pandera_schema", False)
+    assert check_failures(result.all_events, failed) == ["\n".join([
+        "marts/lifecycle_carbon_test: pandera_schema",
+        "  marts.lifecycle_carbon_test: 1 rule(s) of LifecycleCarbon fail on 1 row(s)",
+        "    column total_kgco2e, rule greater_than(0) (must be > 0): 1 row(s)",
+        "    failing rows of marts.lifecycle_carbon_test (1 of 1):",
+        "      scenario_id=zero_grid, device_class=laptop, total_kgco2e=0",
+    ])]
+    assert not published.exists()

@@ -1,22 +1,38 @@
-"""Blocking asset checks for staging tables, driven by the same pandera models as ingest.
+"""The checks of the warehouse's tables, evaluated in the step that writes each table.
 
-Checks only read: their SQL goes through ``Warehouse.read`` (queries only). A failed check
-puts a short summary in its metadata (:data:`SUMMARY_KEY`): the table, the column, the rule and
-a few failing rows with the scenario or source that fed them, which ``edge-carbon run`` prints
-as the last lines of a failed build (:func:`pipelines.run.launch.check_failures`).
+A table's checks are declared once, beside its asset, which lists their specs in its
+``check_specs``: :func:`staging_checks` (the pandera model holds, every source_id joins
+staging.sources) and :func:`table_check` (a rule of the table's own). The writers of
+:mod:`pipelines.defs.tables` and :mod:`pipelines.defs.staging` evaluate every check declared for
+the table they wrote (:func:`check_results`) and return the results with its materialisation;
+the schema check validates the frame just written, reading the table back only where no frame
+is at hand. A check so costs no step of its own: the Dagster UI still shows each check with its
+asset, and a failed blocking check fails the asset's step (``DagsterAssetCheckFailedError``)
+once the table is written, so nothing downstream runs and the run is not published.
+
+Checks only read: their SQL goes through a :class:`Reader` (``Warehouse.read``: queries only). A
+failed check puts a short summary in its metadata (:data:`SUMMARY_KEY`): the table, the column,
+the rule and a few failing rows with the scenario or source that fed them, which
+``edge-carbon run`` prints as the last lines of a failed build
+(:func:`pipelines.run.launch.check_failures`).
 """
 
-from collections.abc import Iterable
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Protocol
 
 import dagster as dg
+import duckdb
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.keys import key_of
-from pipelines.defs.resources import Warehouse
+from pipelines.defs.keys import SOURCES_KEY, key_of
 from pipelines.ingest.quarantine import check_descriptions, explain_check, unique_keys
 from pipelines.paths import sql_text
+from pipelines.warehouse.queries import read_pl, table_exists
 
 #: Metadata key of a failed check's summary: the lines a failed build ends with.
 SUMMARY_KEY = "summary"
@@ -25,6 +41,58 @@ SUMMARY_RULES = 5
 SUMMARY_ROWS = 5
 #: Columns that say which scenario or source fed a row; shown with each failing row that has them.
 ORIGIN_COLUMNS = ("scenario_id", "source_id")
+
+
+class Reader(Protocol):
+    """What a check reads the warehouse through: the Warehouse resource, or :class:`ConnectionReader`."""
+
+    def read(self, sql: str, params: dict | list | None = None) -> pl.DataFrame: ...
+
+    def has_table(self, table: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ConnectionReader:
+    """A connection as a check sees it (queries only): the writers' view of the run's warehouse."""
+
+    con: duckdb.DuckDBPyConnection
+
+    def read(self, sql: str, params: dict | list | None = None) -> pl.DataFrame:
+        """:func:`pipelines.warehouse.queries.read_pl` on the connection."""
+        return read_pl(self.con, sql, params)
+
+    def has_table(self, table: str) -> bool:
+        """Whether ``schema.table`` exists."""
+        return table_exists(self.con, table)
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """One declared check: its spec (which the asset lists) and its evaluation, on the rows just
+    written (a frame) or, given none, on the table as stored."""
+
+    spec: dg.AssetCheckSpec
+    evaluate: Callable[[Reader, pl.DataFrame | None], dg.AssetCheckResult]
+
+    def __call__(self, warehouse: Reader, frame: pl.DataFrame | None = None) -> dg.AssetCheckResult:
+        """The check's result, named by its asset and its name."""
+        return self.evaluate(warehouse, frame)._replace(asset_key=self.spec.asset_key, check_name=self.spec.name)
+
+
+#: Every declared check, by asset key and check name (declared as the modules under defs/ load).
+DECLARED: dict[dg.AssetKey, dict[str, TableCheck]] = {}
+
+
+def declare(spec: dg.AssetCheckSpec, evaluate: Callable[[Reader, pl.DataFrame | None], dg.AssetCheckResult]) -> TableCheck:
+    """Declare a check of ``spec.asset_key``: the writer of that table evaluates it."""
+    check = TableCheck(spec, evaluate)
+    DECLARED.setdefault(spec.asset_key, {})[spec.name] = check
+    return check
+
+
+def check_results(warehouse: Reader, table: str, frame: pl.DataFrame | None = None) -> list[dg.AssetCheckResult]:
+    """Every check declared for ``table``, on ``frame`` (the rows just written) or on the table as stored."""
+    return [check(warehouse, frame) for check in DECLARED.get(key_of(table), {}).values()]
 
 
 def summary_metadata(lines: Iterable[str]) -> dict[str, Any]:
@@ -78,54 +146,63 @@ def pandera_summary(table: str, model: type[pa.DataFrameModel], frame: pl.DataFr
     return lines
 
 
-def staging_checks(table: str, model: type[pa.DataFrameModel], *, joins_sources: bool = True, lake: bool = False) -> list[dg.AssetChecksDefinition]:
-    """Two blocking checks per staging table: the pandera model holds, and every source_id joins.
-
-    A lake table (``lake``: stored as Parquet partitions keyed by source_id) has a schema check
-    of its own, on the partitions a run writes, and its join is checked on its catalog's
-    partition keys, so neither reads the whole history."""
-    key = key_of(table)
-    name = key.path[-1]
-
-    @dg.asset_check(
-        asset=key,
-        name="pandera_schema",
-        blocking=True,
-        description=f"Every row of {table} satisfies {model.__name__} (types, nulls, ranges).",
-    )
-    def _schema(warehouse: Warehouse) -> dg.AssetCheckResult:
+def pandera_result(table: str, model: type[pa.DataFrameModel], warehouse: Reader, frame: pl.DataFrame | None) -> dg.AssetCheckResult:
+    """``model`` on ``frame`` (else on ``table`` as stored): passed with the rows checked, or the
+    failure cases (count, a sample) and their summary."""
+    if frame is None:
         frame = warehouse.read("select * from query_table($t)", {"t": table})
-        try:
-            model.validate(frame, lazy=True)
-        except pa.errors.SchemaErrors as exc:
-            cases = exc.failure_cases
-            return dg.AssetCheckResult(
-                passed=False,
-                metadata={"failures": cases.height, "sample": dg.MetadataValue.md(str(cases.head(10))),
-                          **summary_metadata(pandera_summary(table, model, frame, cases))},
-            )
-        return dg.AssetCheckResult(passed=True, metadata={"rows_checked": frame.height})
-
-    _schema.__name__ = f"{name}_pandera_schema"
-    checks = [] if lake else [_schema]
-
-    if joins_sources:
-
-        @dg.asset_check(
-            asset=key,
-            name="source_ids_join",
-            blocking=True,
-            additional_deps=[dg.AssetKey(["staging", "sources"])],
-            description=f"Every source_id in {table} joins staging.sources.",
+    try:
+        model.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+        return dg.AssetCheckResult(
+            passed=False,
+            metadata={"failures": cases.height, "sample": dg.MetadataValue.md(str(cases.head(10))),
+                      **summary_metadata(pandera_summary(table, model, frame, cases))},
         )
-        def _joins(warehouse: Warehouse) -> dg.AssetCheckResult:
-            query = "checks/orphan_lake_partitions.sql" if lake else "checks/orphan_source_ids.sql"
-            orphans = warehouse.read(sql_text(query), {"table": table}).rows()
-            return dg.AssetCheckResult(
-                passed=not orphans,
-                metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},
-            )
+    return dg.AssetCheckResult(passed=True, metadata={"rows_checked": frame.height})
 
-        _joins.__name__ = f"{name}_source_ids_join"
-        checks.append(_joins)
-    return checks
+
+def source_ids_result(table: str, warehouse: Reader, *, lake: bool = False) -> dg.AssetCheckResult:
+    """Whether every source_id of ``table`` joins staging.sources, in SQL (a lake table: its
+    catalog's partition keys, so the check reads no history)."""
+    query = "checks/orphan_lake_partitions.sql" if lake else "checks/orphan_source_ids.sql"
+    orphans = warehouse.read(sql_text(query), {"table": table}).rows()
+    return dg.AssetCheckResult(
+        passed=not orphans,
+        metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},
+    )
+
+
+def source_ids_description(table: str) -> str:
+    """The source_ids_join check's description."""
+    return f"Every source_id in {table} joins staging.sources."
+
+
+def staging_checks(table: str, model: type[pa.DataFrameModel], *, joins_sources: bool = True) -> list[dg.AssetCheckSpec]:
+    """Declare the blocking checks of ``table``: its pandera model holds, and (``joins_sources``)
+    every source_id joins staging.sources; the specs, for the asset's ``check_specs``."""
+    key = key_of(table)
+    schema = dg.AssetCheckSpec("pandera_schema", asset=key, blocking=True,
+                               description=f"Every row of {table} satisfies {model.__name__} (types, nulls, ranges).")
+    checks = [declare(schema, partial(pandera_result, table, model))]
+    if joins_sources:
+        joins = dg.AssetCheckSpec("source_ids_join", asset=key, blocking=True, additional_deps=[SOURCES_KEY],
+                                  description=source_ids_description(table))
+        checks.append(declare(joins, lambda warehouse, _frame: source_ids_result(table, warehouse)))
+    return [check.spec for check in checks]
+
+
+def table_check(
+    table: str, *, description: str, name: str | None = None, blocking: bool = True, additional_deps: Iterable[dg.AssetKey] = ()
+) -> Callable[[Callable[[Reader], dg.AssetCheckResult]], TableCheck]:
+    """Declare the decorated function (``warehouse -> AssetCheckResult``, reading the written table)
+    as a check of ``table``, named ``name`` or after the function; the check (callable as the
+    function) carries its spec."""
+
+    def declared(function: Callable[[Reader], dg.AssetCheckResult]) -> TableCheck:
+        spec = dg.AssetCheckSpec(name or function.__name__, asset=key_of(table), description=description, blocking=blocking,
+                                 additional_deps=list(additional_deps))
+        return declare(spec, lambda warehouse, _frame: function(warehouse))
+
+    return declared

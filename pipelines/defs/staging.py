@@ -1,5 +1,6 @@
 """Staging inside Dagster: parse each manifest file with progress in the run log, then
-validate (pipelines/ingest/staging.py) and write (pipelines/warehouse/tables.py)."""
+validate (pipelines/ingest/staging.py) and write (pipelines/warehouse/tables.py), and check the
+rows written (pipelines/defs/checks.py)."""
 
 
 import inspect
@@ -12,10 +13,11 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import Reader, check_results, staging_checks
 from pipelines.defs.keys import SOURCES_KEY, key_of
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.tables import with_metadata
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
@@ -35,6 +37,16 @@ def result_metadata(staged: Staged) -> dict[str, Any]:
         "sources": dg.MetadataValue.md(sources),
         "preview": dg.MetadataValue.md(preview_md(staged.frame)),
     }
+
+
+def staged_result(warehouse: Reader, staged: Staged, metadata: dict[str, Any], *, keyed: bool = False) -> dg.MaterializeResult:
+    """The materialisation of a table :func:`~pipelines.warehouse.tables.write_staged` wrote:
+    ``metadata`` and the table's checks on the rows written (``keyed``: naming the table's asset,
+    for multi-assets). Rows staged as they were read are checked in the table."""
+    return dg.MaterializeResult(
+        asset_key=key_of(staged.table) if keyed else None, metadata=metadata,
+        check_results=check_results(warehouse, staged.table, staged.frame if staged.in_table is None else None),
+    )
 
 
 def parse_all(
@@ -74,12 +86,13 @@ def stage_from_manifest(
     """Stage one table from all its manifest files; the body of most staging assets.
 
     ``finish`` runs on the combined valid rows before writing (e.g. to sort or de-duplicate).
+    The result carries the table's checks, evaluated on the rows written.
     """
     staged = validate_parsed(table, model, parse_all(context, table, parsers), run_id=context.run_id)
     if finish is not None:
         staged.frame = finish(staged.frame)
     write_staged(warehouse.connection(), [staged])
-    return dg.MaterializeResult(metadata=result_metadata(staged))
+    return staged_result(warehouse, staged, result_metadata(staged))
 
 
 @dataclass(frozen=True)
@@ -88,14 +101,14 @@ class StagingTable:
 
     Made by :func:`staging_table`, which declares the table once: its pandera model (column
     metadata and the checks), its parsers (one per manifest ``kind``), its group and its
-    description.
+    description. ``checks`` are the specs of the checks the asset evaluates as it writes the table.
     """
 
     table: str
     model: type[pa.DataFrameModel]
     parsers: Mapping[str, Parser]
     asset: dg.AssetsDefinition
-    checks: list[dg.AssetChecksDefinition]
+    checks: list[dg.AssetCheckSpec]
 
 
 def staging_table(
@@ -111,8 +124,11 @@ def staging_table(
     """A staging asset (deps: ``staging.sources``) that stages ``table`` with ``parsers``.
 
     ``finish`` runs on the combined valid rows before writing (e.g. a stable sort);
-    ``summarize`` adds materialisation metadata from the written rows.
+    ``summarize`` adds materialisation metadata from the written rows. The table's blocking
+    checks (:func:`~pipelines.defs.checks.staging_checks`) run in the asset's step.
     """
+    checks = staging_checks(table, model)
+
     @dg.asset(
         key=key_of(table),
         group_name=group,
@@ -120,6 +136,7 @@ def staging_table(
         deps=[SOURCES_KEY],
         metadata=column_metadata(model),
         description=inspect.cleandoc(description),
+        check_specs=checks,
     )
     def _stage(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
         written: list[pl.DataFrame] = []
@@ -132,6 +149,6 @@ def staging_table(
         result = stage_from_manifest(context, warehouse, table, model, parsers, finish=keep)
         if summarize is None:
             return result
-        return dg.MaterializeResult(metadata={**(result.metadata or {}), **summarize(written[0])})
+        return with_metadata(result, dict(summarize(written[0])))
 
-    return StagingTable(table, model, parsers, _stage, staging_checks(table, model))
+    return StagingTable(table, model, parsers, _stage, checks)

@@ -1,9 +1,10 @@
-"""The warehouse's table writers (pipelines/warehouse/tables.py) as Dagster materialisations."""
+"""The warehouse's table writers (pipelines/warehouse/tables.py) as Dagster materialisations,
+each with the results of the written table's checks (:mod:`pipelines.defs.checks`)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
@@ -12,11 +13,12 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from pipelines.defs.checks import ConnectionReader, check_results, staging_checks
 from pipelines.defs.metadata import column_metadata
 from pipelines.warehouse import tables
 from pipelines.warehouse.lineage import tables_read_by
 
-_OWN = ("table", "row_count", "preview", "sql_file")
+_OWN = ("table", "row_count", "preview", "sql_file", "frame")
 P = ParamSpec("P")
 
 
@@ -33,7 +35,9 @@ def as_metadata(written: dict[str, Any]) -> dict[str, Any]:
 
 
 def _materialised(write: Callable[P, dict[str, Any]], *, keyed: bool) -> Callable[P, dg.MaterializeResult]:
-    """``write`` (a writer of :mod:`pipelines.warehouse.tables`), returning its asset's materialisation.
+    """``write`` (a writer of :mod:`pipelines.warehouse.tables`, called with the connection
+    first), returning its asset's materialisation with the table's checks evaluated on the rows
+    it wrote (on the table as stored where the writer kept no frame).
 
     ``keyed``: the result names the written table's asset (for writers called from multi-assets).
     """
@@ -42,9 +46,15 @@ def _materialised(write: Callable[P, dict[str, Any]], *, keyed: bool) -> Callabl
     def materialise(*args: P.args, **kwargs: P.kwargs) -> dg.MaterializeResult:
         written = write(*args, **kwargs)
         key = dg.AssetKey(written["table"].split(".")) if keyed else None
-        return dg.MaterializeResult(asset_key=key, metadata=as_metadata(written))
+        checks = check_results(ConnectionReader(args[0]), written["table"], written.get("frame"))  # type: ignore[arg-type]
+        return dg.MaterializeResult(asset_key=key, metadata=as_metadata(written), check_results=checks)
 
     return materialise
+
+
+def with_metadata(result: dg.MaterializeResult, metadata: dict[str, Any]) -> dg.MaterializeResult:
+    """``result`` with ``metadata`` added to its own (its check results kept)."""
+    return result._replace(metadata={**(result.metadata or {}), **metadata})
 
 
 #: :func:`pipelines.warehouse.tables.build_table`, as the asset's materialisation.
@@ -61,13 +71,16 @@ class SqlTable:
 
     The asset's deps are the tables the SQL reads (:func:`pipelines.warehouse.lineage.tables_read`),
     plus ``also_reads``: tables the asset's Python reads before the SQL runs (e.g. core.scenarios
-    through :func:`pipelines.model.formula.scenario_inputs`).
+    through :func:`pipelines.model.formula.scenario_inputs`). With a model, the asset has the
+    model's blocking checks (:func:`pipelines.defs.checks.staging_checks`; ``joins_sources``: also
+    the join of every source_id), evaluated as :meth:`build` writes the table.
     """
 
     table: str
     sql_file: str
     model: type[pa.DataFrameModel] | None = None
     also_reads: tuple[str, ...] = ()
+    joins_sources: bool = False
 
     @property
     def key(self) -> dg.AssetKey:
@@ -77,16 +90,21 @@ class SqlTable:
         """Every table the asset reads: from its SQL, and ``also_reads``."""
         return sorted((set(tables_read_by(self.sql_file)) | set(self.also_reads)) - {self.table})
 
-    def asset(self, *, group: str, kinds: set[str] | None = None, **kwargs: Any) -> Callable[..., dg.AssetsDefinition]:
-        """``@dg.asset`` for this table: key, group, kinds, derived deps and the model's columns."""
+    def asset(
+        self, *, group: str, kinds: set[str] | None = None, check_specs: Sequence[dg.AssetCheckSpec] = (), **kwargs: Any
+    ) -> Callable[..., dg.AssetsDefinition]:
+        """``@dg.asset`` for this table: key, group, kinds, derived deps, the model's columns and
+        checks, and ``check_specs`` (checks of the table's own, :func:`pipelines.defs.checks.table_check`)."""
         metadata = column_metadata(self.model) if self.model is not None else {}
+        checks = staging_checks(self.table, self.model, joins_sources=self.joins_sources) if self.model is not None else []
         return dg.asset(
             key=self.key, group_name=group, kinds=kinds or {"duckdb", "sql"},
-            deps=[dg.AssetKey(t.split(".")) for t in self.reads()], metadata=metadata, **kwargs,
+            deps=[dg.AssetKey(t.split(".")) for t in self.reads()], metadata=metadata,
+            check_specs=[*checks, *check_specs], **kwargs,
         )
 
     def build(
         self, con: duckdb.DuckDBPyConnection, params: dict[str, Any] | None = None, relations: dict[str, pl.DataFrame] | None = None
     ) -> dg.MaterializeResult:
-        """Run the SQL into the table (validated by the model) as the asset's materialisation."""
+        """Run the SQL into the table (cast to the model) as the asset's materialisation, with its checks."""
         return build_table(con, self.table, self.sql_file, params, self.model, relations)

@@ -63,7 +63,7 @@ def build_table(
     model: type[pa.DataFrameModel] | None = None,
     relations: dict[str, pl.DataFrame] | None = None,
 ) -> dict[str, Any]:
-    """``create or replace table <table> as <sql_file>``; return row count, preview and SQL file.
+    """``create or replace table <table> as <sql_file>``; return what :func:`write_table` does, and the SQL file.
 
     The table name is a code constant (checked); values reach the SQL only as bound
     parameters. With ``model``, the result is cast to the model's column order first. The
@@ -91,7 +91,8 @@ def write_table(
     """``create or replace table <table>`` from a frame, in one transaction.
 
     With ``model``, the frame is cast to the model's columns and order first. Returns
-    ``table``, ``row_count``, ``preview`` (markdown) and ``metadata``'s entries.
+    ``table``, ``row_count``, ``preview`` (markdown), ``frame`` (the rows written, which the
+    table's checks validate) and ``metadata``'s entries.
     """
     if model is not None:
         frame = conform(model, frame)
@@ -105,7 +106,7 @@ def write_table(
     except BaseException:
         con.execute("rollback")
         raise
-    return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), **(metadata or {})}
+    return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), "frame": frame, **(metadata or {})}
 
 
 def build_table_in_place(
@@ -118,7 +119,8 @@ def build_table_in_place(
     """:func:`build_table` for a large mart, without its rows passing through Python: ``table`` is
     replaced, in one transaction, by one with ``model``'s columns and types, and the SQL's rows
     are inserted into it by name. Where the table exists the rows are first computed into a
-    temporary table, so the SQL may read the table it replaces. Returns what :func:`build_table` does."""
+    temporary table, so the SQL may read the table it replaces. Returns what :func:`build_table`
+    does, but no frame (the rows stay in DuckDB)."""
     ident = checked_identifier(table)
     install_macros(con)
     rows_from = sql_text(sql_file)

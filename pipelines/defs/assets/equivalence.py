@@ -35,7 +35,7 @@ def model_size_inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]
 
 
 @dg.asset(key=["marts", "fleet_sizing"], group_name="reviewers", kinds=KINDS, deps=[SCENARIOS, ["staging", "model_configs"]],
-          metadata=column_metadata(FleetSizing))
+          metadata=column_metadata(FleetSizing), check_specs=staging_checks("marts.fleet_sizing", FleetSizing, joins_sources=False))
 def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     """Devices per cloud GPU on every equivalence basis, per OPT size (125M-66B), and which basis binds.
 
@@ -63,7 +63,7 @@ def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 @dg.asset(key=["marts", "communication"], group_name="reviewers", kinds=KINDS, deps=[SCENARIOS, ["staging", "model_configs"]],
-          metadata=column_metadata(Communication))
+          metadata=column_metadata(Communication), check_specs=staging_checks("marts.communication", Communication, joins_sources=False))
 def communication(warehouse: Warehouse) -> dg.MaterializeResult:
     """Communication energy and R per pattern, fleet and model size (OPT 125M-66B).
 
@@ -86,7 +86,8 @@ def communication(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 @dg.asset(key=["marts", "embodied_allocation"], group_name="reviewers", kinds=KINDS, deps=[SCENARIOS],
-          metadata=column_metadata(EmbodiedAllocation))
+          metadata=column_metadata(EmbodiedAllocation),
+          check_specs=staging_checks("marts.embodied_allocation", EmbodiedAllocation, joins_sources=False))
 def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
     """Edge embodied carbon charged to training under each allocation policy, and R under it.
 
@@ -114,10 +115,3 @@ def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
         .sort("scenario_id", "device_class", pl.col("policy").replace_strict({p: i for i, p in enumerate(POLICIES)}))
     )
     return write_table(con, "marts.embodied_allocation", frame, EmbodiedAllocation)
-
-
-equivalence_checks = [
-    *staging_checks("marts.fleet_sizing", FleetSizing, joins_sources=False),
-    *staging_checks("marts.communication", Communication, joins_sources=False),
-    *staging_checks("marts.embodied_allocation", EmbodiedAllocation, joins_sources=False),
-]

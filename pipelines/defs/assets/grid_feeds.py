@@ -24,7 +24,7 @@ import dagster as dg
 import duckdb
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import Reader, check_results, staging_checks, table_check
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import build_table
@@ -251,6 +251,41 @@ def fetch_all(
     return errors
 
 
+@table_check(LIVE_TABLE, blocking=False, description="Warns when the newest live period ended more than 2 days ago.")
+def grid_intensity_live_fresh(warehouse: Reader) -> dg.AssetCheckResult:
+    """Freshness of the live feeds (severity WARN): newest period_end within 2 days of now."""
+    summary = warehouse.read(sql_text("feeds/freshness.sql")) if warehouse.has_table(LIVE_TABLE) else pl.DataFrame()
+    now = dt.datetime.now(dt.UTC)
+    newest = summary.get_column("newest_period_end").max() if summary.height else None
+    passed = newest is not None and now - newest <= FRESHNESS_LIMIT  # type: ignore[operator]
+    return dg.AssetCheckResult(
+        passed=passed,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "newest_period_end": str(newest) if newest is not None else "no live rows",
+            "limit": "2 days",
+            "by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)) if summary.height else "no live rows",
+        },
+    )
+
+
+@table_check(LIVE_TABLE, name="source_ids_join", additional_deps=[dg.AssetKey(["staging", "sources"])],
+             description="Every row's source_id joins staging.sources, or names a live feed and its source_file a payload in "
+                         "raw.carbon_intensity_payloads.")
+def grid_intensity_live_source_ids_join(warehouse: Reader) -> dg.AssetCheckResult:
+    """Provenance of every live row resolves to a shipped source or a kept raw payload."""
+    if not warehouse.has_table(LIVE_TABLE) or not warehouse.has_table(RAW_TABLE):
+        return dg.AssetCheckResult(passed=False, metadata={"orphan_source_ids": f"{LIVE_TABLE} or {RAW_TABLE} does not exist"})
+    sql = sql_text("feeds/live_provenance.sql")
+    if not warehouse.has_table("staging.sources"):  # not built yet: only the kept payloads resolve rows
+        sql = sql.replace("staging.sources", "(select null::varchar as source_id)")
+    orphans = warehouse.read(sql).rows()
+    return dg.AssetCheckResult(
+        passed=not orphans,
+        metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},
+    )
+
+
 @dg.asset(
     key=LIVE_KEY,
     group_name="grid",
@@ -259,6 +294,8 @@ def fetch_all(
     backfill_policy=dg.BackfillPolicy.single_run(),
     metadata=column_metadata(GridIntensity),
     freshness_policy=FRESHNESS_POLICY,
+    check_specs=[*staging_checks(LIVE_TABLE, GridIntensity, joins_sources=False), grid_intensity_live_fresh.spec,
+                 grid_intensity_live_source_ids_join.spec],
 )
 def grid_intensity_live(
     context: dg.AssetExecutionContext,
@@ -321,49 +358,8 @@ def grid_intensity_live(
             "landing spool for the next run:\n- " + "\n- ".join(errors),
             metadata={"errors": len(errors), "payloads_landed": raw.height},
         )
-    return dg.MaterializeResult(metadata=metadata)
-
-
-@dg.asset_check(asset=LIVE_KEY, blocking=False, description="Warns when the newest live period ended more than 2 days ago.")
-def grid_intensity_live_fresh(warehouse: Warehouse) -> dg.AssetCheckResult:
-    """Freshness of the live feeds (severity WARN): newest period_end within 2 days of now."""
-    summary = warehouse.read(sql_text("feeds/freshness.sql")) if warehouse.has_table(LIVE_TABLE) else pl.DataFrame()
-    now = dt.datetime.now(dt.UTC)
-    newest = summary.get_column("newest_period_end").max() if summary.height else None
-    passed = newest is not None and now - newest <= FRESHNESS_LIMIT  # type: ignore[operator]
-    return dg.AssetCheckResult(
-        passed=passed,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "newest_period_end": str(newest) if newest is not None else "no live rows",
-            "limit": "2 days",
-            "by_zone": dg.MetadataValue.md(preview_md(summary, rows=50)) if summary.height else "no live rows",
-        },
-    )
-
-
-@dg.asset_check(
-    asset=LIVE_KEY,
-    name="source_ids_join",
-    blocking=True,
-    additional_deps=[dg.AssetKey(["staging", "sources"])],
-    description="Every row's source_id joins staging.sources, or names a live feed and its source_file a payload in raw.carbon_intensity_payloads.",
-)
-def grid_intensity_live_source_ids_join(warehouse: Warehouse) -> dg.AssetCheckResult:
-    """Provenance of every live row resolves to a shipped source or a kept raw payload."""
-    if not warehouse.has_table(LIVE_TABLE) or not warehouse.has_table(RAW_TABLE):
-        return dg.AssetCheckResult(passed=False, metadata={"orphan_source_ids": f"{LIVE_TABLE} or {RAW_TABLE} does not exist"})
-    sql = sql_text("feeds/live_provenance.sql")
-    if not warehouse.has_table("staging.sources"):  # not built yet: only the kept payloads resolve rows
-        sql = sql.replace("staging.sources", "(select null::varchar as source_id)")
-    orphans = warehouse.read(sql).rows()
-    return dg.AssetCheckResult(
-        passed=not orphans,
-        metadata={"orphan_source_ids": ", ".join(f"{sid} ({n} rows)" for sid, n in orphans) or "none"},
-    )
-
-
-grid_intensity_live_checks = [*staging_checks(LIVE_TABLE, GridIntensity, joins_sources=False), grid_intensity_live_source_ids_join]
+    # the rows are the lake's (the live view): the checks read them back
+    return dg.MaterializeResult(metadata=metadata, check_results=check_results(warehouse, LIVE_TABLE))
 
 
 class ChargingWindowConfig(dg.Config):
@@ -379,6 +375,7 @@ class ChargingWindowConfig(dg.Config):
     kinds={"duckdb", "sql"},
     deps=[["staging", "grid_intensity"], LIVE_KEY],
     metadata=column_metadata(ChargingWindows),
+    check_specs=staging_checks("marts.charging_windows", ChargingWindows, joins_sources=False),
 )
 def charging_windows(config: ChargingWindowConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """The cleanest charging window, the fixed overnight window and the daily mean, per zone.
@@ -398,6 +395,3 @@ def charging_windows(config: ChargingWindowConfig, warehouse: Warehouse) -> dg.M
         con, "marts.charging_windows", "marts/charging_windows.sql",
         {"window_hours": config.window_hours, "overnight_start_hour": config.overnight_start_hour_utc}, ChargingWindows,
     )
-
-
-charging_windows_checks = staging_checks("marts.charging_windows", ChargingWindows, joins_sources=False)

@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import Reader, table_check
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import SqlTable, write_table
+from pipelines.defs.tables import SqlTable, with_metadata, write_table
 from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
 from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import TABLES
@@ -14,9 +14,10 @@ from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import COMPUTE_ONLY
 
 
-def sql_table(table: str, also_reads: tuple[str, ...] = ()) -> SqlTable:
-    """``table`` built from ``sql/<schema>/<name>.sql``, validated by its model in the dictionary's registry."""
-    return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads)
+def sql_table(table: str, also_reads: tuple[str, ...] = (), *, joins_sources: bool = False) -> SqlTable:
+    """``table`` built from ``sql/<schema>/<name>.sql``, checked against its model in the dictionary's
+    registry (``joins_sources``: and every source_id joins staging.sources)."""
+    return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads, joins_sources)
 
 
 SCENARIOS = sql_table("core.scenarios")
@@ -26,7 +27,7 @@ LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon", also_reads=("core.scenari
 FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios", "core.scenario_devices"))
 SCALING_ENERGY = sql_table("marts.scaling_energy")
 DISTRIBUTED_TRAINING_ENERGY = sql_table("marts.distributed_training_energy")
-PAPER_REPRODUCTION = sql_table("marts.paper_reproduction")
+PAPER_REPRODUCTION = sql_table("marts.paper_reproduction", joins_sources=True)
 
 class TrainingEnergyConfig(dg.Config):
     """Which device's series is the reference for the energy ratios."""
@@ -41,7 +42,33 @@ class ReproductionConfig(dg.Config):
     table1_workload: str = "OPT-125M training, paper Table 1"
 
 
-@SCENARIOS.asset(group="scenarios")
+@table_check(SCENARIOS.table, additional_deps=[dg.AssetKey(["core", "frames"]), dg.AssetKey(["core", "workload_kinds"])],
+             description="Every scenario's terms follow its accounting frame (its row of core.frames) and its workload "
+                         "(its row of core.workload_kinds; sql/checks/frame_consistency.sql).")
+def frames_consistent(warehouse: Reader) -> dg.AssetCheckResult:
+    """One problem per scenario whose terms break its frame's or its workload's rules."""
+    broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
+@table_check("core.scenario_devices", description="A mixed fleet's shares (<class>_fleet_share) sum to 1 (sql/checks/fleet_shares.sql).")
+def fleet_shares_sum_to_one(warehouse: Reader) -> dg.AssetCheckResult:
+    """One problem per scenario whose fleet shares do not sum to 1."""
+    broken = warehouse.read(sql_text("checks/fleet_shares.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
+@table_check(PAPER_REPRODUCTION.table, additional_deps=[dg.AssetKey(["staging", "paper_claims"])],
+             description="Every claim id in staging.paper_claims has a row.")
+def every_claim_present(warehouse: Reader) -> dg.AssetCheckResult:
+    """The claims of staging.paper_claims without a row in marts.paper_reproduction."""
+    missing = warehouse.read("select claim_id from staging.paper_claims anti join marts.paper_reproduction using (claim_id)")
+    return dg.AssetCheckResult(passed=missing.height == 0, metadata={"missing": ", ".join(missing.get_column("claim_id").to_list()) or "none"})
+
+
+@SCENARIOS.asset(group="scenarios", check_specs=[frames_consistent.spec])
 def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per scenario with one column per model parameter (pivot of core.scenario_parameters).
 
@@ -52,7 +79,8 @@ def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 @dg.asset(key=["core", "scenario_devices"], group_name="scenarios", kinds={"duckdb", "polars"},
-          deps=[["core", "scenarios"], ["core", "scenario_parameters"]], metadata=column_metadata(ScenarioDevices))
+          deps=[["core", "scenarios"], ["core", "scenario_parameters"]], metadata=column_metadata(ScenarioDevices),
+          check_specs=[fleet_shares_sum_to_one.spec])
 def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
     """The edge devices as rows: one per scenario and edge device class.
 
@@ -63,22 +91,6 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)
-
-
-@dg.asset_check(asset=scenario_devices_table, blocking=True, description="A mixed fleet's shares (<class>_fleet_share) sum to 1 (sql/checks/fleet_shares.sql).")
-def fleet_shares_sum_to_one(warehouse: Warehouse) -> dg.AssetCheckResult:
-    broken = warehouse.read(sql_text("checks/fleet_shares.sql"))
-    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
-    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
-
-
-@dg.asset_check(asset=scenarios, blocking=True, additional_deps=[dg.AssetKey(["core", "frames"]), dg.AssetKey(["core", "workload_kinds"])],
-                description="Every scenario's terms follow its accounting frame (its row of core.frames) and its workload "
-                            "(sql/checks/frame_consistency.sql).")
-def frames_consistent(warehouse: Warehouse) -> dg.AssetCheckResult:
-    broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
-    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
-    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
 @TRAINING_ENERGY.asset(group="marts")
@@ -155,7 +167,7 @@ def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
     return DISTRIBUTED_TRAINING_ENERGY.build(warehouse.connection())
 
 
-@PAPER_REPRODUCTION.asset(group="marts")
+@PAPER_REPRODUCTION.asset(group="marts", check_specs=[every_claim_present.spec])
 def paper_reproduction(config: ReproductionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every number the paper publishes, recomputed from the staged inputs, with a verdict.
 
@@ -167,18 +179,4 @@ def paper_reproduction(config: ReproductionConfig, warehouse: Warehouse) -> dg.M
     result = PAPER_REPRODUCTION.build(warehouse.connection(), {"scenario": config.scenario, "table1_workload": config.table1_workload})
     frame = query_pl(warehouse.connection(), "select claim_id, status, reproduced_value_text from marts.paper_reproduction")
     lines = ["| claim | status | ours |", "|---|---|---|"] + [f"| {c} | {s} | {v} |" for c, s, v in frame.iter_rows()]
-    return dg.MaterializeResult(metadata={**result.metadata, "verdicts": dg.MetadataValue.md("\n".join(lines))})
-
-
-@dg.asset_check(asset=paper_reproduction, blocking=True, additional_deps=[["staging", "paper_claims"]],
-                description="Every claim id in staging.paper_claims has a row.")
-def every_claim_present(warehouse: Warehouse) -> dg.AssetCheckResult:
-    missing = warehouse.read("select claim_id from staging.paper_claims anti join marts.paper_reproduction using (claim_id)")
-    return dg.AssetCheckResult(passed=missing.height == 0, metadata={"missing": ", ".join(missing.get_column("claim_id").to_list()) or "none"})
-
-
-mart_checks = [
-    *(check for mart in (TRAINING_ENERGY, LIFECYCLE_CARBON, FLEET_EQUIVALENCE, SCALING_ENERGY, DISTRIBUTED_TRAINING_ENERGY)
-      for check in staging_checks(mart.table, mart.model, joins_sources=False)),
-    *staging_checks(PAPER_REPRODUCTION.table, PAPER_REPRODUCTION.model),
-]
+    return with_metadata(result, {"verdicts": dg.MetadataValue.md("\n".join(lines))})

@@ -16,12 +16,12 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import source_ids_description, source_ids_result, staging_checks
 from pipelines.defs.keys import SOURCES_KEY, key_of
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.partitions import POWER_LOGS, registered_logs
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import result_metadata
+from pipelines.defs.staging import result_metadata, staged_result
 from pipelines.ingest.manifest import entries_for
 from pipelines.run.progress import BatchedLog
 from pipelines.warehouse import lake, verify
@@ -157,14 +157,15 @@ def power_runs_specs() -> list[dg.AssetSpec]:
     ]
 
 
-@dg.multi_asset(specs=power_runs_specs(), name="power_runs")
+@dg.multi_asset(specs=power_runs_specs(), name="power_runs",
+                 check_specs=[*staging_checks(RUNS_TABLE, BenchmarkRuns), *staging_checks(SERIES_TABLE, BenchmarkSeries)])
 def power_runs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Iterator[dg.MaterializeResult]:
     """Benchmark runs and repeated-run series, from every ingested log's run and the per-run files.
 
     The sampled logs' runs were integrated when their partitions were ingested
     (meta.power_log_runs); the per-run files (CodeCarbon, Zeus) are parsed here. Every run is
     validated together (run ids unique across files), then summarised into series; both tables
-    and their quarantine rows are written in one transaction.
+    and their quarantine rows are written in one transaction, then checked.
     """
     con = warehouse.connection()
     sampled = entries_for(SAMPLES_TABLE)
@@ -173,10 +174,10 @@ def power_runs(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Itera
         log(f"{len(log_runs):,} ingested log(s) of {len(sampled):,} registered")
         runs, series = stage_runs(log_runs, entries_for(RUNS_TABLE), run_id=context.run_id, log=log)
     write_staged(con, [runs, series])
-    yield dg.MaterializeResult(asset_key=key_of(RUNS_TABLE), metadata=result_metadata(runs))
+    yield staged_result(warehouse, runs, result_metadata(runs), keyed=True)
     series_meta = result_metadata(series)
     series_meta["series"] = dg.MetadataValue.md(series_markdown(series.frame))
-    yield dg.MaterializeResult(asset_key=key_of(SERIES_TABLE), metadata=series_meta)
+    yield staged_result(warehouse, series, series_meta, keyed=True)
 
 
 @dg.asset_check(asset=key_of(SAMPLES_TABLE), name="pandera_schema", blocking=True,
@@ -211,6 +212,14 @@ def power_samples_lake_files(context: dg.AssetCheckExecutionContext, warehouse: 
     return dg.AssetCheckResult(passed=True, metadata={"files_checked": int(files), "rows_in_view": int(rows)})
 
 
-power_samples_checks = [power_samples_pandera_schema, power_samples_lake_files, *staging_checks(SAMPLES_TABLE, PowerSamples, lake=True)]
-benchmark_runs_checks = staging_checks(RUNS_TABLE, BenchmarkRuns)
-benchmark_series_checks = staging_checks(SERIES_TABLE, BenchmarkSeries)
+@dg.asset_check(asset=key_of(SAMPLES_TABLE), name="source_ids_join", blocking=True, additional_deps=[SOURCES_KEY],
+                description=source_ids_description(SAMPLES_TABLE))
+def power_samples_source_ids_join(warehouse: Warehouse) -> dg.AssetCheckResult:
+    """Every current partition's key (the source_id of its rows) joins staging.sources, read from
+    the lake's catalog, so the check reads no history."""
+    return source_ids_result(SAMPLES_TABLE, warehouse, lake=True)
+
+
+#: The samples' checks run as steps of their own, after the graph's commit (a graph-backed
+#: asset's ops cannot report its checks); the other tables' checks run in their assets' steps.
+power_samples_checks = [power_samples_pandera_schema, power_samples_lake_files, power_samples_source_ids_join]

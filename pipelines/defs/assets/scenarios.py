@@ -2,10 +2,11 @@
 
 import dagster as dg
 
-from pipelines.defs.checks import staging_checks, summary_metadata
+from pipelines.defs.checks import Reader, staging_checks, summary_metadata, table_check
 from pipelines.defs.keys import SOURCES_KEY
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.staging import staged_result
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
 from pipelines.run.progress import BatchedLog
@@ -23,12 +24,22 @@ FACTOR_TABLES = [
 ]
 
 
+
+@table_check(TABLE, description="Every value, and both ends of every range, lies within its parameter's bounds "
+                                "(schemas/parameter_bounds.py), before core.scenarios and the model read them.")
+def parameters_in_bounds(warehouse: Reader) -> dg.AssetCheckResult:
+    """One line per value out of bounds: the scenario file and line, the parameter and the allowed range."""
+    problems = out_of_bounds(warehouse.read("select * from query_table($t)", {"t": TABLE}))
+    return dg.AssetCheckResult(passed=not problems, metadata={"out_of_bounds": len(problems), **summary_metadata(problems)})
+
+
 @dg.asset(
     key=["core", "scenario_parameters"],
     group_name="scenarios",
     kinds={"duckdb", "polars"},
     deps=[SOURCES_KEY, *FACTOR_TABLES],
     metadata=column_metadata(ScenarioParameters),
+    check_specs=[*staging_checks(TABLE, ScenarioParameters), parameters_in_bounds.spec],
 )
 def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every free parameter of the model, per scenario, with its range, status and source.
@@ -45,23 +56,9 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     valid = staged.frame
     write_staged(con, [staged])
     counts = valid.group_by("scenario_id").len().sort("scenario_id")
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": valid.height,
-            "rejected_checks": staged.rejects.height,
-            "scenarios": dg.MetadataValue.md(preview_md(counts, rows=50)),
-            "preview": dg.MetadataValue.md(preview_md(valid.select("scenario_id", "parameter", "value", "unit", "status"), rows=12)),
-        }
-    )
-
-
-scenario_parameters_checks = staging_checks(TABLE, ScenarioParameters)
-
-
-@dg.asset_check(asset=scenario_parameters, blocking=True,
-                description="Every value, and both ends of every range, lies within its parameter's bounds "
-                            "(schemas/parameter_bounds.py), before core.scenarios and the model read them.")
-def parameters_in_bounds(warehouse: Warehouse) -> dg.AssetCheckResult:
-    """One line per value out of bounds: the scenario file and line, the parameter and the allowed range."""
-    problems = out_of_bounds(warehouse.read("select * from query_table($t)", {"t": TABLE}))
-    return dg.AssetCheckResult(passed=not problems, metadata={"out_of_bounds": len(problems), **summary_metadata(problems)})
+    return staged_result(warehouse, staged, {
+        "dagster/row_count": valid.height,
+        "rejected_checks": staged.rejects.height,
+        "scenarios": dg.MetadataValue.md(preview_md(counts, rows=50)),
+        "preview": dg.MetadataValue.md(preview_md(valid.select("scenario_id", "parameter", "value", "unit", "status"), rows=12)),
+    })

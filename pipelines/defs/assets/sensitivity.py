@@ -23,7 +23,8 @@ def _inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]:
     return scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters")
 
 
-@dg.asset(key=["marts", "sensitivity"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(Sensitivity))
+@dg.asset(key=["marts", "sensitivity"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(Sensitivity),
+          check_specs=staging_checks("marts.sensitivity", Sensitivity, joins_sources=False))
 def sensitivity(warehouse: Warehouse) -> dg.MaterializeResult:
     """Tornado: R with each ranged parameter at its low and at its high value, all others fixed.
 
@@ -38,7 +39,8 @@ def sensitivity(warehouse: Warehouse) -> dg.MaterializeResult:
                        {"largest_swings": dg.MetadataValue.md(preview_md(top, rows=40))})
 
 
-@dg.asset(key=["marts", "sensitivity_grid"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(SensitivityGrid))
+@dg.asset(key=["marts", "sensitivity_grid"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(SensitivityGrid),
+          check_specs=staging_checks("marts.sensitivity_grid", SensitivityGrid, joins_sources=False))
 def sensitivity_grid(warehouse: Warehouse) -> dg.MaterializeResult:
     """R over a grid of device multiplier (0.25-3) x edge training hours per day (1-24).
 
@@ -52,7 +54,8 @@ def sensitivity_grid(warehouse: Warehouse) -> dg.MaterializeResult:
                        SensitivityGrid)
 
 
-@dg.asset(key=["marts", "break_even"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(BreakEven))
+@dg.asset(key=["marts", "break_even"], group_name="reviewers", kinds=KINDS, deps=DEPS, metadata=column_metadata(BreakEven),
+          check_specs=staging_checks("marts.break_even", BreakEven, joins_sources=False))
 def break_even_values(warehouse: Warehouse) -> dg.MaterializeResult:
     """Per parameter, the value at which R falls to 1 (no saving) and to 4 (the paper's low end).
 
@@ -66,10 +69,3 @@ def break_even_values(warehouse: Warehouse) -> dg.MaterializeResult:
         "scenario_id", "device_class", "baseline_reduction_factor", "value_r1", "value_r4")
     return write_table(warehouse.connection(), "marts.break_even", frame, BreakEven,
                        {"device_multiplier": dg.MetadataValue.md(preview_md(multiplier, rows=40))})
-
-
-sensitivity_checks = [
-    *staging_checks("marts.sensitivity", Sensitivity, joins_sources=False),
-    *staging_checks("marts.sensitivity_grid", SensitivityGrid, joins_sources=False),
-    *staging_checks("marts.break_even", BreakEven, joins_sources=False),
-]

@@ -12,10 +12,9 @@ import dagster as dg
 import polars as pl
 
 from pipelines.defs.assets.grid_feeds import ensure_tables
-from pipelines.defs.checks import staging_checks
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import staging_table
-from pipelines.defs.tables import SqlTable, build_table_in_place
+from pipelines.defs.tables import SqlTable, build_table_in_place, with_metadata
 from pipelines.ingest.parsers import registry
 from pipelines.model.formula import model_view, scenario_inputs
 from pipelines.paths import sql_text
@@ -99,7 +98,7 @@ def zone_intensity(warehouse: Warehouse) -> dg.MaterializeResult:
     result = ZONE_INTENSITY.build(con, {"min_coverage": MIN_HOURLY_COVERAGE, "marginal_kind": MARGINAL_KIND})
     bases = query_pl(con, "select scenario_id, side, intensity_basis, count(*) as zones from core.zone_intensity "
                           "group by all order by all")
-    return dg.MaterializeResult(metadata={**result.metadata, "zones_by_basis": dg.MetadataValue.md(preview_md(bases, rows=40))})
+    return with_metadata(result, {"zones_by_basis": dg.MetadataValue.md(preview_md(bases, rows=40))})
 
 
 @ZONE_EXCLUSIONS.asset(group="scenarios", automation_condition=EAGER)
@@ -150,9 +149,8 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
         con.execute("drop table if exists siting_fresh")
     refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
                               "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
-    return dg.MaterializeResult(metadata={**(result.metadata or {}), "pairs": pairs.num_rows,
-                                          "rows_refreshed": int(refreshed.item(0, "refreshed")),
-                                          "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
+    return with_metadata(result, {"pairs": pairs.num_rows, "rows_refreshed": int(refreshed.item(0, "refreshed")),
+                                  "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
 
 
 @SITING_SUMMARY.asset(group="marts", automation_condition=EAGER)
@@ -168,8 +166,3 @@ def siting_summary(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 assets = [ZONE_TIMEZONES.asset, ELECTRICITY_DEMAND.asset, SCENARIO_ZONES.asset]
-checks = [
-    *(check for table in (ZONE_TIMEZONES, ELECTRICITY_DEMAND, SCENARIO_ZONES) for check in table.checks),
-    *(check for table in (ZONE_INTENSITY, ZONE_EXCLUSIONS, SITING, SITING_SUMMARY)
-      for check in staging_checks(table.table, table.model, joins_sources=False)),
-]

@@ -7,7 +7,7 @@ import polars as pl
 from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import SOURCES_KEY, result_metadata
+from pipelines.defs.staging import SOURCES_KEY, result_metadata, staged_result
 from pipelines.ingest import digests
 from pipelines.ingest.manifest import load_manifest, verify
 from pipelines.ingest.staging import Staged
@@ -24,6 +24,7 @@ from schemas.sources import Sources
     kinds={"duckdb", "polars"},
     metadata=column_metadata(Sources),
     description=None,
+    check_specs=staging_checks("staging.sources", Sources, joins_sources=False),
 )
 def sources(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every shipped source file, from ``sources/manifest/*.toml``.
@@ -66,7 +67,4 @@ def sources(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mater
     meta["licences"] = dg.MetadataValue.md(
         "\n".join(["| licence | files |", "|---|---|"] + [f"| {lic} | {n} |" for lic, n in frame.group_by("license").len().sort("license").iter_rows()])
     )
-    return dg.MaterializeResult(metadata=meta)
-
-
-sources_checks = staging_checks("staging.sources", Sources, joins_sources=False)
+    return staged_result(warehouse, staged, meta)

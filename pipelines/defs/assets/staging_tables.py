@@ -120,4 +120,3 @@ GRID_INTENSITY = staging_table(
 
 TABLES = [DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY, PAPER_CLAIMS, MODEL_CONFIGS, GRID_INTENSITY]
 assets = [t.asset for t in TABLES]
-checks = [check for t in TABLES for check in t.checks]

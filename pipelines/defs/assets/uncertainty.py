@@ -53,6 +53,7 @@ class MonteCarloConfig(dg.Config):
                      deps=[["core", "scenarios"], ["core", "scenario_parameters"]], metadata=column_metadata(model))
         for name, (model, text) in TABLES.items()
     ],
+    check_specs=[spec for name, (model, _) in TABLES.items() for spec in staging_checks(f"marts.{name}", model, joins_sources=False)],
     can_subset=False,
 )
 def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, warehouse: Warehouse):  # type: ignore[no-untyped-def]
@@ -102,10 +103,3 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
         "scenario_id", "device_class", "parameter", "st", "st_share_of_sum")
     yield write_table(con, "marts.uncertainty_drivers", drivers, UncertaintyDrivers, {
         "sobol_base_samples": config.sobol_base_samples, "top_drivers": dg.MetadataValue.md(preview_md(top, rows=40))})
-
-
-uncertainty_checks = [
-    *staging_checks("marts.uncertainty", Uncertainty, joins_sources=False),
-    *staging_checks("marts.uncertainty_distribution", UncertaintyDistribution, joins_sources=False),
-    *staging_checks("marts.uncertainty_drivers", UncertaintyDrivers, joins_sources=False),
-]

@@ -9,9 +9,10 @@ import dagster as dg
 import polars as pl
 
 from pipelines.defs.assets.marts import sql_table
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import Reader, table_check
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.staging import staging_table
+from pipelines.defs.tables import with_metadata
 from pipelines.ingest.parsers import registry
 from pipelines.warehouse.queries import query_pl
 from schemas.validation import ValidationCases
@@ -36,7 +37,7 @@ VALIDATION_CASES = staging_table(
     """,
 )
 
-VALIDATION = sql_table("marts.validation")
+VALIDATION = sql_table("marts.validation", joins_sources=True)
 
 
 def summary(frame: pl.DataFrame) -> dict:
@@ -59,7 +60,24 @@ def summary(frame: pl.DataFrame) -> dict:
     }
 
 
-@VALIDATION.asset(group="validation")
+@table_check(VALIDATION.table, additional_deps=[dg.AssetKey(["staging", "validation_cases"])],
+             description="Every case with the inputs of a mode has that mode's rows (a case is never dropped silently).")
+def every_case_present(warehouse: Reader) -> dg.AssetCheckResult:
+    """The cases with accounting inputs that have no accounting row."""
+    missing = warehouse.read("""
+        select case_id from staging.validation_cases
+        where kind = 'case' and accelerator_hours is not null and power_w is not null
+            and (pue is not null or power_w_includes_pue)
+        except
+        select case_id from marts.validation where mode = 'accounting'
+    """)
+    return dg.AssetCheckResult(
+        passed=missing.height == 0,
+        metadata={"missing": ", ".join(missing.get_column("case_id").to_list()) or "none"},
+    )
+
+
+@VALIDATION.asset(group="validation", check_specs=[every_case_present.spec])
 def validation(warehouse: Warehouse) -> dg.MaterializeResult:
     """Published training footprints against our computation, in two modes.
 
@@ -93,33 +111,10 @@ def validation(warehouse: Warehouse) -> dg.MaterializeResult:
             f"| {r['case_id']} | {r['mode']} | {r['metric']} | {r['published_value']:,.4g} | {r['computed_value']:,.4g} "
             f"| {r['relative_error']:+.1%} | {interval} | {llm} |"
         )
-    metadata = {
-        **result.metadata,
+    return with_metadata(result, {
         **{k: v for k, v in summary(frame).items() if v is not None},
         "errors": dg.MetadataValue.md("\n".join(lines)),
-    }
-    return dg.MaterializeResult(metadata=metadata)
-
-
-@dg.asset_check(
-    asset=validation,
-    blocking=True,
-    additional_deps=[["staging", "validation_cases"]],
-    description="Every case with the inputs of a mode has that mode's rows (a case is never dropped silently).",
-)
-def every_case_present(warehouse: Warehouse) -> dg.AssetCheckResult:
-    missing = warehouse.read("""
-        select case_id from staging.validation_cases
-        where kind = 'case' and accelerator_hours is not null and power_w is not null
-            and (pue is not null or power_w_includes_pue)
-        except
-        select case_id from marts.validation where mode = 'accounting'
-    """)
-    return dg.AssetCheckResult(
-        passed=missing.height == 0,
-        metadata={"missing": ", ".join(missing.get_column("case_id").to_list()) or "none"},
-    )
+    })
 
 
 assets = [VALIDATION_CASES.asset]
-checks = [*VALIDATION_CASES.checks, *staging_checks(VALIDATION.table, VALIDATION.model)]

@@ -3,9 +3,9 @@
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
+from pipelines.defs.checks import Reader, table_check
 from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import SqlTable
+from pipelines.defs.tables import SqlTable, with_metadata
 from pipelines.model.formula import evaluate, scenario_inputs
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
@@ -31,7 +31,23 @@ VERDICT_PARAMS = {
 }
 
 
-@VERDICT.asset(group="marts")
+@table_check(VERDICT.table, blocking=False,
+             description="Warns where a fleet's implied device utilisation (achieved FLOPS over peak) exceeds its class's "
+                         "plausible training ceiling (schemas/bounds.py: above the best reported training utilisations).")
+def implied_utilisation_plausible(warehouse: Reader) -> dg.AssetCheckResult:
+    """Rows whose devices would have to run above the best reported training utilisation to do the GPU's work."""
+    frame = warehouse.read("select distinct scenario_id, basis, device_class, implied_device_utilisation from marts.verdict "
+                           "order by scenario_id, basis, device_class")
+    ceilings = [training_utilisation_ceiling(c) for c in frame.get_column("device_class").to_list()]
+    above = frame.filter(frame.get_column("implied_device_utilisation") > pl.Series(ceilings))
+    return dg.AssetCheckResult(
+        passed=above.height == 0,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"rows_above_ceiling": above.height, "rows": dg.MetadataValue.md(preview_md(above, rows=40))},
+    )
+
+
+@VERDICT.asset(group="marts", check_specs=[implied_utilisation_plausible.spec])
 def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     """The answer to the claim: R per scenario x basis x edge device class x network method.
 
@@ -53,23 +69,4 @@ def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
                              "round(reduction_factor_with_comm, 2) as r_comm, round(p05_with_comm, 2) as p05_comm, "
                              "round(p95_with_comm, 2) as p95_comm, verdict "
                              "from marts.verdict where is_headline order by scenario_id, device_class, network_method")
-    return dg.MaterializeResult(metadata={**result.metadata, "headline": dg.MetadataValue.md(preview_md(headline, rows=40))})
-
-
-@dg.asset_check(asset=VERDICT.key, name="implied_utilisation_plausible", blocking=False,
-                description="Warns where a fleet's implied device utilisation (achieved FLOPS over peak) exceeds its class's "
-                            "plausible training ceiling (schemas/bounds.py: above the best reported training utilisations).")
-def implied_utilisation_plausible(warehouse: Warehouse) -> dg.AssetCheckResult:
-    """Rows whose devices would have to run above the best reported training utilisation to do the GPU's work."""
-    frame = warehouse.read("select distinct scenario_id, basis, device_class, implied_device_utilisation from marts.verdict "
-                           "order by scenario_id, basis, device_class")
-    ceilings = [training_utilisation_ceiling(c) for c in frame.get_column("device_class").to_list()]
-    above = frame.filter(frame.get_column("implied_device_utilisation") > pl.Series(ceilings))
-    return dg.AssetCheckResult(
-        passed=above.height == 0,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"rows_above_ceiling": above.height, "rows": dg.MetadataValue.md(preview_md(above, rows=40))},
-    )
-
-
-verdict_checks = [*staging_checks("marts.verdict", Verdict, joins_sources=False), implied_utilisation_plausible]
+    return with_metadata(result, {"headline": dg.MetadataValue.md(preview_md(headline, rows=40))})
