@@ -13,24 +13,10 @@ from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import write_table
 from pipelines.model.formula import pattern_rows
 from pipelines.model.methods import reference_tables
-from schemas.methods import (
-    Bases,
-    Claim,
-    EmbodiedPolicies,
-    FrameNetworkMethods,
-    Frames,
-    NetworkMethods,
-    Patterns,
-    Verdicts,
-    WorkloadKinds,
-)
+from pipelines.warehouse.dictionary import TABLES as DICTIONARY
 
-#: table -> its pandera model
-TABLES: dict[str, type[pa.DataFrameModel]] = {
-    "core.frames": Frames, "core.frame_network_methods": FrameNetworkMethods, "core.workload_kinds": WorkloadKinds,
-    "core.embodied_policies": EmbodiedPolicies, "core.bases": Bases, "core.verdicts": Verdicts,
-    "core.network_methods": NetworkMethods, "core.patterns": Patterns, "core.claim": Claim,
-}
+#: table -> its pandera model (the dictionary's): every reference table of the vocabulary, and core.patterns
+TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table in (*reference_tables(), "core.patterns")}
 
 
 @dg.multi_asset(
