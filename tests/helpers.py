@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,3 +138,32 @@ def browser_missing(chromium: str | None, chromedriver: str | None) -> str | Non
     if not missing:
         return None
     return f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed"
+
+
+#: The folders and files of the project a build reads: what a test copies to change a project by rows.
+COPIED = ("pipelines", "schemas", "sql", "dashboards", "sources", "tests", "pyproject.toml")
+
+
+def copy_project(root: Path) -> None:
+    """The project's code and sources (:data:`COPIED`) at ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        if (PROJECT_ROOT / name).is_file():
+            shutil.copyfile(PROJECT_ROOT / name, root / name)
+        else:
+            shutil.copytree(PROJECT_ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "site", "out"))
+
+
+def touched_files(root: Path) -> list[str]:
+    """The files of a copy at ``root`` that differ from the project's, or are new: caches and dot files (the
+    manifest lock a register leaves, sources/.manifest.lock) aside."""
+    touched = []
+    for name in COPIED:
+        for path in [root / name] if (root / name).is_file() else sorted((root / name).rglob("*")):
+            relative = path.relative_to(root)
+            if not path.is_file() or "__pycache__" in relative.parts or path.name.startswith("."):
+                continue
+            original = PROJECT_ROOT / relative
+            if not original.is_file() or original.read_bytes() != path.read_bytes():
+                touched.append(relative.as_posix())
+    return sorted(touched)

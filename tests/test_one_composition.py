@@ -29,8 +29,9 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.model.formula import evaluate, scenario_inputs
-from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
+from pipelines.paths import SOURCES_DIR, SOURCES_ENV
 from tests.conftest import build
+from tests.helpers import copy_project, touched_files
 
 pytestmark = pytest.mark.slow
 
@@ -179,8 +180,6 @@ COPY_SCRIPT = textwrap.dedent("""
     print(json.dumps({"claim": claim, "verdicts": verdicts, "frames": frames, "scenarios": scenarios, "lifecycle": lifecycle,
                       "model": model, "spec": spec}, default=str))
 """)
-#: Folders and files of the project a copy holds.
-COPIED = ("pipelines", "schemas", "sql", "dashboards", "sources", "tests", "pyproject.toml")
 #: A fourth accounting frame, as one entry of schemas/vocabulary.py FRAMES: the attributional
 #: frame's embodied rules (the node amortised, embodied carbon per use hour) with the
 #: consequential frame's network method (marginal power).
@@ -217,15 +216,6 @@ def band_of(spec: object) -> list[tuple[float, float]]:
     return found
 
 
-def copy_project(root: Path) -> None:
-    """The project's code and sources (:data:`COPIED`) at ``root``."""
-    for name in COPIED:
-        if (PROJECT_ROOT / name).is_file():
-            shutil.copyfile(PROJECT_ROOT / name, root / name)
-        else:
-            shutil.copytree(PROJECT_ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "site", "out"))
-
-
 def edit_vocabulary(root: Path, old: str, new: str) -> None:
     """Replace the one occurrence of ``old`` in the copy's schemas/vocabulary.py with ``new``."""
     vocabulary = root / "schemas" / "vocabulary.py"
@@ -252,20 +242,6 @@ def copy_build(root: Path, bounds: tuple[float, float] | None, *, fourth_frame: 
                           env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def touched_files(root: Path) -> set[str]:
-    """The files of a copy at ``root`` that differ from the project's, or are new (caches aside)."""
-    touched = set()
-    for name in COPIED:
-        for path in [root / name] if (root / name).is_file() else sorted((root / name).rglob("*")):
-            relative = path.relative_to(root)
-            if not path.is_file() or "__pycache__" in relative.parts:
-                continue
-            original = PROJECT_ROOT / relative
-            if not original.is_file() or original.read_bytes() != path.read_bytes():
-                touched.add(relative.as_posix())
-    return touched
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +272,7 @@ def test_a_fourth_accounting_frame_by_rows(copies: dict[str, tuple[Path, dict]])
     """One vocabulary row (and a scenario naming it) adds a frame the model evaluates: its rules are
     the rows it was given, so its figures are those of the frames whose rules it borrows."""
     root, moved = copies["moved"]
-    assert touched_files(root) == {"schemas/vocabulary.py", f"sources/scenarios/{FRAME_SCENARIO}.csv", "sources/manifest/local.toml"}
+    assert set(touched_files(root)) == {"schemas/vocabulary.py", f"sources/scenarios/{FRAME_SCENARIO}.csv", "sources/manifest/local.toml"}
     frames = {r[0]: r[1:] for r in moved["frames"]}
     assert list(frames) == ["as_published", "attributional", "consequential", FOURTH_FRAME]
     assert frames[FOURTH_FRAME] == [True, "marginal", "marginal", True]

@@ -6,11 +6,9 @@ pattern is one edit of the vocabulary, and the build evaluates it (a copy of the
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -26,6 +24,7 @@ from pipelines.paths import PROJECT_ROOT, SOURCES_ENV
 from pipelines.warehouse.tables import install_macros
 from schemas.methods import Patterns
 from schemas.vocabulary import COMM_PATTERNS, PATTERN_ROWS, PATTERNS
+from tests.helpers import copy_project, touched_files
 
 #: A small case: N = 6 online devices, p = 1e6 parameters of b = 2 bytes, D = 1.2e7 tokens, 1,000
 #: tokens a device step, 2 local steps a sync (so 1,000 syncs), hidden 512, activations of 2 bytes,
@@ -156,21 +155,6 @@ BUILD_SCRIPT = textwrap.dedent("""
         }.items()}
     print(json.dumps(out, default=str))
 """)
-#: The folders and files of the project a build reads, copied.
-COPIED = ("pipelines", "schemas", "sql", "dashboards", "sources", "tests", "pyproject.toml")
-
-
-def touched_files(root: Path) -> list[str]:
-    """Files of the copy at ``root`` that differ from the project's, or are new (caches aside)."""
-    found = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.parts[len(root.parts)] in COPIED):
-        relative = path.relative_to(root)
-        original = PROJECT_ROOT / relative
-        if not original.is_file() or not filecmp.cmp(path, original, shallow=False):
-            found.append(relative.as_posix())
-    return found
-
-
 def by(rows: list[dict], *keys: str) -> dict[tuple, dict]:
     return {tuple(r[k] for k in keys): r for r in rows}
 
@@ -178,12 +162,7 @@ def by(rows: list[dict], *keys: str) -> dict[tuple, dict]:
 @pytest.mark.slow
 def test_a_new_communication_pattern_by_rows_only(tmp_path: Path) -> None:
     root = tmp_path / "project"
-    root.mkdir()
-    for name in COPIED:
-        if (PROJECT_ROOT / name).is_dir():
-            shutil.copytree(PROJECT_ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "site", "out"))
-        else:
-            shutil.copyfile(PROJECT_ROOT / name, root / name)
+    copy_project(root)
     vocabulary = root / "schemas" / "vocabulary.py"
     text = vocabulary.read_text(encoding="utf-8")
     anchor = "    \"pipeline\": CommPattern("
