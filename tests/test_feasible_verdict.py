@@ -11,8 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipelines.model.formula import pattern_rows
-from pipelines.model.methods import frame_method_rows
+from pipelines.model.methods import frame_method_rows, pattern_rows
 from pipelines.model.uncertainty import Ranged, to_values
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl

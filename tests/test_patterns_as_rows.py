@@ -19,7 +19,7 @@ import pandera.errors
 import polars as pl
 import pytest
 
-from pipelines.model.formula import pattern_rows
+from pipelines.model.methods import pattern_rows
 from pipelines.paths import PROJECT_ROOT, SOURCES_ENV
 from pipelines.warehouse.tables import install_macros
 from schemas.methods import Patterns

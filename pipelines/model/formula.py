@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from typing import get_type_hints
 
 import duckdb
 import polars as pl
@@ -18,6 +17,7 @@ from pipelines.model.methods import (
     frame_method_rows,
     frame_rows,
     network_method_rows,
+    pattern_rows,
     policy_rows,
     workload_rows,
 )
@@ -31,30 +31,14 @@ from schemas.vocabulary import (
     DEVICE_MARKER,
     HEADLINE_BASES,
     NETWORK_METHODS,
-    PATTERN_ROWS,
     PATTERNS,
     RESIZE_CAP,
-    CommPattern,
 )
 
 KEYS = ("scenario_id", "variant_id")
 #: Which network methods to evaluate: each frame's headline method, or every method it admits
 #: (or, passed as a collection of method names, only those among the ones each frame admits).
 METHOD_FILTERS = ("headline", "all")
-
-
-#: Arrow types of core.patterns' columns by the annotation of their CommPattern field.
-_PATTERN_TYPES = {int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
-
-
-def pattern_rows() -> pa.Table:
-    """core.patterns: each communication pattern's traffic as coefficients of the model's byte and radio terms,
-    the ends of each byte, whether it splits the model into stages and whether a larger fleet carries its
-    traffic (schemas/vocabulary.py PATTERN_ROWS), and whether it moves any bytes."""
-    rows = PATTERN_ROWS.values()
-    columns = {field: pa.array([getattr(row, field) for row in rows], _PATTERN_TYPES[kind])
-               for field, kind in get_type_hints(CommPattern).items()}
-    return pa.table({"name": list(PATTERN_ROWS), **columns, "moves_bytes": [row.moves_bytes for row in rows]})
 
 
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -2,14 +2,15 @@
 
 The ``model_methods`` asset writes them to the warehouse (core.frames, core.frame_network_methods,
 core.workload_kinds, core.embodied_policies, core.bases, core.verdicts, core.network_methods,
-core.claim), and :func:`pipelines.model.formula.model_view` registers the same rows beside the
+core.patterns, core.claim), and :func:`pipelines.model.formula.model_view` registers the same rows beside the
 parameter sets it evaluates, so ``sql/model/evaluate.sql`` joins a frame's rules as columns. A
 fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, get_type_hints
 
 import pyarrow as pa
 
@@ -20,6 +21,7 @@ from schemas.vocabulary import (
     CLOUD_EMBODIED_RULES,
     FRAMES,
     NETWORK_METHOD_ROWS,
+    PATTERN_ROWS,
     POLICY_ROWS,
     VERDICT_RULES,
     WORKLOAD_ROWS,
@@ -79,48 +81,46 @@ def basis_rows(only: Collection[str] | None = None) -> pa.Table:
     })
 
 
+#: Arrow types of a method row's fields, by their annotation.
+_ARROW_TYPES = {int: pa.int64(), float: pa.float64(), bool: pa.bool_(), str: pa.string()}
+
+
+def method_rows(key: str, rows: Mapping[str, Any], derived: Sequence[str] = ()) -> pa.Table:
+    """A vocabulary of method rows (schemas.vocabulary: one dataclass or named tuple per method) as a table: the
+    method's name under ``key``, then each field typed by its annotation, then ``derived`` properties, with the
+    description (where the row has one) last."""
+    fields = get_type_hints(type(next(iter(rows.values()))))
+    columns = [f for f in fields if f != "description"] + list(derived) + (["description"] if "description" in fields else [])
+    types = {**{f: _ARROW_TYPES[kind] for f, kind in fields.items()}, **{d: pa.bool_() for d in derived}}
+    return pa.table({key: pa.array(list(rows), pa.string()),
+                     **{c: pa.array([getattr(row, c) for row in rows.values()], types[c]) for c in columns}})
+
+
+def pattern_rows() -> pa.Table:
+    """core.patterns (the model's view names the pattern ``name``): each communication pattern's traffic as
+    coefficients of the model's byte and radio terms, the ends of each byte, whether it splits the model into
+    stages and whether a larger fleet carries its traffic (schemas/vocabulary.py PATTERN_ROWS), and whether it
+    moves any bytes."""
+    return method_rows("name", PATTERN_ROWS, derived=("moves_bytes",))
+
+
 def workload_rows() -> pa.Table:
     """core.workload_kinds: each workload kind and the weights of the model's three job lengths."""
-    kinds = list(WORKLOAD_ROWS.items())
-    return pa.table({
-        "workload_kind": pa.array([name for name, _ in kinds], pa.string()),
-        "horizon": pa.array([k.horizon for _, k in kinds], pa.float64()),
-        "gpu_hours": pa.array([k.gpu_hours for _, k in kinds], pa.float64()),
-        "tokens": pa.array([k.tokens for _, k in kinds], pa.float64()),
-        "description": pa.array([k.description for _, k in kinds], pa.string()),
-    })
+    return method_rows("workload_kind", WORKLOAD_ROWS)
 
 
 def network_method_rows() -> pa.Table:
     """core.network_methods: each network method and the weights of the model's four network terms."""
-    methods = list(NETWORK_METHOD_ROWS.items())
-    weights = ("per_gb_one_end", "per_gb_by_ends", "marginal_by_ends", "line_time")
-    return pa.table({
-        "network_method": pa.array([name for name, _ in methods], pa.string()),
-        **{w: pa.array([getattr(m, w) for _, m in methods], pa.float64()) for w in weights},
-        "description": pa.array([m.description for _, m in methods], pa.string()),
-    })
+    return method_rows("network_method", NETWORK_METHOD_ROWS)
 
 
 def policy_rows() -> pa.Table:
     """core.embodied_policies: each allocation policy and the weights of the model's two embodied terms."""
-    policies = list(POLICY_ROWS.items())
-    return pa.table({
-        "policy": pa.array([name for name, _ in policies], pa.string()),
-        "battery_wear": pa.array([p.battery_wear for _, p in policies], pa.float64()),
-        "use_hours": pa.array([p.use_hours for _, p in policies], pa.float64()),
-        "description": pa.array([p.description for _, p in policies], pa.string()),
-    })
-
-
-def named_rows(key: str, described: dict[str, str]) -> pa.Table:
-    """A vocabulary of names and their descriptions as rows: ``key`` and description."""
-    return pa.table({key: list(described), "description": list(described.values())})
+    return method_rows("policy", POLICY_ROWS)
 
 
 def reference_tables() -> dict[str, pa.Table]:
-    """Every reference table of the vocabulary, by its warehouse name (core.patterns aside:
-    :func:`pipelines.model.formula.pattern_rows`)."""
+    """Every reference table of the vocabulary, by its warehouse name."""
     return {
         "core.frames": frame_rows(),
         "core.frame_network_methods": frame_method_rows(),
@@ -133,5 +133,6 @@ def reference_tables() -> dict[str, pa.Table]:
             "rule": list(VERDICT_RULES.values()),
         }),
         "core.network_methods": network_method_rows(),
+        "core.patterns": method_rows("pattern", PATTERN_ROWS, derived=("moves_bytes",)),
         "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}),
     }

@@ -11,12 +11,11 @@ from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import write_table
-from pipelines.model.formula import pattern_rows
 from pipelines.model.methods import reference_tables
 from pipelines.warehouse.dictionary import TABLES as DICTIONARY
 
-#: table -> its pandera model (the dictionary's): every reference table of the vocabulary, and core.patterns
-TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table in (*reference_tables(), "core.patterns")}
+#: table -> its pandera model (the dictionary's): every reference table of the vocabulary
+TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table in reference_tables()}
 
 
 @dg.multi_asset(
@@ -40,8 +39,6 @@ def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     marts.paper_reproduction read.
     """
     con = warehouse.connection()
-    rows = {table: pl.from_arrow(frame) for table, frame in reference_tables().items()}
-    rows["core.patterns"] = pl.from_arrow(pattern_rows()).rename({"name": "pattern"})
-    for table, model in TABLES.items():
+    for table, rows in reference_tables().items():
         # each table's pandera check runs in this step, on the rows just written (check_specs)
-        yield write_table(con, table, rows[table], model)
+        yield write_table(con, table, pl.from_arrow(rows), TABLES[table])
