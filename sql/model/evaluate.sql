@@ -60,6 +60,8 @@
 --   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
 --   training window) and the radio busy for the bytes. A pattern that moves no bytes is R compute only.
 -- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
+-- A method is physical for a row (network_physical) when the network power it charges, averaged
+-- over the home lines the training holds (network_w_per_line), stays within line_power_physical_max_w.
 -- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
 -- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
 -- device's embodied and training carbon over the job), which marts.lifecycle_carbon reads.
@@ -133,7 +135,15 @@ capacities as (
         cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                  cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
         case when stated_devices is not null then (select basis from model_bases where takes_stated_count) else headline_basis end
-            as headline_name
+            as headline_name,
+        -- the work one accelerator delivers while it trains (TFLOPS), as the job sets it: a job of
+        -- workload_tokens is 6 N D FLOPs over the accelerators' hours (at workload_mfu of their
+        -- FP16/BF16 peak: job_years); any other job is the accelerator's utilisation x its FP32 roofline
+        case when workload_tokens_weight > 0
+            then training_flops(fleet_model_params, workload_tokens)
+                 / (cloud_gpu_count * 3600 * cloud_hours_per_day * 365 * job_years) / 1e12
+            else cloud_utilisation * attainable_tflops(gpu_tflops, arithmetic_intensity_flop_per_byte, gpu_mem_bandwidth_gb_per_s)
+        end as gpu_work_tflops
     from classes
 ),
 
@@ -177,23 +187,25 @@ counted as (
             as devices_memory_stages,
         devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
             as devices_throughput_exact,
-        -- on the measured basis, devices cannot run above their peak: at least the devices that
-        -- deliver the GPU's work (its utilisation x FP32 roofline) at the devices' peak FLOPS
-        case when device_peak_floor then
-            devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
-                                   online_fraction, slowdown)
+        -- devices cannot run above their peak: at least the devices that deliver the GPU's work
+        -- (gpu_work_tflops) at the devices' peak FLOPS, on the measured basis and wherever the
+        -- job's tokens set the work (a capacity comparison then does not count the job's work)
+        case when device_peak_floor or workload_tokens_weight > 0 then
+            devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown)
         end as devices_peak_exact,
         case
             -- a class without a memory figure has no floor, so no binding or measured count
             when floors_at_memory and devices_memory_exact is null then null
-            when floors_at_memory and not device_peak_floor then greatest(
+            when floors_at_memory and not (device_peak_floor or workload_tokens_weight > 0) then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
             when floors_at_memory then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact),
-                devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
-                                       online_fraction, slowdown))
+                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
+            when device_peak_floor or workload_tokens_weight > 0 then greatest(
+                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
+                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
             else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
@@ -207,7 +219,7 @@ fleet as (
             when takes_stated_count and devices_stated is not null then 'stated'
             when floors_at_memory and devices_memory_floor > whole_devices(devices_throughput_exact)
                 and devices_memory_floor >= whole_devices(coalesce(devices_peak_exact, 0)) then 'memory_capacity'
-            when device_peak_floor and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
+            when devices_peak_exact is not null and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
                 then 'device_peak'
             else 'formula'
         end as devices_from,
@@ -217,11 +229,12 @@ fleet as (
         share * cloud_gpu_count * (cloud_embodied_per_gpu_kgco2e + cloud_operational_per_gpu_kgco2e) as cloud_total_kgco2e,
         -- the work one accelerator delivers (TFLOPS over its hours), from the basis that counts
         -- the devices: a stated count (the paper's) at the devices' peak, as the paper equates
-        -- them; otherwise the accelerator's utilisation x its FP32 roofline, which on the measured
-        -- basis is its measured job rate x the job's FLOPs at that utilisation
+        -- them; otherwise the job's work (gpu_work_tflops: the workload's tokens, or the
+        -- accelerator's utilisation x its FP32 roofline, which on the measured basis is its
+        -- measured job rate x the job's FLOPs at that utilisation)
         case when takes_stated_count and devices_stated is not null
             then devices_stated * device_tflops * hours_per_day / cloud_hours_per_day
-            else cloud_utilisation * gpu_attainable_tflops
+            else gpu_work_tflops
         end as work_tflops,
         -- one device's scheduled training window over the job, s (the online share is counted
         -- once, in the devices online)
@@ -363,6 +376,12 @@ energy as (
         + network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                       network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
                       devices_online * window_s / 3600) as comm_kwh,
+        -- the network's part alone (no radio), as an average power over the home lines the
+        -- training holds (each online device its line for its window), W: a method that charges
+        -- more than a line can draw is not physical for this row (network_physical)
+        network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                    devices_online * window_s / 3600) * 1000 / (devices_online * window_s / 3600) as network_w_per_line,
         -- the link rate one online device needs to send its share within its training window
         case when moves_bytes then comm_bytes / devices_online / window_s / 1e6 else 0.0 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
@@ -406,6 +425,9 @@ rows as (
         comm_bytes / 1e9 as comm_gb,
         comm_kwh,
         comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
+        network_w_per_line,
+        line_power_physical_max_w,
+        coalesce(network_w_per_line <= line_power_physical_max_w, true) as network_physical,
         link_time_share,
         required_link_mb_per_s,
         edge_bandwidth_mb_per_s as link_mb_per_s,
