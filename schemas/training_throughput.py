@@ -25,6 +25,8 @@ PEAK_COLUMNS: dict[str, tuple[str, ...]] = {
 #: weight gradients). LoRA on frozen weights skips the weights' gradients: at most 2 + 2 = 4.
 FULL_FLOPS_PER_PARAM_TOKEN = 6.0
 LORA_MAX_FLOPS_PER_PARAM_TOKEN = 4.0
+#: The columns that name one measured configuration (a second row with the same ones repeats it).
+GRAIN = ("device_id", "model", "model_params", "precision", "method", "batch_size", "sequence_length", "devices")
 #: Relative tolerance of the arithmetic checks (achieved TFLOPS, jobs per hour) on rounded cells.
 ARITHMETIC_RTOL = 1e-4
 
@@ -70,6 +72,11 @@ class TrainingThroughput(FiniteProvenance):
     citation: str = pa.Field(description="Where the figures are published (table, section, file).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it (a commit's permalink for a repository file).")
     notes: str = pa.Field(nullable=True, description="The published figures quoted with where they are, the arithmetic of derived ones, and what the source leaves unsaid.")
+
+    class Config:
+        strict = True
+        #: The grain: one row per measured configuration.
+        unique = list(GRAIN)
 
     @pa.dataframe_check(name="has_a_rate", description="a row gives a token rate, the source's TFLOPS or a job time")
     @classmethod

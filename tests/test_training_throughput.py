@@ -114,6 +114,8 @@ def throughput_row(**cells: Any) -> str:
         citation_url="https://example.org/t", notes="6 x 1e9 x 50000 / 1e12 = 300",
     )
     values.update({k: str(v) for k, v in cells.items()})
+    if "model" not in cells:  # each row its own configuration unless a test repeats one
+        values["model"] = values["throughput_id"]
     return ",".join(values.values())
 
 
@@ -173,3 +175,12 @@ def test_staged_table_is_described_in_the_warehouse(tmp_path: Path) -> None:
     assert all(comments.values())
     assert comments["achieved_tflops"].startswith("Model TFLOPS per device on this project's count")
     assert staged[0] >= 8 and staged[1] >= 2
+
+
+def test_a_repeated_configuration_is_quarantined(tmp_path: Path) -> None:
+    staged = stage_rows(tmp_path, throughput_row(model="M"), throughput_row(throughput_id="run_b", model="M", tokens_per_s="40000", achieved_tflops="240"))
+    assert [r[:3] for r in rejects_of(staged)] == [(3, None, "multiple_fields_uniqueness")]
+    (reason,) = staged.rejects.get_column("reason").to_list()
+    assert reason.startswith("repeats the key (device_id = nvidia-h100-sxm, model = M, model_params = 1000000000.0, precision = bf16, "
+                             "method = full, batch_size = None, sequence_length = None, devices = 8) of line 2")
+    assert staged.frame.get_column("throughput_id").to_list() == ["run_a"]
