@@ -277,10 +277,13 @@ def test_zones_without_data_in_scope_are_left_out_with_the_reason(built_warehous
     assert code == "no_marginal_factor" and "never falls back to the average" in reason
     consequential = read(built_warehouse, "select distinct cloud_zone, edge_zone, cloud_intensity_basis from marts.siting "
                                           "where scenario_id = 'realistic_consequential' and edge_mix is null order by all")
-    assert {z for row in consequential.rows() for z in row[:2]} == {"GB", "US"}
+    # only the US has a short-run marginal factor fitted to data from 2014 on (EPA AVERT 2023); GB's is retired
+    assert {z for row in consequential.rows() for z in row[:2]} == {"US"}
+    code, reason = excluded[("realistic_consequential", "cloud", "GB")]  # GB's long-run factor is not the margin it reads
+    assert code == "no_marginal_factor" and "no short_run_operating marginal factor" in reason
     marginal = read(built_warehouse, "select zone, signal, factor_id from core.zone_intensity where scenario_id = 'realistic_consequential'")
     assert set(marginal.get_column("signal")) == {"marginal"}
-    assert set(marginal.get_column("factor_id")) == {"avert_us_2019_srmer", "hawkes2010_gb_srmef"}
+    assert set(marginal.get_column("factor_id")) == {"avert_us_2023_srmer"}
     sited = read(built_warehouse, "select distinct scenario_id, cloud_zone from marts.siting").rows()
     assert not {(s, z) for s, z in sited} & {(s, z) for s, side, z in excluded if side == "cloud"}
 
