@@ -128,7 +128,7 @@ def test_siting_covers_every_country_zone_with_lifecycle_data(built_warehouse: P
                                   "from marts.siting where edge_zone = 'mix' group by all order by all").to_dicts()
     assert [m["scenario_id"] for m in mixes] == ["paper_text", "realistic_attributional", "realistic_consequential"]
     assert all(m["rows"] == 2 * m["clouds"] == 2 * by_scenario[m["scenario_id"]]["clouds"] for m in mixes)
-    assert mixes[0]["mix"] == "US 0.5, DE 0.25, FR 0.25" and mixes[2]["mix"] == "GB 0.5, US 0.5"
+    assert mixes[0]["mix"] == "US 0.5, DE 0.25, FR 0.25" and mixes[2]["mix"] == "US 1.0"
     countries = set(read(built_warehouse, "select distinct zone from staging.grid_intensity where signal = 'annual_average' and "
                                           "emission_scope = 'lifecycle' and year(period_start) = 2023 and country_iso3 is not null")
                     .get_column("zone").to_list())
@@ -399,6 +399,6 @@ def test_findings_siting_block_is_the_warehouse(built_warehouse: Path) -> None:
         table = siting_table(con)
     finally:
         con.close()
-    assert "| realistic_consequential | consequential | laptop | 2 x 2 |" in table
+    assert "| realistic_consequential | consequential | laptop | 1 x 1 |" in table  # the US alone has a current short-run factor
     findings = (PROJECT_ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert between(findings, SITING_BEGIN, SITING_END) == table, "docs/findings.md's siting is stale: run `edge-carbon docs`"
