@@ -25,8 +25,9 @@ from tests.test_marts import one
 H100_FP32_TFLOPS, H100_BW_GB_PER_S = 67.0, 3350.0
 OPT13_PARAMS, OPT13_HIDDEN, OPT13_LAYERS = 1.3e9, 2048, 24
 T_YEARS, H_EDGE, H_CLOUD, CI = 3.0, 8.0, 24.0, 367.0
-#: The consequential frame's marginal grid: (708.69 US EPA AVERT 2019 + 690 GB Hawkes 2010) / 2 = 699.345, stored as 699.35.
-CI_MARGINAL = 699.35
+#: The consequential frame's marginal grid: the mean of the current short-run factors, EPA AVERT's US national weighted
+#: average for 2023 data alone (Portfolio EE, 1,454.68 lb CO2/MWh x 0.45359237 g/lb = 659.83 g/kWh, stored to 2 decimals).
+CI_MARGINAL = round(1454.68 * 0.45359237, 2)
 WINDOW_S = H_EDGE * 3600 * 365 * T_YEARS  # one device's scheduled training seconds: 31,536,000
 # sources/scenarios/realistic_base.csv (and what it inherits from paper_base.csv)
 ONLINE, SLOWDOWN, UTIL, INTENSITY = 0.7, 1.25, 0.76, 20.0
@@ -266,7 +267,7 @@ def test_frames_choose_network_energy_and_cloud_embodied(built_warehouse: Path) 
     assert got["realistic_attributional"] == pytest.approx(2 * (0.0065 + 0.025), rel=1e-12)
     assert got["paper_text"] == 0
     # the cloud node: 0.76 x (700 + 575) W x 24 h x 1,095 d x 1.1 PUE x 1.05 x the grid + embodied 318 kg; the grid is
-    # the 0.367 kg/kWh average (attributional) or the 0.69935 kg/kWh marginal factor (consequential)
+    # the 0.367 kg/kWh average (attributional) or the 0.65983 kg/kWh marginal factor (consequential)
     operational_per_g = UTIL * (700 + 575) * H_CLOUD * 365 * T_YEARS / 1000 * 1.1 * 1.05 / 1000
     expected = {"realistic_consequential": (CI_MARGINAL, 318.0), "realistic_attributional": (CI, 318.0 * T_YEARS / 5)}  # amortised over 5 years
     for scenario, (grid, emb) in expected.items():
