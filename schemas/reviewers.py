@@ -182,7 +182,7 @@ class Uncertainty(pa.DataFrameModel):
     share_r_below_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4.")
     share_link_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose traffic fits the links in the training window.")
     share_memory_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose training state fits device memory.")
-    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was resized to carry its traffic.")
+    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was grown from its compute-equivalent count (its pipelines complete a^S of the window, or it was resized to carry its traffic).")
     seed: int = pa.Field(description="Random seed of the draws.")
 
     class Config:
