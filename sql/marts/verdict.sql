@@ -4,9 +4,11 @@
 -- evaluation of core.scenarios (read here as the relation `evaluated`: the headline basis and
 -- measured_throughput, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
 -- basis, pattern and method from marts.uncertainty (the scenario's own feasible draws).
--- Feasibility: a fleet that cannot send its traffic over its links does not train. Outside the
--- paper's frame a fleet is first resized to the smallest one whose links carry its traffic
--- (resized_from: the compute-equivalent count); a row is infeasible where its deterministic
+-- Feasibility: a fleet that cannot send its traffic over its links does not train. A pattern
+-- that splits the model needs more devices for its pipelines to train while all their stages
+-- are online (a^S), and outside the paper's frame a fleet is resized to the smallest one whose
+-- links carry its traffic, without a cap (resized_from: the compute-equivalent count it grew
+-- from); a fleet no resize can carry stays over its link. A row is infeasible where its deterministic
 -- traffic still exceeds the link, its required rate is unknown, or fewer than
 -- $feasible_share_min of its draws are feasible.
 -- `verdict_if_feasible` reads the range of R with communication over every method the frame
