@@ -184,7 +184,7 @@ class Uncertainty(pa.DataFrameModel):
     share_r_below_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4.")
     share_link_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose traffic fits the links in the training window.")
     share_memory_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose training state fits device memory.")
-    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was resized to carry its traffic.")
+    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was grown from its compute-equivalent count (its pipelines complete a^S of the window, or it was resized to carry its traffic).")
     p05_all_draws: float = pa.Field(nullable=True, ge=0, description="5th percentile of R over every draw, an infeasible draw counted as a failure (R = 0: its fleet delivers none of the job) (R rows only).")
     p50_all_draws: float = pa.Field(nullable=True, ge=0, description="Median of R over every draw, an infeasible draw counted as R = 0.")
     p95_all_draws: float = pa.Field(nullable=True, ge=0, description="95th percentile of R over every draw, an infeasible draw counted as R = 0.")

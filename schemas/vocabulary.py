@@ -311,8 +311,6 @@ NETWORK_METHOD_ROWS = {
 NETWORK_METHODS = {name: method.description for name, method in NETWORK_METHOD_ROWS.items()}
 #: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
 FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.items()}
-#: A resized fleet may grow to at most this many times its compute-equivalent count.
-RESIZE_CAP = 10.0
 #: Verdict categories of marts.verdict (core.verdicts), in order of precedence.
 VERDICT_INFEASIBLE = "infeasible at the stated link"
 VERDICT_EDGE_MORE = "edge emits more"

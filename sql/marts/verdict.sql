@@ -6,9 +6,11 @@
 -- basis, pattern and method from marts.uncertainty: over the scenario's feasible draws, and over
 -- every draw with an infeasible draw counted as a failure (R = 0; the `_all_draws` band and the
 -- `share_feasible_*` shares).
--- Feasibility: a fleet that cannot send its traffic over its links does not train. Outside the
--- paper's frame a fleet is first resized to the smallest one whose links carry its traffic
--- (resized_from: the compute-equivalent count); a row is infeasible where its deterministic
+-- Feasibility: a fleet that cannot send its traffic over its links does not train. A pattern
+-- that splits the model needs more devices for its pipelines to train while all their stages
+-- are online (a^S), and outside the paper's frame a fleet is resized to the smallest one whose
+-- links carry its traffic, without a cap (resized_from: the compute-equivalent count it grew
+-- from); a fleet no resize can carry stays over its link. A row is infeasible where its deterministic
 -- traffic still exceeds the link, its required rate is unknown, or fewer than
 -- core.claim.feasible_share_min of its draws are feasible.
 -- Methods that are physical: a network method that charges the home lines more power

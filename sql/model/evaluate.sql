@@ -59,6 +59,20 @@
 --   params), each device taking batches of batch_size x sequence_length tokens; its radio is
 --   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
 --   training window) and the radio busy for the bytes. A pattern that moves no bytes is R compute only.
+-- Pipeline completeness: a pattern that splits the model into S stages (its row's splits_model)
+--   trains only while all S devices of a pipeline are online. Each device online a share a of
+--   its window (online_fraction, independently), a pipeline is complete a^S of the time
+--   (pipeline_completeness; 3 stages at a = 0.7: 0.343), and its devices train that share
+--   (training_share). The pattern's fleet is the devices training at once (N x a) over a^S, each
+--   charged the training energy, battery cycles and use hours of a^S of its window; its traffic
+--   is sent while it trains. Rigid pipelines, not spare devices per stage: spares would need a
+--   target completeness no source gives. a is 1 where the basis does not count availability
+--   (core.bases counts_availability) and in the paper's scenarios, so there a^S = 1; patterns
+--   that do not split the model train their online share, as before.
+-- A fleet over its link is resized where the frame resizes (core.frames resizes_fleet) and the
+--   pattern's per-device traffic falls as the fleet grows (its row's resizable): the fewest
+--   devices, over the stage counts, whose links carry it (pipeline_fleet_for_link); no cap
+--   bounds the resize, and a fleet that no stage count can carry stays over its link, infeasible.
 -- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
 -- A method is physical for a row (network_physical) when the network power it charges, averaged
 -- over the home lines the training holds (network_w_per_line), stays within line_power_physical_max_w.
@@ -314,6 +328,9 @@ staged as (
                    tokens, batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
                    comm_compression, pipeline_stages) as comm_bytes_base,
         edge_bandwidth_mb_per_s * 1e6 * window_s as link_bytes_per_window,
+        -- the share of its window a device trains: its online share, or a^S where the pattern
+        -- splits the model into S stages (training_share: the whole pipeline online)
+        training_share(online_fraction, splits_model, pipeline_stages) as training_share_base,
         -- a staged pattern's activation bytes per stage boundary, and its all-reduce coefficient at
         -- the global batch of the compute-equivalent fleet (pipeline_bytes_at), each times its coefficient
         activations * (tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression) as activation_bytes_per_stage,
@@ -324,42 +341,44 @@ staged as (
 ),
 
 -- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
--- fall (a resizable pattern: its stage terms), is resized: the fewest online devices (and
--- their stages) that carry it
+-- fall (a resizable pattern: its stage terms), is resized: the fewest devices (and their
+-- stages) that carry it, counting that a pipeline of s stages trains a^s of its window
+-- (pipeline_fleet_for_link). Where none can carry it, it stays as counted, over its link
+-- (link_feasible false: infeasible in marts.verdict); no cap bounds a resize.
 sized as (
     select
         staged.*,
+        -- where the pattern splits the model, the devices training at once (devices x online)
+        -- over the share of its window each trains: more devices, as each pipeline is complete
+        -- (a^S) less often than its devices are online (a)
+        case when splits_model then whole_devices(devices * online_fraction / training_share_base) else devices end
+            as devices_complete,
         case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
             then pipeline_fleet_for_link(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
-                                         link_bytes_per_window)
-        end as fleet_for_link
+                                         link_bytes_per_window, online_fraction, splits_model)
+        end as resize
     from staged
 ),
 
--- the resize where it stays within the cap; null otherwise (the fleet stays as counted, over its link)
-capped as (
+-- the devices of the pattern: the complete-pipeline count, or the resized one
+resized as (
     select
         sized.*,
-        case when whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
-            then fleet_for_link
-        end as resize
+        greatest(coalesce(whole_devices(resize.devices), devices_complete), devices_complete) as devices_pattern,
+        coalesce(resize.s, pipeline_stages) as stages_pattern
     from sized
 ),
 
-resized as (
-    select
-        capped.*,
-        greatest(coalesce(whole_devices(resize.n / online_fraction), devices), devices) as devices_pattern,
-        coalesce(resize.s, pipeline_stages) as stages_pattern
-    from capped
-),
-
+-- the devices training at once: online, and where the pattern splits the model, with their
+-- whole pipeline online (training_share); they send the traffic and draw training power
 traffic as (
     select
         resized.*,
-        devices_pattern * online_fraction as devices_online,
+        training_share(online_fraction, splits_model, stages_pattern) as training_share_pattern,
+        devices_pattern * training_share(online_fraction, splits_model, stages_pattern) as devices_online,
         case when devices_pattern <> devices or stages_pattern <> pipeline_stages
-            then pipeline_bytes_at(activation_bytes_per_stage, allreduce_kp, devices_pattern * online_fraction, stages_pattern)
+            then pipeline_bytes_at(activation_bytes_per_stage, allreduce_kp,
+                                   devices_pattern * training_share(online_fraction, splits_model, stages_pattern), stages_pattern)
             else comm_bytes_base
         end as comm_bytes
     from resized
@@ -368,8 +387,21 @@ traffic as (
 energy as (
     select
         traffic.*,
-        devices_pattern * edge_operational_per_device_kgco2e as edge_operational_kgco2e,
-        devices_pattern * edge_embodied_per_device_kgco2e as edge_embodied_kgco2e,
+        -- a device of a pattern that splits the model trains (and wears, and is used) only its
+        -- training share of its window: each term at that share instead of its online share
+        devices_pattern * case when splits_model
+            then edge_operational_kgco2e(1, training_share_pattern, train_power_w * wall_factor, hours_per_day, job_years,
+                                         edge_grid_gco2e_per_kwh)
+            else edge_operational_per_device_kgco2e
+        end as edge_operational_kgco2e,
+        devices_pattern * case when splits_model
+            then embodied_allocated_kgco2e(
+                policy_battery_wear, policy_use_hours, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
+                battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh),
+                battery_rated_cycles, hours_per_day * training_share_pattern, owner_hours_per_day, owner_cycles_per_year,
+                device_replacement_share, job_years, lifetime_years)
+            else edge_embodied_per_device_kgco2e
+        end as edge_embodied_kgco2e,
         radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
                   link_utilisation)
             * wall_factor
