@@ -79,6 +79,7 @@ class Bases(pa.DataFrameModel):
     bandwidth: float = pa.Field(ge=0, description="Weight of memory bandwidth, GB/s.")
     roofline: float = pa.Field(ge=0, description="Weight of the roofline min(F, I x B) at the scenario's arithmetic intensity.")
     job_rate: float = pa.Field(ge=0, description="Weight of jobs per hour of the same measured job; a measured rate is not scaled by the GPU's utilisation.")
+    measured_rate: float = pa.Field(ge=0, description="Weight of measured training TFLOPS (cloud_gpu_measured_tflops; a device's <class>_measured_share x its FP32 peak); not scaled by the GPU's utilisation, and the GPU's work is then its measured rate.")
     takes_stated_count: bool = pa.Field(description="Whether a device count the scenario states replaces its formula (the paper's peak FLOPS count).")
     device_peak_floor: bool = pa.Field(description="Whether its count is at least the devices that deliver the GPU's work at their peak FLOPS.")
     measured: bool = pa.Field(description="Whether it compares a measured job rate (job_rate > 0): marts.verdict reports it beside the headline, marts.siting alone.")

@@ -144,6 +144,7 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
     "cloud_alt_gpu_mem_bandwidth_gb_per_s": POSITIVE,
     "cloud_gpu_memory_gb": POSITIVE,
     "cloud_speedup_vs_ref": POSITIVE,
+    "cloud_gpu_measured_tflops": POSITIVE,
     "cloud_alt_speedup_vs_ref": POSITIVE,
     "cloud_gpu_alt_share": SHARE,
     "cloud_utilisation": POSITIVE_SHARE,

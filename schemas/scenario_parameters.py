@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 
 from schemas.base import Provenance
+from schemas.bounds import TRAINING_UTILISATION_CEILING_DEFAULT
 
 STATUSES = ["paper", "primary", "derived", "assumed"]
 DISTRIBUTIONS = ["point", "uniform", "triangular", "split_triangular", "normal", "lognormal"]
@@ -85,6 +86,10 @@ class ScenarioDevices(pa.DataFrameModel):
     owner_hours_per_day: float = pa.Field(nullable=True, ge=0, description="<class>_owner_hours_per_day: the owner's own use, h/day.")
     owner_cycles_per_year: float = pa.Field(nullable=True, ge=0, description="<class>_owner_cycles_per_year: the owner's battery cycles a year.")
     job_time_s: float = pa.Field(nullable=True, gt=0, description="<class>_job_time_s: measured time of the reference job, s.")
+    device_measured_share: float = pa.Field(
+        nullable=True, gt=0, le=TRAINING_UTILISATION_CEILING_DEFAULT,
+        description="<class>_measured_share: the class's measured training TFLOPS over its FP32 peak (a staging.training_throughput rate, bridged to the class's device; the measured_rates basis). At most the training-utilisation ceiling of schemas/bounds.py.",
+    )
     table1_energy_j: float = pa.Field(nullable=True, gt=0, description="<class>_table1_energy_j: measured energy of the paper's Table 1 job (OPT-125M), J; marts.scaling_energy and marts.distributed_training_energy scale it.")
     class_hours_per_day: float = pa.Field(nullable=True, gt=0, le=24, description="<class>_hours_per_day: the class's training hours a day (else edge_hours_per_day).")
     fleet_share: float = pa.Field(nullable=True, ge=0, le=1, description="<class>_fleet_share: the class's share of a mixed fleet's work (null: the class alone against the whole job).")

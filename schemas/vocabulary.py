@@ -85,13 +85,16 @@ class Basis:
     memory_floor: bool
     #: What it compares, as weights of the capacity measures of the cloud GPU and of a device (sql/model/evaluate.sql
     #: cloud_gpu_capacity, device_capacity): peak FP32 FLOPS, peak FP16/BF16 FLOPS, memory bandwidth, the roofline
-    #: min(F, I x B), and jobs per hour of the same measured job. A rated measure is delivered at the cloud GPU's
-    #: utilisation; a measured job rate already is.
+    #: min(F, I x B), jobs per hour of the same measured job, and measured training TFLOPS (the cloud GPU's
+    #: cloud_gpu_measured_tflops, a device's <class>_measured_share of its FP32 peak). A rated measure is
+    #: delivered at the cloud GPU's utilisation; a measured job rate or training rate already is.
     fp32_peak: float = 0.0
     fp16_peak: float = 0.0
     bandwidth: float = 0.0
     roofline: float = 0.0
     job_rate: float = 0.0
+    #: x the measured training TFLOPS of each side; the GPU's work (and so the tokens) is then its measured rate.
+    measured_rate: float = 0.0
     #: Whether a device count the scenario states replaces its formula (the paper's peak FLOPS count).
     takes_stated_count: bool = False
     #: Whether its count is at least the devices that deliver the GPU's work at the devices' peak FLOPS (a
@@ -118,12 +121,18 @@ BASIS_RULES = {
     "measured_throughput": Basis("Jobs per hour of the same measured job (paper Table 1), with availability, at least the "
                                  "memory floor and the devices at their peak.", "jobs/h", True, True, True, job_rate=1.0,
                                  device_peak_floor=True),
+    "measured_rates": Basis("Measured training TFLOPS of both sides: the cloud GPU's BF16 full-training row of the nearest "
+                            "measured model size (its work and tokens too) and each device's measured share of its FP32 "
+                            "peak, with availability, at least the memory floor.", "TFLOPS", True, True, True,
+                            measured_rate=1.0),
 }
 BASES = tuple(BASIS_RULES)
 #: The basis that heads wherever the scenario states a device count (the paper's peak FLOPS).
 STATED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.takes_stated_count)
 #: The measured basis: marts.verdict reports it beside the headline, marts.siting reads it alone.
 MEASURED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.measured)
+#: The basis of measured training rates of both sides (the realistic scenarios' headline).
+MEASURED_RATES_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.measured_rate > 0)
 #: The bases a scenario's headline can use (peak_flops with a stated count, else headline_basis).
 HEADLINE_BASES = (STATED_BASIS, *(b for b, rule in BASIS_RULES.items() if rule.headline_choice))
 #: The units of the bases' capacities.
@@ -213,6 +222,8 @@ FRAMES = {
         resizes_fleet=True, edge_embodied_policy="battery_wear", requires_network_factors=True),
 }
 ACCOUNTING_FRAMES = tuple(FRAMES)
+#: The paper's own accounting frame (its inputs and arithmetic, kept exactly); the others are the realistic frames.
+PAPER_FRAME = "as_published"
 #: Edge device classes of the paper's scenarios. The model is not limited to them: an edge
 #: device class is any ``<class>`` with a ``<class>_train_power_w`` parameter (DEVICE_MARKER),
 #: its other figures in ``<class>_<field>`` rows (DEVICE_FIELDS), so a class is added by rows.
@@ -243,6 +254,7 @@ DEVICE_FIELDS = {
     "owner_hours_per_day": "owner_hours_per_day",
     "owner_cycles_per_year": "owner_cycles_per_year",
     "job_time_s": "job_time_s",
+    "measured_share": "device_measured_share",
     "table1_energy_j": "table1_energy_j",
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",

@@ -57,17 +57,23 @@ def _mc(method: str, pattern: str, band: tuple[float, float, float], all_draws: 
             "share_feasible_r_ge_1": ge1, "share_feasible_r_ge_4": ge4}
 
 
-def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | None = None) -> pl.DataFrame:
-    """sql/marts/verdict.sql over the given rows (and the shipped reference tables core.frames, core.patterns, core.claim)."""
+def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | None = None,
+             parameters: list[dict] | None = None) -> pl.DataFrame:
+    """sql/marts/verdict.sql over the given rows (and the shipped reference tables core.frames, core.patterns, core.claim,
+    core.bases; ``parameters``: rows of core.scenario_parameters, scenario_id, parameter and factor_ref)."""
     con = duckdb.connect()
     for schema in ("core", "marts"):
         con.execute(f"create schema {schema}")
     refs = reference_tables()
-    for name, table in (("frames", "core.frames"), ("patterns", "core.patterns"), ("claim", "core.claim")):
+    for name, table in (("frames", "core.frames"), ("patterns", "core.patterns"), ("claim", "core.claim"), ("bases", "core.bases")):
         con.register(name, refs[table])
     con.execute("create table core.frames as select * from frames")
     con.execute("create table core.patterns as select * from patterns")
     con.execute("create table core.claim as select * from claim")
+    con.execute("create table core.bases as select * from bases")
+    parameter_keys = {"scenario_id": pa.string(), "parameter": pa.string(), "factor_ref": pa.string()}
+    con.register("params", pa.Table.from_pylist(parameters or [], schema=pa.schema(parameter_keys)))
+    con.execute("create table core.scenario_parameters as select * from params")
     con.execute("create table core.scenarios as select 's' as scenario_id, $frame as accounting_frame, $comm as comm_pattern",
                 {"frame": FRAME, "comm": COMM})
     con.register("mc", pa.Table.from_pylist(mc))
@@ -206,3 +212,54 @@ def test_a_job_of_tokens_asks_its_devices_for_the_work_its_tokens_imply(built_wa
         expected = 6 * params * 26e9 * slowdown / (device_seconds * peak * 1e12)
         assert r["implied_device_utilisation"] == pytest.approx(expected, rel=1e-9), r
         assert r["implied_device_utilisation"] <= 1 + 1e-12, r
+
+
+def test_the_verdict_names_the_measured_row_of_the_gpus_rate_on_a_measured_rate_basis() -> None:
+    """gpu_rate_id: the key of the factor_ref of the scenario's GPU-rate parameter, on a basis that weighs measured
+    training rates only (core.bases measured_rate); null on the others."""
+    from pipelines.defs.assets.verdict import GPU_RATE_PARAMETER
+    from schemas.vocabulary import BASIS_RULES
+
+    rated = next(b for b, rule in BASIS_RULES.items() if rule.measured_rate > 0)
+    other = next(b for b, rule in BASIS_RULES.items() if rule.measured_rate == 0 and rule.job_rate > 0)
+    evaluated = [{**_row(m, p, r), "basis": basis, "is_headline": basis == rated}
+                 for basis in (rated, other) for m in (FIRST, SECOND) for p, r in ((COMPUTE_ONLY, 3.0), (COMM, 2.8))]
+    mc = [{**_mc(m, p, (2.0, 2.9, 4.5), (2.0, 2.9, 4.5), 1.0, 0.9, 0.1), "basis": basis}
+          for basis in (rated, other) for m in (FIRST, SECOND) for p in (COMPUTE_ONLY, COMM)]
+    parameters = [{"scenario_id": "s", "parameter": GPU_RATE_PARAMETER,
+                   "factor_ref": "training_throughput.throughput_id=llmfoundry_h100_1b_bf16_s2048_g8.achieved_tflops"},
+                  {"scenario_id": "s", "parameter": "cloud_gpu_tflops", "factor_ref": "device_specs.device_id=nvidia-h100-sxm.fp32_tflops"}]
+    frame = _verdict(evaluated, mc, parameters=parameters)
+    ids = dict(zip(frame.get_column("basis"), frame.get_column("gpu_rate_id"), strict=False))
+    assert ids == {rated: "llmfoundry_h100_1b_bf16_s2048_g8", other: None}
+    # without the parameter row the basis names no measured row
+    assert frame.height == 4 and _verdict(evaluated, mc).get_column("gpu_rate_id").null_count() == 4
+
+
+def _ceiling_rows(*rows: tuple[str, str, bool, float, float | None, str | None]) -> pl.DataFrame:
+    """marts.verdict rows (scenario, frame, headline, utilisation, the device's measured share, gpu_rate_id) of laptops."""
+    return pl.DataFrame(
+        [{"scenario_id": s, "accounting_frame": f, "is_headline": h, "basis": "b", "device_class": "laptop",
+          "implied_device_utilisation": u, "gpu_rate_id": g, "device_measured_share": m} for s, f, h, u, m, g in rows],
+        schema={"scenario_id": pl.String, "accounting_frame": pl.String, "is_headline": pl.Boolean, "basis": pl.String,
+                "device_class": pl.String, "implied_device_utilisation": pl.Float64, "gpu_rate_id": pl.String,
+                "device_measured_share": pl.Float64})
+
+
+def test_the_measured_ceiling_check_fails_a_realistic_headline_row_above_it() -> None:
+    """A realistic headline row above 0.6 (the class's training ceiling, schemas/bounds.py) or above its measured share
+    fails, as does one whose GPU rate names no measured row; the paper's frame and non-headline rows are not checked."""
+    from pipelines.defs.assets.verdict import rows_above_measured_ceiling
+    from schemas.bounds import training_utilisation_ceiling
+    from schemas.vocabulary import PAPER_FRAME
+
+    assert training_utilisation_ceiling("laptop") == 0.6
+    ok = ("a", FRAME, True, 0.3785, 0.3786, "row")
+    assert rows_above_measured_ceiling(_ceiling_rows(ok)).height == 0
+    frame = _ceiling_rows(ok, ("b", FRAME, True, 0.61, None, "row"), ("c", FRAME, True, 0.40, 0.3786, "row"),
+                          ("d", FRAME, True, 0.30, 0.3786, None), ("e", PAPER_FRAME, True, 0.99, None, None),
+                          ("f", FRAME, False, 0.79, None, None))
+    failing = rows_above_measured_ceiling(frame)
+    assert dict(zip(failing.get_column("scenario_id"), failing.get_column("reason"), strict=True)) == {
+        "b": "above the class's training ceiling", "c": "above the device's measured rate",
+        "d": "the GPU's rate names no measured row"}

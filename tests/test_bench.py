@@ -280,7 +280,7 @@ def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
 
     with open_readonly(built_warehouse) as con:
         scenario = query_pl(con, "select * from core.scenarios where scenario_id = $s", {"s": result["scenario"]})
-    assert scenario.height == 1 and scenario.item(0, "headline_basis") == "measured_throughput"
+    assert scenario.height == 1 and scenario.item(0, "headline_basis") == "measured_rates"
 
 
 def test_test_suite_figure_is_the_median_and_a_failure_is_fatal() -> None:

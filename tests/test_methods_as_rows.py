@@ -149,7 +149,8 @@ def test_a_basis_is_weights_of_the_capacity_measures() -> None:
     assert bases.filter("device_peak_floor").get_column("basis").to_list() == ["measured_throughput"]
     measure = {r["basis"]: next(m for m in BASIS_MEASURES if r[m]) for r in bases.iter_rows(named=True)}
     assert measure == {"peak_flops": "fp32_peak", "peak_fp16": "fp16_peak", "memory_bandwidth": "bandwidth", "roofline": "roofline",
-                       "availability": "fp32_peak", "binding": "roofline", "measured_throughput": "job_rate"}
+                       "availability": "fp32_peak", "binding": "roofline", "measured_throughput": "job_rate",
+                       "measured_rates": "measured_rate"}
 
 
 def test_a_network_method_is_weights_of_the_four_network_terms() -> None:

@@ -55,7 +55,7 @@ def test_bounds_admit_and_say_their_range(bounds: Bounds, inside: list[float], o
     # names: the vocabulary's, as its reference tables hold them
     ("comm_pattern", "one of the names in core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline"),
     ("accounting_frame", "one of the names in core.frames: as_published, attributional, consequential"),
-    ("headline_basis", "one of the names in core.bases: binding, measured_throughput"),
+    ("headline_basis", "one of the names in core.bases: binding, measured_throughput, measured_rates"),
     ("workload_kind", "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens"),
     ("edge_embodied_policy", "one of the names in core.embodied_policies: none, battery_wear, per_use_hour"),
     # switches: codes

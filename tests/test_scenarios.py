@@ -141,3 +141,14 @@ def test_rejects_of_two_files_that_share_a_line_number_keep_their_own_file(tmp_p
     got = sorted(staged.rejects.select("source_id", "source_file", "source_row", "column_name", "value").iter_rows())
     assert got == [("scenario_first", "first.csv", 3, "status", "guessed"), ("scenario_second", "second.csv", 3, "status", "hoped")]
     assert sorted(staged.frame.select("scenario_id", "parameter", "value").iter_rows()) == [("first", "hours", 8.0), ("second", "hours", 6.0)]
+
+
+def test_a_factor_ref_may_name_a_measured_training_rate() -> None:
+    """A scenario parameter may read a staging.training_throughput row (the measured_rates basis's GPU rate)."""
+    from pipelines.ingest.scenarios import parse_ref
+
+    ref = parse_ref("training_throughput.throughput_id=llmfoundry_h100_1b_bf16_s2048_g8.achieved_tflops")
+    assert (ref.table, ref.key_column, ref.key, ref.column) == (
+        "staging.training_throughput", "throughput_id", "llmfoundry_h100_1b_bf16_s2048_g8", "achieved_tflops")
+    with pytest.raises(ValueError, match="not a referencable column"):
+        parse_ref("training_throughput.throughput_id=x.citation")

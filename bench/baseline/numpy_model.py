@@ -40,6 +40,7 @@ from pipelines.model.uncertainty import Draws
 from schemas.vocabulary import (
     FRAMES,
     MEASURED_BASIS,
+    MEASURED_RATES_BASIS,
     PATTERN_ROWS,
     PATTERNS,
     CommPattern,
@@ -49,8 +50,8 @@ from schemas.vocabulary import (
 DEVICE_CLASSES = ("laptop", "phone")
 #: The summary's quantiles of R (uncertainty_summary.sql: p05, p50, p95).
 QUANTILES = (0.05, 0.5, 0.95)
-#: Headline bases, as codes of this module: the two a scenario's headline_basis names, and a stated device count.
-BINDING, MEASURED, STATED = 0, 1, 2
+#: Headline bases, as codes of this module: the three a scenario's headline_basis names, and a stated device count.
+BINDING, MEASURED, STATED, MEASURED_RATES = 0, 1, 2, 3
 #: whole_devices' tolerance: an exact ratio a hair above an integer does not round up.
 WHOLE_EPS = 1e-9
 #: Each accounting frame's headline network method (core.frames headline_network_method).
@@ -331,6 +332,8 @@ class Cloud:
     attainable_tflops: Value
     speedup_vs_ref: Value
     job_years: Value
+    #: the main GPU's measured training rate at the variant's share of its FP16/BF16 peak
+    measured_tflops: Value
 
 
 def cloud(p: Params) -> Cloud:
@@ -353,12 +356,14 @@ def cloud(p: Params) -> Cloud:
         + cloud_operational_kgco2e(power_w + p["cloud_node_overhead_w"], p["cloud_utilisation"], hours, years, p["cloud_pue"],
                                    p["cloud_comm_energy_share"], p["cloud_grid_gco2e_per_kwh"]))
     attainable = attainable_tflops(tflops, p["arithmetic_intensity_flop_per_byte"], bandwidth)
-    return Cloud(total, attainable, speedup, years)
+    measured = p.get("cloud_gpu_measured_tflops", np.nan) * choose(alt, p["cloud_alt_gpu_fp16_tflops"] / p["cloud_gpu_fp16_tflops"], 1.0)
+    return Cloud(total, attainable, speedup, years, measured)
 
 
 def headline_codes(p: Params, stated: Value) -> Value:
     """Each draw's headline basis: STATED where a count is stated, else the basis the scenario's headline_basis names."""
-    measured = choose(np.asarray(p["headline_basis"]) == MEASURED_BASIS, MEASURED, BINDING)
+    named = np.asarray(p["headline_basis"])
+    measured = choose(named == MEASURED_BASIS, MEASURED, choose(named == MEASURED_RATES_BASIS, MEASURED_RATES, BINDING))
     return choose(~np.isnan(stated), STATED, measured)
 
 
@@ -372,6 +377,11 @@ def fleet_on_basis(p: Params, c: str, gpu: Cloud, hours: Value, basis: int, stat
     if basis == MEASURED:
         gpu_capacity = 3600 * gpu.speedup_vs_ref / p["cloud_ref_job_time_s"]
         device_capacity = 3600 / p[f"{c}_job_time_s"]
+    elif basis == MEASURED_RATES:
+        # measured training TFLOPS of both sides; the GPU's work is its measured rate (unless a job of tokens sets it)
+        gpu_capacity = gpu.measured_tflops
+        device_capacity = p[f"{c}_measured_share"] * p[f"{c}_tflops"]
+        gpu_work = choose(np.asarray(p["workload_kind"]) == "params_tokens", gpu_work, gpu_capacity)
     else:
         gpu_capacity = gpu.attainable_tflops * p["cloud_utilisation"]
         device_capacity = attainable_tflops(p[f"{c}_tflops"], p["arithmetic_intensity_flop_per_byte"],

@@ -53,6 +53,11 @@ REFERENCE_TABLES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"series_id"}),
         frozenset({"energy_j_mean", "energy_j_ci95_low", "energy_j_ci95_high", "duration_s_mean", "mean_power_w_mean"}),
     ),
+    # measured training rates: a cloud GPU's achieved TFLOPS of 6 N D work, a job's rate per hour
+    "staging.training_throughput": (
+        frozenset({"throughput_id"}),
+        frozenset({"achieved_tflops", "tokens_per_s", "reported_tflops", "mfu", "job_time_s", "jobs_per_h"}),
+    ),
     # the one mart a scenario may read: written with its schema, marts.charging_windows.window_id=...
     "marts.charging_windows": (
         frozenset({"window_id"}),

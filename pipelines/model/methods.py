@@ -63,7 +63,7 @@ def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
 
 
 #: The capacity measures a basis weighs (schemas.vocabulary.Basis).
-BASIS_MEASURES = ("fp32_peak", "fp16_peak", "bandwidth", "roofline", "job_rate")
+BASIS_MEASURES = ("fp32_peak", "fp16_peak", "bandwidth", "roofline", "job_rate", "measured_rate")
 
 
 def basis_rows(only: Collection[str] | None = None) -> pa.Table:

@@ -27,14 +27,13 @@ from schemas.vocabulary import (
     PATTERN_ROWS,
     VERDICTS,
     VERDICT_HOLDS,
+    PAPER_FRAME,
     VERDICT_INFEASIBLE,
     VERDICT_UNCERTAIN,
 )
 
 ANSWER_BEGIN = "<!-- answer:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 ANSWER_END = "<!-- answer:end -->"
-#: The paper's own accounting frame (its inputs and arithmetic, kept exactly).
-PAPER_FRAME = "as_published"
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 END = "<!-- verdict:end -->"
 REPRODUCTION_BEGIN = "<!-- reproduction:begin (rendered by `edge-carbon docs` from marts.paper_reproduction) -->"

@@ -25,11 +25,21 @@
 -- `verdict_deciding_assumptions` names the `assumed` parameters whose range alone, one at a time
 -- (marts.sensitivity: the headline basis, the scenario's pattern and the frame's headline
 -- method), moves deterministic R with communication across 1 or the claim's low end.
+-- `gpu_rate_id`: on a basis that weighs measured training rates (core.bases measured_rate), the
+-- measured row the cloud GPU's rate comes from: the key of the factor_ref of the scenario's
+-- GPU-rate parameter row (a staging.training_throughput throughput_id); null on other bases.
 -- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
     select scenario_id, accounting_frame, comm_pattern
     from core.scenarios
     inner join core.frames using (accounting_frame)
+),
+
+-- the key of the row the scenario's measured GPU rate is read from (table.key_column=key.column)
+gpu_rates as (
+    select scenario_id, regexp_extract(factor_ref, '=([^=]+)\.[a-z0-9_]+$', 1) as gpu_rate_id
+    from core.scenario_parameters
+    where parameter = $gpu_rate_parameter and factor_ref is not null
 ),
 
 compute_only as (
@@ -203,9 +213,12 @@ select
     drivers.verdict_if_feasible,
     drivers.verdict_driver_method,
     drivers.verdict,
-    case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions
+    case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions,
+    case when bases.measured_rate > 0 then gpu_rates.gpu_rate_id end as gpu_rate_id
 from rows
 inner join drivers using (scenario_id, basis, device_class)
+inner join core.bases as bases on bases.basis = rows.basis
+left join gpu_rates on gpu_rates.scenario_id = rows.scenario_id
 left join deciding using (scenario_id, device_class)
 cross join core.claim as claim
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method

@@ -46,7 +46,12 @@
 --   binding             max(roofline with availability, the memory floor);
 --   measured_throughput jobs per hour of the same measured job (paper Table 1: device time,
 --                       reference GPU time / the cloud GPU's measured speed-up over it), with
---                       availability, at least the memory floor.
+--                       availability, at least the memory floor;
+--   measured_rates      measured training TFLOPS: the cloud GPU's cloud_gpu_measured_tflops (a
+--                       staging.training_throughput row), a device's measured_share x its FP32
+--                       peak, with availability, at least the memory floor; the GPU's work (and so
+--                       the tokens) is its measured rate, its power still cloud_utilisation x TDP;
+--                       the alternative GPU variant runs at the same share of its FP16/BF16 peak.
 -- The memory floor (devices holding the model's training state / GPUs holding it) is a
 -- capacity floor, not an equivalence: every row reports it (devices_memory_floor).
 -- The headline basis is peak_flops when the scenario states a count, else the basis its
@@ -88,6 +93,10 @@ with gpus as (
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_mem_bandwidth_gb_per_s else cloud_gpu_mem_bandwidth_gb_per_s end
             as gpu_mem_bandwidth_gb_per_s,
         case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_speedup_vs_ref else cloud_speedup_vs_ref end as gpu_speedup_vs_ref,
+        -- the main GPU's measured training rate, carried to the variant at the same share of its FP16/BF16 peak
+        cloud_gpu_measured_tflops
+            * case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_fp16_tflops / cloud_gpu_fp16_tflops else 1.0 end
+            as gpu_measured_tflops,
         edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
     from model_inputs
 ),
@@ -163,7 +172,13 @@ capacities as (
 
 bases as (
     select
-        capacities.*,
+        -- the work one accelerator delivers: its measured training rate on a basis that weighs
+        -- measured rates (cloud_gpu_measured_tflops), unless the job's tokens set it
+        capacities.* replace (
+            case when basis.measured_rate > 0 and workload_tokens_weight = 0
+                then weighted(basis.measured_rate, gpu_measured_tflops)
+                else gpu_work_tflops
+            end as gpu_work_tflops),
         basis.basis,
         basis.basis = headline_name as is_headline,
         -- the capacities the basis compares: its weights of the capacity measures (core.bases); a
@@ -171,10 +186,13 @@ bases as (
         (weighted(basis.fp32_peak, gpu_tflops) + weighted(basis.fp16_peak, gpu_fp16_tflops)
          + weighted(basis.bandwidth, gpu_mem_bandwidth_gb_per_s) + weighted(basis.roofline, gpu_attainable_tflops)
          + weighted(basis.job_rate, 3600 * gpu_speedup_vs_ref / cloud_ref_job_time_s))
-            * case when basis.measured then 1 else cloud_utilisation end as cloud_gpu_capacity,
+            * case when basis.measured then 1 else cloud_utilisation end
+        -- a measured training rate already is what the GPU delivers
+        + weighted(basis.measured_rate, gpu_measured_tflops) as cloud_gpu_capacity,
         weighted(basis.fp32_peak, device_tflops) + weighted(basis.fp16_peak, device_fp16_tflops)
         + weighted(basis.bandwidth, device_bandwidth_gb_per_s) + weighted(basis.roofline, device_attainable_tflops)
-        + weighted(basis.job_rate, 3600 / job_time_s) as device_capacity,
+        + weighted(basis.job_rate, 3600 / job_time_s)
+        + weighted(basis.measured_rate, device_measured_share * device_tflops) as device_capacity,
         basis.capacity_unit,
         basis.memory_floor as floors_at_memory,
         basis.takes_stated_count,
@@ -208,6 +226,8 @@ counted as (
             devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown)
         end as devices_peak_exact,
         case
+            -- a side without the basis's capacity figure (e.g. no measured rate) has no count on it
+            when cloud_gpu_capacity is null or device_capacity is null then null
             -- a class without a memory figure has no floor, so no binding or measured count
             when floors_at_memory and devices_memory_exact is null then null
             when floors_at_memory and not (device_peak_floor or workload_tokens_weight > 0) then greatest(

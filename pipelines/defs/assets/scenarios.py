@@ -20,6 +20,7 @@ FACTOR_TABLES = [
     ["staging", "grid_intensity"],
     ["staging", "benchmark_series"],
     ["staging", "model_configs"],
+    ["staging", "training_throughput"],
     ["marts", "charging_windows"],
 ]
 

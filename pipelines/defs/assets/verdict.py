@@ -15,6 +15,7 @@ from schemas.vocabulary import (
     ASSUMED,
     COMM_PATTERNS,
     COMPUTE_ONLY,
+    PAPER_FRAME,
     VERDICT_BELOW,
     VERDICT_EDGE_MORE,
     VERDICT_HOLDS,
@@ -22,14 +23,56 @@ from schemas.vocabulary import (
     VERDICT_UNCERTAIN,
 )
 
+#: The scenario parameter whose factor_ref names the measured row of the cloud GPU's training rate.
+GPU_RATE_PARAMETER = "cloud_gpu_measured_tflops"
 VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict, also_reads=("core.scenarios", "core.scenario_parameters"))
 #: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
 #: the feasibility threshold are core.claim's).
 VERDICT_PARAMS = {
     "assumed_status": ASSUMED, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
-    "verdict_infeasible": VERDICT_INFEASIBLE,
+    "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER,
 }
+#: Slack of the measured-ceiling comparison (implied_device_utilisation is rounded to 12 decimals).
+CEILING_TOLERANCE = 1e-9
+
+
+def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
+    """The realistic headline rows (frames other than the paper's) whose implied device utilisation exceeds the
+    device's measured ceiling (its device_measured_share) or its class's training-utilisation ceiling
+    (schemas/bounds.py, 0.6), or whose cloud GPU's rate names no measured row (gpu_rate_id null), each with why.
+
+    ``frame``: marts.verdict's scenario_id, accounting_frame, is_headline, basis, device_class,
+    implied_device_utilisation and gpu_rate_id, with core.scenario_devices's device_measured_share.
+    """
+    rows = frame.filter(pl.col("is_headline") & (pl.col("accounting_frame") != PAPER_FRAME))
+    ceiling = pl.Series([training_utilisation_ceiling(c) for c in rows.get_column("device_class").to_list()], dtype=pl.Float64)
+    utilisation = pl.col("implied_device_utilisation")
+    return rows.with_columns(ceiling.alias("class_ceiling")).with_columns(
+        pl.when(pl.col("gpu_rate_id").is_null()).then(pl.lit("the GPU's rate names no measured row"))
+        .when(utilisation > pl.col("class_ceiling") + CEILING_TOLERANCE).then(pl.lit("above the class's training ceiling"))
+        .when(utilisation > pl.col("device_measured_share") + CEILING_TOLERANCE).then(pl.lit("above the device's measured rate"))
+        .alias("reason"),
+    ).filter(pl.col("reason").is_not_null())
+
+
+@table_check(VERDICT.table, additional_deps=[dg.AssetKey(["core", "scenario_devices"])],
+             description="Blocks where a realistic headline row (a frame other than the paper's) asks its devices above "
+                         "their measured rate (core.scenario_devices device_measured_share) or above their class's "
+                         "training-utilisation ceiling (schemas/bounds.py), or where its cloud GPU's rate names no "
+                         "measured row (gpu_rate_id null).")
+def measured_rates_within_ceiling(warehouse: Reader) -> dg.AssetCheckResult:
+    """The realistic headline rows above a ceiling or without a measured GPU row."""
+    frame = warehouse.read(
+        "select v.scenario_id, v.accounting_frame, v.is_headline, v.basis, v.device_class, v.implied_device_utilisation, "
+        "v.gpu_rate_id, d.device_measured_share from marts.verdict as v "
+        "left join core.scenario_devices as d on d.scenario_id = v.scenario_id and d.device_class = v.device_class "
+        "order by v.scenario_id, v.device_class, v.network_method")
+    failing = rows_above_measured_ceiling(frame)
+    return dg.AssetCheckResult(
+        passed=failing.height == 0,
+        metadata={"rows_failing": failing.height, "rows": dg.MetadataValue.md(preview_md(failing, rows=40))},
+    )
 
 
 @table_check(VERDICT.table, blocking=False,
@@ -48,7 +91,7 @@ def implied_utilisation_plausible(warehouse: Reader) -> dg.AssetCheckResult:
     )
 
 
-@VERDICT.asset(group="marts", check_specs=[implied_utilisation_plausible.spec])
+@VERDICT.asset(group="marts", check_specs=[implied_utilisation_plausible.spec, measured_rates_within_ceiling.spec])
 def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     """The answer to the claim: R per scenario x basis x edge device class x network method.
 
