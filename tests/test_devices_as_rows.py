@@ -129,8 +129,8 @@ def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: 
     # the job: 6 N D FLOPs on 64 GPUs at 40% of the BF16 peak, 24 h a day
     hours = 6 * s["fleet_model_params"] * s["workload_tokens"] / (s["cloud_gpu_fp16_tflops"] * 1e12 * s["workload_mfu"]) / 3600
     assert s["cloud_gpu_count"] == 64
-    assert fleet[("fleet", "binding")]["job_years"] == pytest.approx(hours / (64 * 24 * 365), rel=1e-12)
-    for basis in ("binding", "measured_throughput"):
+    assert fleet[("fleet", "measured_rates")]["job_years"] == pytest.approx(hours / (64 * 24 * 365), rel=1e-12)
+    for basis in ("measured_rates", "measured_throughput"):
         laptop, phone, whole = (fleet[(c, basis)] for c in ("laptop", "phone", "fleet"))
         assert (laptop["fleet_share"], phone["fleet_share"], whole["fleet_share"]) == (0.7, 0.3, 1.0)
         assert whole["devices"] == laptop["devices"] + phone["devices"]
@@ -141,10 +141,11 @@ def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: 
         assert laptop["devices"] == math.ceil(0.7 * laptop["devices_exact"] - 1e-9) * 64
     verdict = {(r["device_class"], r["basis"]): r for r in rows(
         warehouse, "select * from marts.verdict where scenario_id = 'mixed_fleet' and is_headline_method")}
-    headline = verdict[("fleet", "binding")]
+    # the example heads on measured_rates, as its parent does
+    headline = verdict[("fleet", "measured_rates")]
     assert headline["is_headline"]
     assert headline["p05"] <= headline["p50"] <= headline["p95"]
-    assert headline["reduction_factor"] == pytest.approx(fleet[("fleet", "binding")]["reduction_factor"], rel=1e-12)
+    assert headline["reduction_factor"] == pytest.approx(fleet[("fleet", "measured_rates")]["reduction_factor"], rel=1e-12)
     assert rows(warehouse, "select count(*) as n from core.scenario_devices where scenario_id = 'mixed_fleet'") == [{"n": 2}]
     # the README's table, at the defaults of `make run`
     text = README.read_text(encoding="utf-8")
@@ -157,11 +158,18 @@ def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: 
         assert (int(devices), r, p05, p95, utilisation) == (
             row["devices_per_gpu"], f"{row['reduction_factor']:.2f}", f"{row['p05']:.2f}", f"{row['p95']:.2f}",
             f"{row['implied_device_utilisation']:.2f}")
-    # the utilisation the tokens imply: 6 N D FLOPs over the class's devices' peak for the job's hours
+    # the utilisation the tokens imply: 6 N D FLOPs over the class's devices' peak for the job's hours, at most the
+    # class's measured share of its peak (the devices are counted at their measured rates against the job's work)
     for device_class in ("laptop", "phone"):
-        row, share = verdict[(device_class, "binding")], s[f"{device_class}_fleet_share"]
+        row, share = verdict[(device_class, "measured_rates")], s[f"{device_class}_fleet_share"]
         online, slowdown = s["device_online_fraction"], s["straggler_slowdown"]
-        device_seconds = row["devices_per_gpu"] * 64 * online * s["edge_hours_per_day"] * 3600 * 365 * fleet[(device_class, "binding")]["job_years"]
+        job_years = fleet[(device_class, "measured_rates")]["job_years"]
+        device_seconds = row["devices_per_gpu"] * 64 * online * s["edge_hours_per_day"] * 3600 * 365 * job_years
         expected = share * 6 * s["fleet_model_params"] * s["workload_tokens"] * slowdown / (device_seconds * s[f"{device_class}_tflops"] * 1e12)
         assert row["implied_device_utilisation"] == pytest.approx(expected, rel=1e-9)
-        assert row["implied_device_utilisation"] <= 1
+        assert row["implied_device_utilisation"] <= s[f"{device_class}_measured_share"] < 0.6
+        # the count: the class's share of the job's work per GPU over its measured rate, online and slowed
+        work = 6 * s["fleet_model_params"] * s["workload_tokens"] / (64 * 3600 * s["cloud_hours_per_day"] * 365 * job_years) / 1e12
+        rate = s[f"{device_class}_measured_share"] * s[f"{device_class}_tflops"]
+        exact = work * s["cloud_hours_per_day"] / (rate * s["edge_hours_per_day"] * online / slowdown)
+        assert row["devices_per_gpu"] == math.ceil(share * exact - 1e-9)

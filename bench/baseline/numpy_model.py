@@ -379,9 +379,9 @@ def fleet_on_basis(p: Params, c: str, gpu: Cloud, hours: Value, basis: int, stat
         device_capacity = 3600 / p[f"{c}_job_time_s"]
     elif basis == MEASURED_RATES:
         # measured training TFLOPS of both sides; the GPU's work is its measured rate (unless a job of tokens sets it)
-        gpu_capacity = gpu.measured_tflops
+        gpu_work = choose(np.asarray(p["workload_kind"]) == "params_tokens", gpu_work, gpu.measured_tflops)
+        gpu_capacity = gpu_work
         device_capacity = p[f"{c}_measured_share"] * p[f"{c}_tflops"]
-        gpu_work = choose(np.asarray(p["workload_kind"]) == "params_tokens", gpu_work, gpu_capacity)
     else:
         gpu_capacity = gpu.attainable_tflops * p["cloud_utilisation"]
         device_capacity = attainable_tflops(p[f"{c}_tflops"], p["arithmetic_intensity_flop_per_byte"],

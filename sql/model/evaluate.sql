@@ -187,8 +187,10 @@ bases as (
          + weighted(basis.bandwidth, gpu_mem_bandwidth_gb_per_s) + weighted(basis.roofline, gpu_attainable_tflops)
          + weighted(basis.job_rate, 3600 * gpu_speedup_vs_ref / cloud_ref_job_time_s))
             * case when basis.measured then 1 else cloud_utilisation end
-        -- a measured training rate already is what the GPU delivers
-        + weighted(basis.measured_rate, gpu_measured_tflops) as cloud_gpu_capacity,
+        -- a measured training rate already is what the GPU delivers; where the job's tokens set the
+        -- GPU's work, the devices match that work at their measured rates
+        + weighted(basis.measured_rate, case when workload_tokens_weight > 0 then gpu_work_tflops else gpu_measured_tflops end)
+            as cloud_gpu_capacity,
         weighted(basis.fp32_peak, device_tflops) + weighted(basis.fp16_peak, device_fp16_tflops)
         + weighted(basis.bandwidth, device_bandwidth_gb_per_s) + weighted(basis.roofline, device_attainable_tflops)
         + weighted(basis.job_rate, 3600 / job_time_s)
