@@ -75,8 +75,8 @@ class GridIntensity(Provenance):
       ``US-CAL-CISO-PROD`` so that it is never mistaken for Electricity Maps' ``US-CAL-CISO``.
     - **Marginal emission factors** (a curated file of published studies): ``marginal`` values
       per zone and year (``P1Y``), each with a ``factor_id`` a scenario's ``factor_ref`` names,
-      its range, whether it is a short-run operating or a long-run margin, its status and its
-      citation. The columns after ``fetched_at`` are null for every other source.
+      its range, the years its data cover (``data_first_year`` to ``data_last_year``), whether
+      it is a short-run operating or a long-run margin, its status and its citation. The columns after ``fetched_at`` are null for every other source.
 
     ``fetched_at`` is when the value was obtained: the capture time of a recorded API response,
     or the manifest's ``retrieved_on`` (00:00 UTC) for a downloaded file.
@@ -105,6 +105,8 @@ class GridIntensity(Provenance):
     citation: str = pa.Field(nullable=True, description="For a curated factor: the study or report, with the table or page the value is read from.")
     citation_url: str = pa.Field(nullable=True, str_startswith="http", description="For a curated factor: a link to the study or report.")
     notes: str = pa.Field(nullable=True, description="For a curated factor: how the value was read or derived (the arithmetic of a derived row).")
+    data_first_year: int = pa.Field(nullable=True, ge=1990, le=2100, description="For a marginal factor: the first year of the data it is fitted to (for a long-run projection, the first year it projects; for a combined row, the earliest of its inputs'); null otherwise.")
+    data_last_year: int = pa.Field(nullable=True, ge=1990, le=2100, description="For a marginal factor: the last year of the data it is fitted to, or of the years it projects; null otherwise.")
 
     class Config:
         strict = True
@@ -159,6 +161,22 @@ class GridIntensity(Provenance):
         )
         kind_only_marginal = pl.col("marginal_kind").is_null() | (pl.col("signal") == "marginal")
         return data.lazyframe.select(((~annual_marginal | described) & kind_only_marginal).fill_null(False))
+
+    @pa.dataframe_check(
+        name="marginal_factor_has_range_and_period",
+        description="an annual (P1Y) marginal factor needs its range (low and high) and the years its data cover "
+        "(data_first_year <= data_last_year); those years are only for marginal rows",
+    )
+    @classmethod
+    def marginal_factor_has_range_and_period(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """A study's marginal factor says how uncertain it is and which years it rests on."""
+        annual_marginal = (pl.col("signal") == "marginal") & (pl.col("resolution") == "P1Y")
+        first, last = pl.col("data_first_year"), pl.col("data_last_year")
+        complete = pl.all_horizontal(
+            [pl.col(c).is_not_null() for c in ("low_gco2e_per_kwh", "high_gco2e_per_kwh", "data_first_year", "data_last_year")]
+        ) & (first <= last)
+        years_only_marginal = (first.is_null() & last.is_null()) | (pl.col("signal") == "marginal")
+        return data.lazyframe.select(((~annual_marginal | complete) & years_only_marginal).fill_null(False))
 
     @pa.dataframe_check(name="factor_id_unique", description="a factor_id names one row (repeats after the first are rejected)")
     @classmethod

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.scenario_parameters import STATUSES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
@@ -180,6 +181,9 @@ class Claim(pa.DataFrameModel):
 
     claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x; schemas/vocabulary.py CLAIM_LOW).")
     claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x; schemas/vocabulary.py CLAIM_HIGH).")
+    feasible_share_min: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="The share of a row's Monte Carlo draws that must be feasible for marts.verdict to give it a category rather than 'infeasible' (schemas/vocabulary.py FEASIBLE_SHARE_MIN). The category itself reads the all-draw band, in which every infeasible draw counts as a failure (R = 0), so this threshold only decides between 'infeasible' and a category.")
+    feasible_share_min_status: str = pa.Field(isin=STATUSES, description="Status of feasible_share_min (a parameter with no published source is 'assumed').")
+    feasible_share_min_reasoning: str = pa.Field(description="Why feasible_share_min has its value.")
 
     class Config:
         strict = True

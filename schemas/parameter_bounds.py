@@ -195,6 +195,7 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
     "router_marginal_w_per_mbps": NON_NEGATIVE,
     "line_power_w": NON_NEGATIVE,
     "line_training_share": SHARE,
+    "line_power_physical_max_w": POSITIVE,
 }
 
 #: A device class's ``<class>_<field>`` rows -> their bounds: the core.scenario_devices column's

@@ -90,11 +90,13 @@ class EmbodiedAllocation(pa.DataFrameModel):
 
 
 class Sensitivity(pa.DataFrameModel):
-    """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x ranged parameter."""
+    """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x network method (every method the frame admits) x ranged parameter."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How the network energy is counted (core.network_methods): every method the scenario's frame admits.")
+    is_headline_method: bool = pa.Field(description="The frame's headline network method (the tornado pages show it).")
     parameter: str = pa.Field(description="Parameter varied (core.scenario_parameters).")
     unit: str = pa.Field(description="Unit of the values.")
     status: str = pa.Field(description="paper | primary | derived | assumed.")
@@ -105,11 +107,11 @@ class Sensitivity(pa.DataFrameModel):
     reduction_factor_at_high: float = pa.Field(nullable=True, description="R at the high end.")
     baseline_reduction_factor: float = pa.Field(description="R at the scenario values.")
     swing: float = pa.Field(nullable=True, ge=0, description="|R(high) - R(low)|.")
-    rank: int = pa.Field(ge=1, description="1 = largest swing (per scenario, class and pattern).")
+    rank: int = pa.Field(ge=1, description="1 = largest swing (per scenario, class, pattern and network method).")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "pattern", "parameter"]
+        unique = ["scenario_id", "device_class", "pattern", "network_method", "parameter"]
 
 
 class SensitivityGrid(pa.DataFrameModel):
@@ -182,7 +184,12 @@ class Uncertainty(pa.DataFrameModel):
     share_r_below_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4.")
     share_link_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose traffic fits the links in the training window.")
     share_memory_feasible: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose training state fits device memory.")
-    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was resized to carry its traffic.")
+    share_resized: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of draws whose fleet was grown from its compute-equivalent count (its pipelines complete a^S of the window, or it was resized to carry its traffic).")
+    p05_all_draws: float = pa.Field(nullable=True, ge=0, description="5th percentile of R over every draw, an infeasible draw counted as a failure (R = 0: its fleet delivers none of the job) (R rows only).")
+    p50_all_draws: float = pa.Field(nullable=True, ge=0, description="Median of R over every draw, an infeasible draw counted as R = 0.")
+    p95_all_draws: float = pa.Field(nullable=True, ge=0, description="95th percentile of R over every draw, an infeasible draw counted as R = 0.")
+    share_feasible_r_ge_1: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of every draw whose fleet is feasible and reaches R >= 1 (R rows only).")
+    share_feasible_r_ge_4: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of every draw whose fleet is feasible and reaches the claim's low end (R >= 4) (R rows only).")
     seed: int = pa.Field(description="Random seed of the draws.")
 
     class Config:
@@ -196,6 +203,13 @@ class Uncertainty(pa.DataFrameModel):
             pl.when(pl.col("p05").is_null())
             .then(pl.col("p50").is_null() & pl.col("p95").is_null())
             .otherwise((pl.col("p05") <= pl.col("p50")) & (pl.col("p50") <= pl.col("p95"))))
+
+    @pa.dataframe_check(description="the all-draw band is ordered and never above the feasible draws' band (an infeasible draw counts as R = 0)")
+    @classmethod
+    def all_draws_below_feasible(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        ordered = (pl.col("p05_all_draws") <= pl.col("p50_all_draws")) & (pl.col("p50_all_draws") <= pl.col("p95_all_draws"))
+        below = (pl.col("p95_all_draws") <= pl.col("p95") * (1 + 1e-12)).fill_null(True)
+        return data.lazyframe.select((ordered & below).fill_null(pl.col("p05_all_draws").is_null()))
 
 
 class UncertaintyDistribution(pa.DataFrameModel):

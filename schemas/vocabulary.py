@@ -318,8 +318,6 @@ NETWORK_METHOD_ROWS = {
 NETWORK_METHODS = {name: method.description for name, method in NETWORK_METHOD_ROWS.items()}
 #: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
 FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.items()}
-#: A resized fleet may grow to at most this many times its compute-equivalent count.
-RESIZE_CAP = 10.0
 #: Verdict categories of marts.verdict (core.verdicts), in order of precedence.
 VERDICT_INFEASIBLE = "infeasible at the stated link"
 VERDICT_EDGE_MORE = "edge emits more"
@@ -331,10 +329,21 @@ VERDICTS = (VERDICT_INFEASIBLE, VERDICT_EDGE_MORE, VERDICT_BELOW, VERDICT_HOLDS,
 VERDICT_RULES = {
     VERDICT_INFEASIBLE: "The fleet's traffic exceeds its link even resized (deterministically, or in more than "
                         "1 - FEASIBLE_SHARE_MIN of the draws), or its required rate is unknown.",
-    VERDICT_EDGE_MORE: "The frame's highest p95 of R with communication is below 1.",
-    VERDICT_BELOW: "The frame's highest p95 of R with communication is below the claim's low end.",
-    VERDICT_HOLDS: "The frame's lowest p05 of R with communication is at least the claim's low end.",
-    VERDICT_UNCERTAIN: "The frame's p05-p95 of R with communication spans the claim's low end.",
+    VERDICT_EDGE_MORE: "The frame's highest p95 of R with communication over every draw (an infeasible draw counted as "
+                       "R = 0) is below 1.",
+    VERDICT_BELOW: "The frame's highest p95 of R with communication over every draw is below the claim's low end.",
+    VERDICT_HOLDS: "The frame's lowest p05 of R with communication over every draw is at least the claim's low end.",
+    VERDICT_UNCERTAIN: "The frame's p05-p95 of R with communication over every draw spans the claim's low end.",
 }
-#: A verdict row whose Monte Carlo draws are feasible in less than this share is infeasible.
+#: A verdict row whose Monte Carlo draws are feasible in less than this share is infeasible (core.claim
+#: feasible_share_min). No study gives such a threshold: it is an assumed parameter, and it only decides
+#: between 'infeasible' and a category, since the category reads the all-draw band (an infeasible draw is R = 0).
 FEASIBLE_SHARE_MIN = 0.5
+#: The status of a parameter with no published source (core.scenario_parameters.status).
+ASSUMED = "assumed"
+FEASIBLE_SHARE_MIN_STATUS = ASSUMED
+FEASIBLE_SHARE_MIN_REASONING = (
+    "Assumed, with no published source: a fleet whose traffic fits its links in fewer than half of the Monte Carlo "
+    "draws is more likely not to train than to train, so it is called infeasible rather than given a category. "
+    "Above the threshold the category reads the band over every draw, infeasible draws counted as failures (R = 0), "
+    "so a lower threshold cannot credit an infeasible draw.")

@@ -54,7 +54,8 @@ def test_the_dagster_page_lists_every_group() -> None:
 
 def test_staging_tables_of_the_contract_exist() -> None:
     keys = {"/".join(key.path) for key, _ in _assets()}
-    for table in ("sources", "device_pcf", "device_specs", "grid_intensity", "power_samples", "benchmark_runs", "network_energy"):
+    for table in ("sources", "device_pcf", "device_specs", "grid_intensity", "power_samples", "benchmark_runs", "network_energy",
+                  "training_throughput"):
         assert f"staging/{table}" in keys
 
 

@@ -149,9 +149,19 @@ def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: 
     # the README's table, at the defaults of `make run`
     text = README.read_text(encoding="utf-8")
     block = text[text.index("<!-- your-comparison:begin -->"):text.index("<!-- your-comparison:end -->")]
-    quoted = re.findall(r"^\| (\w+) \| (\w+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", block, flags=re.M)
+    quoted = re.findall(r"^\| (\w+) \| (\w+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", block, flags=re.M)
     assert [q[0] for q in quoted] == ["fleet", "laptop", "phone"]
-    for device_class, basis, devices, r, p05, p95 in quoted:
+    for device_class, basis, devices, r, p05, p95, utilisation in quoted:
         row = verdict[(device_class, basis)]
         assert row["is_headline"]
-        assert (int(devices), r, p05, p95) == (row["devices_per_gpu"], f"{row['reduction_factor']:.2f}", f"{row['p05']:.2f}", f"{row['p95']:.2f}")
+        assert (int(devices), r, p05, p95, utilisation) == (
+            row["devices_per_gpu"], f"{row['reduction_factor']:.2f}", f"{row['p05']:.2f}", f"{row['p95']:.2f}",
+            f"{row['implied_device_utilisation']:.2f}")
+    # the utilisation the tokens imply: 6 N D FLOPs over the class's devices' peak for the job's hours
+    for device_class in ("laptop", "phone"):
+        row, share = verdict[(device_class, "binding")], s[f"{device_class}_fleet_share"]
+        online, slowdown = s["device_online_fraction"], s["straggler_slowdown"]
+        device_seconds = row["devices_per_gpu"] * 64 * online * s["edge_hours_per_day"] * 3600 * 365 * fleet[(device_class, "binding")]["job_years"]
+        expected = share * 6 * s["fleet_model_params"] * s["workload_tokens"] * slowdown / (device_seconds * s[f"{device_class}_tflops"] * 1e12)
+        assert row["implied_device_utilisation"] == pytest.approx(expected, rel=1e-9)
+        assert row["implied_device_utilisation"] <= 1

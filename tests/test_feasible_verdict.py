@@ -99,15 +99,24 @@ def test_pipeline_fleet_for_link_is_the_smallest_over_stage_counts() -> None:
     con = duckdb.connect()
     install_macros(con)
     a, kp, s0, layers, lw = 1.266e15, 5.15e14, 3, 24, 1.577e14
-    best = con.execute("select pipeline_fleet_for_link($a, $kp, $s0, $layers, $lw)",
-                       {"a": a, "kp": kp, "s0": s0, "layers": layers, "lw": lw}).fetchone()[0]
+    sql = "select pipeline_fleet_for_link($a, $kp, $s0, $layers, $lw, $online, true)"
+    # every device always online: the fewest devices training at once
+    best = con.execute(sql, {"a": a, "kp": kp, "s0": s0, "layers": layers, "lw": lw, "online": 1.0}).fetchone()[0]
     feasible = [(n, s) for n in range(1, 400) for s in range(s0, layers + 1)
                 if n >= s and (a * (s - 1) + kp * (n / s - 1)) / n <= lw]
     n_min = min(n for n, _ in feasible)
-    assert math.ceil(best["n"] - 1e-9) == n_min
+    assert math.ceil(best["n"] - 1e-9) == n_min == math.ceil(best["devices"] - 1e-9)
     assert (a * (best["s"] - 1) + kp * (best["n"] / best["s"] - 1)) / best["n"] == pytest.approx(lw)
+    # 70% online: a pipeline of s stages trains 0.7^s of the window, so D devices put D x 0.7^s to work at once;
+    # the fewest devices over the stage counts (here 3-8)
+    best = con.execute(sql, {"a": a, "kp": kp, "s0": s0, "layers": 8, "lw": lw, "online": 0.7}).fetchone()[0]
+    feasible = [(d, s) for d in range(1, 8000) for s in range(s0, 9)
+                if d * 0.7**s >= s and (a * (s - 1) + kp * (d * 0.7**s / s - 1)) / (d * 0.7**s) <= lw]
+    d_min = min(d for d, _ in feasible)
+    assert math.ceil(best["devices"] - 1e-9) == d_min
+    assert best["devices"] == pytest.approx(best["n"] / 0.7 ** best["s"], rel=1e-12)
     # a link below every stage count's all-reduce share: no fleet carries it
-    assert con.execute("select pipeline_fleet_for_link($a, $kp, 3, 4, $lw)", {"a": a, "kp": kp, "lw": kp / 5}).fetchone()[0] is None
+    assert con.execute(sql, {"a": a, "kp": kp, "s0": 3, "layers": 4, "lw": kp / 5, "online": 0.7}).fetchone()[0] is None
 
 
 def test_a_device_charged_for_replacement_carries_no_battery_wear() -> None:
@@ -173,7 +182,8 @@ def test_a_fleet_over_its_link_is_resized_until_it_carries_it(verdict: pl.DataFr
     assert (resized.get_column("devices_with_comm_per_gpu") > resized.get_column("resized_from")).all()
     assert (resized.get_column("resized_from") == resized.get_column("devices_per_gpu")).all()
     assert (resized.get_column("link_time_share") <= 1 + 1e-9).all()
-    assert (resized.get_column("devices_with_comm_per_gpu") <= 10 * resized.get_column("resized_from")).all()
+    # no cap: a resize is the finite fleet that carries the traffic, or none (the row stays infeasible)
+    assert np.isfinite(resized.get_column("devices_with_comm_per_gpu").to_numpy()).all()
     # a required rate is the link use x the link
     assert np.allclose(verdict.get_column("required_link_mb_per_s").to_numpy(),
                        (verdict.get_column("link_time_share") * verdict.get_column("link_mb_per_s")).to_numpy())

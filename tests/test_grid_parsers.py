@@ -625,8 +625,8 @@ def test_grid_manifest_is_consistent() -> None:
     staged_kinds = {e.kind for e in GRID_ENTRIES.values() if e.table == TABLE}
     assert staged_kinds == set(PARSERS)
     for entry in GRID_ENTRIES.values():
-        if entry.kind == "curated_marginal_factors":  # typed in from the studies after the downloads
-            assert entry.retrieved_on == dt.date(2026, 12, 1) and entry.options["fetched_at"] == entry.retrieved_on
+        if entry.kind == "curated_marginal_factors":  # typed in from the sources after the downloads
+            assert entry.retrieved_on == dt.date(2026, 12, 3) and entry.options["fetched_at"] == entry.retrieved_on
             continue
         assert entry.retrieved_on == dt.date(2026, 11, 29)
         if entry.kind in ("uk_ci_json", "electricitymaps_json"):
@@ -661,7 +661,7 @@ def test_materialise_grid_intensity(tmp_path: Path) -> None:
     result = dg.materialize([sources, grid_intensity], resources={"warehouse": Warehouse(path=str(path))})
     assert result.success
     meta = result.asset_materializations_for_node("staging__grid_intensity")[0].metadata
-    assert meta["dagster/row_count"].value == 131507  # 131,503 series rows + 4 curated marginal factors
+    assert meta["dagster/row_count"].value == 131503 + 3  # the series rows + 3 curated marginal factors
     assert "| DE | actual | direct | PT1H | 8760 | 2023-01-01 00:00 | 2023-12-31 23:00 | 329.26 |" in meta["rows_by_zone"].value
     with open_readonly(path) as con:
         counts = dict(

@@ -350,7 +350,7 @@ def test_the_partition_sensor_follows_the_manifest(tmp_path: Path, monkeypatch: 
 
 def test_live_grid_files_written_before_the_curated_columns_stay_readable(tmp_path: Path) -> None:
     """staging.grid_intensity_live is read by column name: a day written before GridIntensity
-    gained factor_id ... notes reads beside a day written after, those columns null."""
+    gained factor_id ... data_last_year reads beside a day written after, those columns null."""
     import polars as pl
 
     from pipelines.warehouse.database import LAKE_TABLES
@@ -370,7 +370,8 @@ def test_live_grid_files_written_before_the_curated_columns_stay_readable(tmp_pa
     new = lake.write_partitions(conform(GridIntensity, pl.DataFrame(rows[1:])), table, spec, root, "new")
     old_path = lake.new_file(root, table, spec.column, "2026-01-01", "old")
     old_frame = conform(GridIntensity, pl.DataFrame(rows[:1])).drop(
-        "factor_id", "low_gco2e_per_kwh", "high_gco2e_per_kwh", "marginal_kind", "status", "citation", "citation_url", "notes")
+        "factor_id", "low_gco2e_per_kwh", "high_gco2e_per_kwh", "marginal_kind", "status", "citation", "citation_url", "notes",
+        "data_first_year", "data_last_year")
     old_frame.write_parquet(old_path)
     old = lake.LakeFile(table, spec.column, "2026-01-01", old_path.relative_to(root).as_posix(), 1, old_path.stat().st_size, "old")
     lake.commit(con, table, [*new, old], replaces=["2026-01-01", "2026-01-02"])

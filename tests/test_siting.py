@@ -128,7 +128,7 @@ def test_siting_covers_every_country_zone_with_lifecycle_data(built_warehouse: P
                                   "from marts.siting where edge_zone = 'mix' group by all order by all").to_dicts()
     assert [m["scenario_id"] for m in mixes] == ["paper_text", "realistic_attributional", "realistic_consequential"]
     assert all(m["rows"] == 2 * m["clouds"] == 2 * by_scenario[m["scenario_id"]]["clouds"] for m in mixes)
-    assert mixes[0]["mix"] == "US 0.5, DE 0.25, FR 0.25" and mixes[2]["mix"] == "GB 0.5, US 0.5"
+    assert mixes[0]["mix"] == "US 0.5, DE 0.25, FR 0.25" and mixes[2]["mix"] == "US 1.0"
     countries = set(read(built_warehouse, "select distinct zone from staging.grid_intensity where signal = 'annual_average' and "
                                           "emission_scope = 'lifecycle' and year(period_start) = 2023 and country_iso3 is not null")
                     .get_column("zone").to_list())
@@ -277,10 +277,13 @@ def test_zones_without_data_in_scope_are_left_out_with_the_reason(built_warehous
     assert code == "no_marginal_factor" and "never falls back to the average" in reason
     consequential = read(built_warehouse, "select distinct cloud_zone, edge_zone, cloud_intensity_basis from marts.siting "
                                           "where scenario_id = 'realistic_consequential' and edge_mix is null order by all")
-    assert {z for row in consequential.rows() for z in row[:2]} == {"GB", "US"}
+    # only the US has a short-run marginal factor fitted to data from 2014 on (EPA AVERT 2023); GB's is retired
+    assert {z for row in consequential.rows() for z in row[:2]} == {"US"}
+    code, reason = excluded[("realistic_consequential", "cloud", "GB")]  # GB's long-run factor is not the margin it reads
+    assert code == "no_marginal_factor" and "no short_run_operating marginal factor" in reason
     marginal = read(built_warehouse, "select zone, signal, factor_id from core.zone_intensity where scenario_id = 'realistic_consequential'")
     assert set(marginal.get_column("signal")) == {"marginal"}
-    assert set(marginal.get_column("factor_id")) == {"avert_us_2019_srmer", "hawkes2010_gb_srmef"}
+    assert set(marginal.get_column("factor_id")) == {"avert_us_2023_srmer"}
     sited = read(built_warehouse, "select distinct scenario_id, cloud_zone from marts.siting").rows()
     assert not {(s, z) for s, z in sited} & {(s, z) for s, side, z in excluded if side == "cloud"}
 
@@ -396,6 +399,6 @@ def test_findings_siting_block_is_the_warehouse(built_warehouse: Path) -> None:
         table = siting_table(con)
     finally:
         con.close()
-    assert "| realistic_consequential | consequential | laptop | 2 x 2 |" in table
+    assert "| realistic_consequential | consequential | laptop | 1 x 1 |" in table  # the US alone has a current short-run factor
     findings = (PROJECT_ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert between(findings, SITING_BEGIN, SITING_END) == table, "docs/findings.md's siting is stale: run `edge-carbon docs`"

@@ -14,8 +14,8 @@ as_published radio, attributional volume, consequential marginal). That covers t
 (``job_years``), the accelerators' work (``work_tflops``: a stated count at the devices' peak,
 else the accelerator's utilisation x its FP32 roofline) and the tokens it trains on, the
 measured basis's floor of devices at their peak, the battery-wear policy's replaced share, and
-a pipeline fleet over its link resized in the frames that resize (:data:`RESIZING_FRAMES`, at most
-:data:`RESIZE_CAP` x its count). Each draw also carries link_feasible (its fleet sends its
+a pipeline fleet grown to keep its pipelines complete (a^S of the window, :func:`training_share`) and,
+over its link, resized in the frames that resize (:data:`RESIZING_FRAMES`; no cap). Each draw also carries link_feasible (its fleet sends its
 traffic within the window), and the summary is over the feasible draws, as
 ``sql/model/uncertainty_summary.sql``. Not covered: mixed fleets (a class's ``fleet_share``), whose
 'fleet' rows the SQL adds beside the classes'. Every expression keeps the SQL's operand order,
@@ -42,7 +42,6 @@ from schemas.vocabulary import (
     MEASURED_BASIS,
     PATTERN_ROWS,
     PATTERNS,
-    RESIZE_CAP,
     CommPattern,
 )
 
@@ -295,25 +294,39 @@ def pipeline_bytes_at(activation_bytes_per_stage: Value, kp: Value, n: Value, s:
     return activation_bytes_per_stage * (s - 1) + kp * (n / s - 1)
 
 
+def pipeline_completeness(online_fraction: Value, stages: Value) -> Value:
+    """The share of the time all S stages of a pipeline are online, each independently a share a: a^S."""
+    return np.power(online_fraction, stages)
+
+
+def training_share(online_fraction: Value, splits_model: bool, stages: Value) -> Value:
+    """The share of its window a device trains: its online share, or a^S where the pattern splits the model."""
+    return pipeline_completeness(online_fraction, stages) if splits_model else online_fraction
+
+
 def pipeline_fleet_for_link(activation_bytes_per_stage: Value, kp: Value, s0: Value, layers: Value,
-                            link_bytes_per_window: Value) -> tuple[np.ndarray, np.ndarray]:
-    """The smallest fleet whose links carry a pipeline's traffic, as (n, s) per draw (NaN where none can).
+                            link_bytes_per_window: Value, online_fraction: Value,
+                            splits_model: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest fleet whose links carry a pipeline's traffic, as (devices, s) per draw (NaN where none can).
 
     For each stage count s from s0 to the layers where the link beats each device's share of the
-    all-reduce, n = max((a (s - 1) - kp) / (L W - kp / s), s); the least n, then the least s
-    (``list_min`` of the SQL's {n, s} structs), over a draws x stage counts grid.
+    all-reduce, n = max((a (s - 1) - kp) / (L W - kp / s), s) devices training at once, over the
+    share of its window a device trains at s stages (:func:`training_share`); the fewest devices,
+    then the least s (``list_min`` of the SQL's {devices, n, s} structs), over a draws x stage counts grid.
     """
-    a, kp, s0, layers, link = np.broadcast_arrays(*(np.atleast_1d(np.asarray(x, dtype=np.float64))
-                                                    for x in (activation_bytes_per_stage, kp, sql_integer(s0),
-                                                              sql_integer(layers), link_bytes_per_window)))
+    a, kp, s0, layers, link, online = np.broadcast_arrays(*(np.atleast_1d(np.asarray(x, dtype=np.float64))
+                                                            for x in (activation_bytes_per_stage, kp, sql_integer(s0),
+                                                                      sql_integer(layers), link_bytes_per_window,
+                                                                      online_fraction)))
     s = np.arange(np.min(s0), np.max(layers) + 1, dtype=np.float64) if a.size else np.empty(0)
     if s.size == 0:
         return np.full(a.shape, np.nan), np.full(a.shape, np.nan)
-    a, kp, s0, layers, link = (x[:, None] for x in (a, kp, s0, layers, link))
+    a, kp, s0, layers, link, online = (x[:, None] for x in (a, kp, s0, layers, link, online))
     valid = (s >= s0) & (s <= layers) & (link > kp / s)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n = np.where(valid, np.maximum((a * (s - 1) - kp) / (link - kp / s), s), np.inf)
-    best = np.argmin(n, axis=1)  # the first least n: the least s among equal n
+        n = np.where(valid, np.maximum((a * (s - 1) - kp) / (link - kp / s), s) / training_share(online, splits_model, s),
+                     np.inf)
+    best = np.argmin(n, axis=1)  # the first fewest devices: the least s among equal counts
     rows = np.arange(n.shape[0])
     found = valid[rows, best]
     return np.where(found, n[rows, best], np.nan), np.where(found, s[best], np.nan)
@@ -414,19 +427,22 @@ def headline_fleet(p: Params, c: str, gpu: Cloud, hours: Value, memory_stages: V
 
 @dataclass(frozen=True)
 class Traffic:
-    """A pattern's fleet per draw, resized where its frame resizes a fleet over its link: devices and bytes moved."""
+    """A pattern's fleet per draw, grown to keep its pipelines complete and resized where its frame resizes a
+    fleet over its link: devices, bytes moved, and the share of its window a device trains."""
 
     devices: Value
     comm_bytes: Value
+    training_share: Value
 
 
 def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window_s: Value, memory_stages: Value) -> Traffic:
-    """The pattern's traffic from the compute-equivalent fleet; a pipeline over its link in a resizing
-    frame is resized to the fewest devices (and stages) that carry it, up to RESIZE_CAP x the fleet."""
+    """The pattern's traffic from the compute-equivalent fleet; a pattern that splits the model needs the devices
+    training at once over a^S (its pipelines complete a^S of the window), and a pipeline over its link in a
+    resizing frame is resized to the fewest devices (and stages) that carry it."""
     devices, online = fleet.devices, fleet.online_fraction
     row = PATTERN_ROWS[pattern]
     if not row.moves_bytes:
-        return Traffic(devices, 0.0)
+        return Traffic(devices, 0.0, online)
     params, bytes_per_param, compression = p["fleet_model_params"], p["bytes_per_param"], p["comm_compression"]
     tokens_per_step, local_steps = p["batch_size"] * p["sequence_length"], p["local_steps_per_sync"]
     hidden, activation, layers = p["fleet_model_hidden_size"], p["activation_bytes"], p["fleet_model_layers"]
@@ -437,14 +453,14 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
     base = comm_bytes(row, n, params, bytes_per_param, tokens, tokens_per_step, local_steps, hidden, activation, compression,
                       stages)
     resizable = row.resizable and np.isin(p["accounting_frame"], RESIZING_FRAMES)
-    if not np.any(resizable):
-        return Traffic(devices, base)
+    if not row.splits_model and not np.any(resizable):
+        return Traffic(devices, base, online)
+    devices_complete = (whole_devices(devices * online / training_share(online, row.splits_model, stages)) if row.splits_model
+                        else devices)
     link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s
     per_stage = row.activations * (tokens * 2 * hidden * activation / compression)
     kp = row.stage_allreduce * (tokens * 2 * params * bytes_per_param / (tokens_per_step * local_steps * compression) * stages / (devices * online))
     over = np.broadcast_to(resizable & (base / n > link * (1 + LINK_EPS)), np.shape(base / n))
-    if not np.any(over):
-        return Traffic(devices, base)
     shape = np.broadcast_shapes(np.shape(over), np.shape(per_stage), np.shape(kp), np.shape(stages), np.shape(link),
                                 np.shape(devices), np.shape(online))
     over = np.broadcast_to(over, shape)
@@ -452,16 +468,18 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
     def at_over(x: Value) -> np.ndarray:
         return np.broadcast_to(x, shape)[over]
 
-    n_link, s_link = np.full(shape, np.nan), np.full(shape, np.nan)
-    n_link[over], s_link[over] = pipeline_fleet_for_link(at_over(per_stage), at_over(kp), at_over(stages), at_over(layers),
-                                                         at_over(link))
+    d_link, s_link = np.full(shape, np.nan), np.full(shape, np.nan)
+    if np.any(over):
+        d_link[over], s_link[over] = pipeline_fleet_for_link(at_over(per_stage), at_over(kp), at_over(stages), at_over(layers),
+                                                             at_over(link), at_over(online), row.splits_model)
+    resized = ~np.isnan(d_link)
     with np.errstate(invalid="ignore"):
-        resized = ~np.isnan(n_link) & (whole_devices(n_link / online) <= RESIZE_CAP * devices)
-    devices_pattern = np.where(resized, np.maximum(whole_devices(n_link / online), devices), devices)
+        devices_pattern = np.where(resized, np.maximum(whole_devices(d_link), devices_complete), devices_complete)
     stages_pattern = np.where(resized, s_link, stages)
+    share = training_share(online, row.splits_model, stages_pattern)
     changed = (devices_pattern != devices) | (stages_pattern != stages)
-    moved = np.where(changed, pipeline_bytes_at(per_stage, kp, devices_pattern * online, stages_pattern), base)
-    return Traffic(devices_pattern, moved)
+    moved = np.where(changed, pipeline_bytes_at(per_stage, kp, devices_pattern * share, stages_pattern), base)
+    return Traffic(devices_pattern, moved, share)
 
 
 def headline_network_kwh(p: Params, pattern: str, gb: Value, line_hours: Value) -> Value:
@@ -518,14 +536,26 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
             p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
         for pattern in PATTERNS:
             traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, memory_stages)
-            devices_online = traffic.devices * online
+            devices_online = traffic.devices * traffic.training_share
+            if PATTERN_ROWS[pattern].splits_model:  # each term at the share of its window a device trains
+                share = traffic.training_share
+                operational_pattern = edge_operational_kgco2e(1, share, power * wall, hours, years, grid)
+                embodied_pattern = embodied_allocated_kgco2e(
+                    p["edge_embodied_policy"], p[f"{c}_embodied_kgco2e"] * p[f"{c}_nonuse_share"],
+                    device_embodied_kgco2e(p[f"{c}_embodied_kgco2e"], p[f"{c}_nonuse_share"], years, p[f"{c}_lifetime_years"]),
+                    p[f"{c}_battery_embodied_share"],
+                    battery_cycles(p["battery_throughput_share"], power, hours, share, years, p[f"{c}_battery_wh"]),
+                    p[f"{c}_battery_rated_cycles"], hours * share, p[f"{c}_owner_hours_per_day"], p[f"{c}_owner_cycles_per_year"],
+                    p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
+            else:
+                operational_pattern, embodied_pattern = operational, embodied
             row = PATTERN_ROWS[pattern]
             comm = ((radio_kwh(row, traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
                                window_s, p["link_utilisation"])
                      + receiving_radio_kwh(receiving_radios(p["accounting_frame"], row), row, traffic.comm_bytes,
                                            p["edge_bandwidth_mb_per_s"], p["wifi_receive_power_w"])) * wall
                     + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
-            r = gpu.total_kgco2e / (traffic.devices * operational + traffic.devices * embodied + comm * grid / 1000)
+            r = gpu.total_kgco2e / (traffic.devices * operational_pattern + traffic.devices * embodied_pattern + comm * grid / 1000)
             feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s)
             out[(c, pattern)] = (np.broadcast_to(np.asarray(r, dtype=np.float64), (n_draws,)),
                                  np.broadcast_to(np.asarray(feasible, dtype=bool), (n_draws,)))

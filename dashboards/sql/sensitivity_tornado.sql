@@ -1,4 +1,4 @@
--- Sensitivity tornado: marts.sensitivity for the patterns in $patterns, with each bar's ends.
+-- Sensitivity tornado: marts.sensitivity for the patterns in $patterns (the frame's headline network method), with each bar's ends.
 select
     scenario_id,
     device_class,
@@ -16,5 +16,5 @@ select
     swing,
     rank
 from marts.sensitivity
-where list_contains($patterns::varchar[], pattern)
+where list_contains($patterns::varchar[], pattern) and is_headline_method
 order by scenario_id, device_class, pattern, rank

@@ -17,6 +17,13 @@ Power logs (``staging.power_samples``)
 Grid intensity (``staging.grid_intensity``)
     Values within [:data:`GRID_MIN_G_PER_KWH`, :data:`GRID_MAX_G_PER_KWH`] gCO2e/kWh, and an
     ``actual`` value never dated in the future.
+
+Training throughput (``staging.training_throughput``)
+    A measured rate (``achieved_tflops``, ``reported_tflops``) may not exceed the device's peak
+    at the run's precision: the largest of the device's peak columns for that precision
+    (:data:`schemas.training_throughput.PEAK_COLUMNS`) over its rows in
+    ``sources/curated/device_specs.csv``. A device or precision without a peak there is not
+    bounded.
 """
 
 from __future__ import annotations
@@ -135,6 +142,65 @@ def device_specs_file() -> Path | None:
     except EdgeCarbonError:
         return None
     return entries[0].file if len(entries) == 1 and entries[0].file.is_file() else None
+
+
+@lru_cache(maxsize=4)
+def _peak_table(path: str, mtime_ns: int) -> dict[tuple[str, str], float]:
+    """(device_id or base_device_id, precision) -> the largest peak TFLOPS of that precision's
+    columns (:data:`~schemas.training_throughput.PEAK_COLUMNS`) over the device's rows of a
+    device specs CSV. Unreadable cells are skipped here (``staging.device_specs`` quarantines them)."""
+    from pipelines.ingest.parsers.common import read_text_csv
+    from schemas.training_throughput import PEAK_COLUMNS
+
+    frame = read_text_csv(Path(path))
+    if "device_id" not in frame.columns:
+        return {}
+    base = pl.col("base_device_id") if "base_device_id" in frame.columns else pl.col("device_id")
+    out: dict[tuple[str, str], float] = {}
+    for precision, names in PEAK_COLUMNS.items():
+        given = [pl.col(c).str.strip_chars().cast(pl.Float64, strict=False) for c in names if c in frame.columns]
+        if not given:
+            continue
+        rows = frame.select(pl.col("device_id").str.strip_chars(), base.str.strip_chars().alias("base"),
+                            pl.max_horizontal(given).alias("peak"))
+        for device_id, base_id, peak in rows.iter_rows():
+            if peak is None or not peak > 0 or peak != peak:
+                continue
+            for key in {device_id, base_id} - {None, ""}:
+                out[(key, precision)] = max(peak, out.get((key, precision), 0.0))
+    return out
+
+
+def peak_tflops(device_id: str, precision: str | None, specs: Path | None = None) -> float | None:
+    """The peak TFLOPS of ``device_id`` at ``precision`` in the device specs, or None (not bounded)."""
+    specs = specs if specs is not None else device_specs_file()
+    if specs is None or precision is None:
+        return None
+    return _peak_table(str(specs), specs.stat().st_mtime_ns).get((device_id, precision))
+
+
+def check_throughput(frame: pl.DataFrame, *, columns: tuple[str, ...], specs: Path | None = None) -> tuple[pl.DataFrame, list[Reject]]:
+    """Reject rows of a training throughput file whose rate (each of ``columns``, TFLOPS per
+    device) exceeds the device's peak at the row's precision; return the other rows and the rejects."""
+    rejects: list[Reject] = []
+    above: set[int] = set()
+    for row in frame.select("source_row", "device_id", "precision", *columns).iter_rows(named=True):
+        peak = peak_tflops(row["device_id"], row["precision"], specs)
+        if peak is None:
+            continue
+        for column in columns:
+            value = row[column]
+            if value is not None and value > peak:
+                above.add(row["source_row"])
+                rejects.append(Reject(
+                    row["source_row"], column, "below_device_peak", f"{value:g}",
+                    f"{column}: {value:g} TFLOPS per device is above the peak of {row['device_id']} at "
+                    f"{row['precision']} ({peak:g} TFLOPS, sources/curated/device_specs.csv); a measured rate "
+                    "cannot exceed its device's peak",
+                ))
+    if not rejects:
+        return frame, []
+    return frame.filter(~pl.col("source_row").is_in(sorted(above))), rejects
 
 
 def power_bound(kind: str, device_id: str | None, specs: Path | None = None) -> PowerBound:

@@ -180,6 +180,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "curated_paper_claims": {},
         "curated_model_configs": {},
         "curated_validation_cases": {},
+        "curated_training_throughput": {},
         "zones": {},
         "curated_zone_timezones": {},
         "scenario_zones": {},

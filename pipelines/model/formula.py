@@ -32,7 +32,6 @@ from schemas.vocabulary import (
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERNS,
-    RESIZE_CAP,
 )
 
 KEYS = ("scenario_id", "variant_id")
@@ -204,7 +203,6 @@ def model_view(
             raise ValueError(f"network methods {sorted(only)}: expected some of {list(NETWORK_METHODS)}")
         methods = "all"  # every method of model_frame_methods, which holds only those named
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
-    con.execute("set variable model_resize_cap = $cap::double", {"cap": RESIZE_CAP})
     con.register("model_pattern_rows", pattern_rows())
     con.register("model_frames", frame_rows())
     con.register("model_policies", policy_rows())

@@ -19,6 +19,9 @@ from schemas.vocabulary import (
     CLAIM_HIGH,
     CLAIM_LOW,
     CLOUD_EMBODIED_RULES,
+    FEASIBLE_SHARE_MIN,
+    FEASIBLE_SHARE_MIN_REASONING,
+    FEASIBLE_SHARE_MIN_STATUS,
     FRAMES,
     NETWORK_METHOD_ROWS,
     PATTERN_ROWS,
@@ -135,5 +138,7 @@ def reference_tables() -> dict[str, pa.Table]:
         }),
         "core.network_methods": network_method_rows(),
         "core.patterns": method_rows("pattern", PATTERN_ROWS, derived=("moves_bytes",)),
-        "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH]}),
+        "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH], "feasible_share_min": [FEASIBLE_SHARE_MIN],
+                                "feasible_share_min_status": [FEASIBLE_SHARE_MIN_STATUS],
+                                "feasible_share_min_reasoning": [FEASIBLE_SHARE_MIN_REASONING]}),
     }

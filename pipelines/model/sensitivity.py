@@ -41,14 +41,17 @@ _EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "device
                  "cloud_total_kgco2e", "reduction_factor"]
 
 
-def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, patterns: Sequence[str] = PATTERNS) -> pl.DataFrame:
-    return evaluate(con, inputs, patterns=patterns).select(_EVAL_COLUMNS)
+def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, patterns: Sequence[str] = PATTERNS,
+              methods: str = "headline") -> pl.DataFrame:
+    columns = _EVAL_COLUMNS if methods == "headline" else [*_EVAL_COLUMNS, "network_method", "is_headline_method"]
+    return evaluate(con, inputs, patterns=patterns, methods=methods).select(columns)
 
 
 def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
     """marts.sensitivity: R at each ranged parameter's low and high, all others at the scenario value.
 
-    Grain: scenario x device class x pattern x parameter.
+    Grain: scenario x device class x pattern x network method (every method the scenario's frame
+    admits, so a verdict set by any of them finds its own) x parameter.
     """
     ranged = parameters.filter(pl.col("low").is_not_null() & pl.col("high").is_not_null() & (pl.col("low") < pl.col("high")))
     overrides = pl.concat([
@@ -56,26 +59,27 @@ def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.D
                       pl.col(side).alias("value"))
         for side in ("low", "high")
     ])
-    varied = _headline(con, substitute(base, overrides)).with_columns(
+    varied = _headline(con, substitute(base, overrides), methods="all").with_columns(
         pl.col("variant_id").str.split(":").list.get(0).alias("parameter"),
         pl.col("variant_id").str.split(":").list.get(1).alias("side"),
     )
-    baseline = _headline(con, base).select("scenario_id", "device_class", "pattern",
-                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
-    wide = varied.pivot(on="side", index=["scenario_id", "device_class", "pattern", "parameter"], values="reduction_factor")
+    keys = ["scenario_id", "device_class", "pattern", "network_method"]
+    baseline = _headline(con, base, methods="all").select(*keys, "is_headline_method",
+                                                          pl.col("reduction_factor").alias("baseline_reduction_factor"))
+    wide = varied.pivot(on="side", index=[*keys, "parameter"], values="reduction_factor")
     frame = (
         wide.rename({"low": "reduction_factor_at_low", "high": "reduction_factor_at_high"})
         .join(ranged.select("scenario_id", "parameter", "value", pl.col("low").alias("value_low"),
                             pl.col("high").alias("value_high"), "unit", "status"), on=["scenario_id", "parameter"])
-        .join(baseline, on=["scenario_id", "device_class", "pattern"])
+        .join(baseline, on=keys)
         .with_columns((pl.col("reduction_factor_at_high") - pl.col("reduction_factor_at_low")).abs().alias("swing"))
-        .with_columns(pl.col("swing").rank("ordinal", descending=True).over("scenario_id", "device_class", "pattern")
+        .with_columns(pl.col("swing").rank("ordinal", descending=True).over(keys)
                       .cast(pl.Int64).alias("rank"))
     )
     return frame.select(
-        "scenario_id", "device_class", "pattern", "parameter", "unit", "status", "value", "value_low", "value_high",
+        *keys, "is_headline_method", "parameter", "unit", "status", "value", "value_low", "value_high",
         "reduction_factor_at_low", "reduction_factor_at_high", "baseline_reduction_factor", "swing", "rank",
-    ).sort("scenario_id", "device_class", "pattern", "rank")
+    ).sort(*keys, "rank")
 
 
 def grid(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, multipliers: Sequence[float], hours: Sequence[float]) -> pl.DataFrame:

@@ -265,7 +265,9 @@ def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
     """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x network method x metric,
-    over the draws whose fleet can send its traffic (null where none can)."""
+    over the draws whose fleet can send its traffic (null where none can); for R also the all-draw
+    band (an infeasible draw counted as R = 0) and the shares of every draw that are feasible and
+    reach R = 1 and the claim's low end."""
     # the cloud side's quantiles come from one pattern's draws (they do not depend on the pattern or method)
     cloud = summary.filter(pl.col("cloud_total_kgco2e_quantiles").is_not_null() & pl.col("is_headline_method")).select(
         "scenario_id", "device_class", "basis", pl.col("cloud_total_kgco2e_quantiles").alias("cloud_quantiles"))
@@ -282,6 +284,10 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
             pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64), pl.col("n_feasible").cast(pl.Int64),
             *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
               for c in ("share_r_below_1", "share_r_below_4", "share_link_feasible", "share_memory_feasible", "share_resized")],
+            *[(pl.col("reduction_factor_all_quantiles").list.get(i) if is_r else pl.lit(None, dtype=pl.Float64)).alias(name)
+              for i, name in enumerate(("p05_all_draws", "p50_all_draws", "p95_all_draws"))],
+            *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
+              for c in ("share_feasible_r_ge_1", "share_feasible_r_ge_4")],
             pl.lit(seed, dtype=pl.Int64).alias("seed"),
         ))
     return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "network_method", "metric")

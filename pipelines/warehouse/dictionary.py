@@ -77,6 +77,7 @@ from schemas.reviewers import (
 from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
 from schemas.siting import ElectricityDemand, ScenarioZones, ZoneExclusions, ZoneIntensity, ZoneTimezones
 from schemas.sources import Sources
+from schemas.training_throughput import TrainingThroughput
 from schemas.validation import Validation, ValidationCases
 
 #: Schemas whose tables are described.
@@ -91,6 +92,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "staging.power_samples": PowerSamples,
     "staging.device_pcf": DevicePcf,
     "staging.device_specs": DeviceSpecs,
+    "staging.training_throughput": TrainingThroughput,
     "staging.grid_intensity": GridIntensity,
     "staging.grid_intensity_live": GridIntensity,
     "staging.network_energy": NetworkEnergy,

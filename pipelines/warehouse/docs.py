@@ -51,6 +51,8 @@ VALIDATION_BEGIN = "<!-- validation:begin (rendered by `edge-carbon docs` from m
 VALIDATION_END = "<!-- validation:end -->"
 CASE_COLUMNS_BEGIN = "<!-- case-columns:begin (rendered by `edge-carbon docs` from schemas/validation.py ValidationCases) -->"
 CASE_COLUMNS_END = "<!-- case-columns:end -->"
+DECIDING_BEGIN = "<!-- deciding:begin (rendered by `edge-carbon docs` from marts.verdict) -->"
+DECIDING_END = "<!-- deciding:end -->"
 SITING_BEGIN = "<!-- siting:begin (rendered by `edge-carbon docs` from marts.siting and marts.siting_summary) -->"
 SITING_END = "<!-- siting:end -->"
 #: Sobol base samples of the full study (``edge-carbon sobol``) whose drivers docs/findings.md quotes beside the build's.
@@ -70,14 +72,15 @@ def _devices(per_gpu: float, resized_from: float | None) -> str:
 
 
 def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
-    """marts.verdict as a Markdown table (headline basis first per scenario and class, then each network method)."""
+    """marts.verdict as a Markdown table (headline basis first per scenario and class, then each network method): the
+    feasible draws' p05-p95 beside the band over every draw (an infeasible draw counted as R = 0) that the verdict reads."""
     frame = query_pl(con, "select * from marts.verdict order by accounting_frame, scenario_id, device_class, is_headline desc, basis, "
                           "network_method")
     lines = [
         "| scenario | frame | basis | device | network method | devices per GPU | R compute only | p05-p95 "
-        "| R with communication (pattern) | p05-p95 | link needed / link, MB/s | feasible share | device utilisation "
-        "| verdict (set by) |",
-        "|---|---|---|---|---|---:|---:|---|---:|---|---:|---:|---:|---|",
+        "| R with communication (pattern) | p05-p95 | p05-p95, all draws | link needed / link, MB/s | feasible share "
+        f"| feasible, R >= 1 / R >= {CLAIM_LOW:g} | device utilisation | verdict (set by) |",
+        "|---|---|---|---|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---|",
     ]
     for r in frame.iter_rows(named=True):
         basis = f"**{r['basis']}**" if r["is_headline"] else r["basis"]
@@ -88,9 +91,23 @@ def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
             f"| {_devices(r['devices_with_comm_per_gpu'], r['resized_from'])} "
             f"| {_r(r['reduction_factor'])} | {_range(r['p05'], r['p95'])} "
             f"| {_r(r['reduction_factor_with_comm'])} ({r['comm_pattern']}) | {_range(r['p05_with_comm'], r['p95_with_comm'])} "
-            f"| {needed} / {r['link_mb_per_s']:.2f} | {r['feasible_share']:.2f} | {r['implied_device_utilisation']:.2f} "
+            f"| {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])} "
+            f"| {needed} / {r['link_mb_per_s']:.2f} | {r['feasible_share']:.2f} "
+            f"| {r['share_feasible_r_ge_1']:.2f} / {r['share_feasible_r_ge_4']:.2f} | {r['implied_device_utilisation']:.2f} "
             f"| {verdict} ({r['verdict_driver_method']}) |"
         )
+    return "\n".join(lines)
+
+
+def deciding_table(con: duckdb.DuckDBPyConnection) -> str:
+    """The assumed ranges that decide each headline verdict (marts.verdict.verdict_deciding_assumptions) as a Markdown table."""
+    frame = query_pl(con, "select distinct accounting_frame, scenario_id, device_class, verdict, verdict_deciding_assumptions "
+                          "from marts.verdict where is_headline and accounting_frame <> $paper "
+                          "order by accounting_frame, scenario_id, device_class", {"paper": PAPER_FRAME})
+    lines = ["| scenario | device | verdict | assumed ranges that alone move R with communication across 1 or "
+             f"{CLAIM_LOW:g} (R at their ends) |", "|---|---|---|---|"]
+    for r in frame.iter_rows(named=True):
+        lines.append(f"| {r['scenario_id']} | {r['device_class']} | {r['verdict']} | {r['verdict_deciding_assumptions'] or 'none'} |")
     return "\n".join(lines)
 
 
@@ -113,8 +130,9 @@ def answer_from(headline: pl.DataFrame) -> str:
     """Three plain sentences from marts.verdict's verdict rows (headline basis, and the network
     method that sets each verdict, ``verdict_driver_method``):
     the paper's own frame (R compute only per device class against the claim, and whether its
-    fleets can send their traffic), the fleets that could exist (R with communication and its
-    p05-p95 per scenario and class), and how many of their verdicts find the claim holding."""
+    fleets can send their traffic), the fleets that could exist (R with communication, its
+    p05-p95 over every draw and the share of draws that are feasible and reach the claim, per
+    scenario and class), and how many of their verdicts find the claim holding."""
     paper = headline.filter(pl.col("accounting_frame") == PAPER_FRAME)
     if paper.height:
         spans = _and([f"{_span(g.get_column('reduction_factor').to_list())} for {c}s"
@@ -132,11 +150,13 @@ def answer_from(headline: pl.DataFrame) -> str:
         return " ".join((first, "No other scenario's fleet can send its traffic over its links either.",
                          "So no fleet of this build could exist, and none supports the claim."))
     per_scenario = [
-        _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm'], r['p95_with_comm'])}) for {r['device_class']}s"
+        _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])}, "
+              f"R >= {CLAIM_LOW:g} in {r['share_feasible_r_ge_4']:.0%} of draws) for {r['device_class']}s"
               for r in g.iter_rows(named=True)]) + f" in {scenario} (network energy by the `{method}` method)"
         for (scenario, method), g in feasible.group_by(["scenario_id", "network_method"], maintain_order=True)
     ]
-    second = f"On the fleets that could exist, R with communication is {_and(per_scenario, sep='; ')}."
+    second = (f"On the fleets that could exist, R with communication (p05-p95 over every Monte Carlo draw, a draw whose fleet "
+              f"cannot send its traffic counted as R = 0) is {_and(per_scenario, sep='; ')}.")
     counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICTS}
     n, holds = feasible.height, counts[VERDICT_HOLDS]
     lead = (f"So the claim holds on {_every(n)}" if holds == n
@@ -196,31 +216,40 @@ def reproduction_table(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def _drivers_markdown(frame: pl.DataFrame) -> str:
-    """Top Sobol drivers (rows of marts.uncertainty_drivers, compute only, rank <= 3) as Markdown, with their sample count."""
+    """Top Sobol drivers (rows of marts.uncertainty_drivers, rank <= 3, compute only and with the scenario's own
+    pattern) as Markdown, with their sample count and, where known, each parameter's status."""
     samples = sorted(set(frame.get_column("base_samples").to_list()))
     runs = sorted(set(frame.get_column("model_runs").to_list()))
     lines = [
         f"Sobol base samples: {', '.join(str(s) for s in samples)} "
         f"({min(runs):,}-{max(runs):,} model runs per scenario).",
         "",
-        "| scenario | device | rank | parameter | S1 | S1 95% CI width | ST |",
-        "|---|---|---:|---|---:|---:|---:|",
+        "| scenario | device | R | rank | parameter | status | S1 | S1 95% CI width | ST |",
+        "|---|---|---|---:|---|---|---:|---:|---:|",
     ]
-    for r in frame.sort("scenario_id", "device_class", "rank").iter_rows(named=True):
-        lines.append(f"| {r['scenario_id']} | {r['device_class']} | {r['rank']} | {r['parameter']} | {r['s1']:.3f} "
-                     f"| {2 * r['s1_ci95']:.3f} | {r['st']:.3f} |")
+    for r in frame.sort("scenario_id", "device_class", pl.col("pattern") != COMPUTE_ONLY, "rank").iter_rows(named=True):
+        quantity = "compute only" if r["pattern"] == COMPUTE_ONLY else f"with communication ({r['pattern']})"
+        lines.append(f"| {r['scenario_id']} | {r['device_class']} | {quantity} | {r['rank']} | {r['parameter']} "
+                     f"| {r.get('status') or '-'} | {r['s1']:.3f} | {2 * r['s1_ci95']:.3f} | {r['st']:.3f} |")
     return "\n".join(lines)
 
 
+def _read_by_verdict(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, top: int) -> pl.DataFrame:
+    """The drivers of what the verdict reads: compute only, and R with each scenario's own communication pattern
+    (core.scenarios); ranks <= ``top``; each parameter with its status (core.scenario_parameters)."""
+    patterns = query_pl(con, "select scenario_id, comm_pattern from core.scenarios")
+    statuses = query_pl(con, "select scenario_id, parameter, status from core.scenario_parameters")
+    return frame.join(patterns, on="scenario_id", how="inner").filter(
+        ((pl.col("pattern") == COMPUTE_ONLY) | (pl.col("pattern") == pl.col("comm_pattern"))) & (pl.col("rank") <= top)
+    ).drop("comm_pattern").join(statuses, on=["scenario_id", "parameter"], how="left")
+
+
 def drivers_table(con: duckdb.DuckDBPyConnection, top: int = 3) -> str:
-    """The top Sobol drivers of log R (compute only) per scenario and class in the build, with the CI width of S1."""
-    frame = query_pl(con, """
-        select scenario_id, device_class, parameter, s1, s1_ci95, st, base_samples, model_runs, rank
-        from marts.uncertainty_drivers
-        where pattern = $compute_only and rank <= $top
-        order by scenario_id, device_class, rank
-    """, {"top": top, "compute_only": COMPUTE_ONLY})
-    return _drivers_markdown(frame)
+    """The top Sobol drivers of log R per scenario and class in the build, compute only and with the scenario's own
+    communication pattern (the R the verdict reads), with each parameter's status and the CI width of S1."""
+    frame = query_pl(con, "select scenario_id, device_class, pattern, parameter, s1, s1_ci95, st, base_samples, model_runs, rank "
+                          "from marts.uncertainty_drivers")
+    return _drivers_markdown(_read_by_verdict(con, frame, top))
 
 
 def read_full_study(path: Path) -> pl.DataFrame:
@@ -228,10 +257,10 @@ def read_full_study(path: Path) -> pl.DataFrame:
     return pl.read_csv(path, schema_overrides={"rank": pl.Int64, "base_samples": pl.Int64, "model_runs": pl.Int64})
 
 
-def full_drivers_table(path: Path, top: int = 3) -> str:
-    """The full study's top drivers (compute only), from its results file."""
-    frame = read_full_study(path).filter((pl.col("pattern") == COMPUTE_ONLY) & (pl.col("rank") <= top))
-    return _drivers_markdown(frame)
+def full_drivers_table(path: Path, con: duckdb.DuckDBPyConnection, top: int = 3) -> str:
+    """The full study's top drivers (compute only, and with each scenario's own pattern, read from ``con``'s
+    core.scenarios), from its results file."""
+    return _drivers_markdown(_read_by_verdict(con, read_full_study(path), top))
 
 
 def write_full_study(frame: pl.DataFrame, path: Path) -> None:
@@ -353,12 +382,13 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     findings = root / "docs" / "findings.md"
     text = findings.read_text()
     text = replace_between(text, BEGIN, END, table)
+    text = replace_between(text, DECIDING_BEGIN, DECIDING_END, deciding_table(con))
     text = replace_between(text, REPRODUCTION_BEGIN, REPRODUCTION_END, reproduction_table(con))
     text = replace_between(text, ENDS_BEGIN, ENDS_END, ends_table())
     text = replace_between(text, DRIVERS_BEGIN, DRIVERS_END, drivers_table(con))
     full = root / FULL_STUDY_RESULTS
     if full.exists():
-        text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full))
+        text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full, con))
     text = replace_between(text, SITING_BEGIN, SITING_END, siting_table(con))
     findings.write_text(text)
     validation = root / "docs" / "validation.md"

@@ -1,8 +1,8 @@
 -- core.zone_exclusions. Grain: scenario x side x zone.
 -- Every zone of staging.grid_intensity and staging.grid_intensity_live without a row in
 -- core.zone_intensity for a scenario's side, with the reason, checked in this order: an
--- aggregate (no row names a country); a marginal scenario and no marginal factor (never an
--- average instead); no row in the scenario's scope and year, naming what the zone has; a
+-- aggregate (no row names a country); a marginal scenario and no annual marginal factor of the
+-- kind it reads ($marginal_kind; never an average, nor another margin, instead); no row in the scenario's scope and year, naming what the zone has; a
 -- window shorter than the day and no time zone (staging.zone_timezones); else too little of the
 -- year (an hourly series short of the coverage, monthly means short of 12).
 with sides as (
@@ -13,10 +13,10 @@ with sides as (
 ),
 
 rows as (
-    select zone, country_iso3, signal, emission_scope, resolution, year(timezone('UTC', period_start)) as year
+    select zone, country_iso3, signal, emission_scope, resolution, marginal_kind, year(timezone('UTC', period_start)) as year
     from staging.grid_intensity
     union all
-    select zone, country_iso3, signal, emission_scope, resolution, year(timezone('UTC', period_start)) as year
+    select zone, country_iso3, signal, emission_scope, resolution, marginal_kind, year(timezone('UTC', period_start)) as year
     from staging.grid_intensity_live
 ),
 
@@ -24,7 +24,7 @@ zones as (
     select
         zone,
         bool_and(country_iso3 is null) as is_aggregate,
-        bool_or(signal = 'marginal') as has_marginal,
+        bool_or(signal = 'marginal' and resolution = 'P1Y' and marginal_kind = $marginal_kind) as has_marginal,
         string_agg(distinct emission_scope || ' ' || signal || ' ' || resolution, ', '
                    order by emission_scope || ' ' || signal || ' ' || resolution) as has_data,
         min(year) as first_year,
@@ -59,7 +59,7 @@ select
     case
         when m.is_aggregate then 'an aggregate of several countries (no row names a country), not a zone'
         when m.signal = 'marginal' and not m.has_marginal then
-            'no marginal factor (signal = marginal); the consequential frame never falls back to the average ('
+            'no ' || $marginal_kind || ' marginal factor (signal = marginal); the consequential frame never falls back to the average ('
             || m.has_data || ')'
         when d.zone is null then 'no ' || m.emission_scope || ' data for ' || m.year || ' (the zone has ' || m.has_data
             || ', ' || m.first_year || '-' || m.last_year || ')'

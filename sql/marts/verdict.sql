@@ -3,16 +3,28 @@
 -- (compute only, and with the scenario's named communication pattern) from the model's
 -- evaluation of core.scenarios (read here as the relation `evaluated`: the headline basis and
 -- measured_throughput, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
--- basis, pattern and method from marts.uncertainty (the scenario's own feasible draws).
--- Feasibility: a fleet that cannot send its traffic over its links does not train. Outside the
--- paper's frame a fleet is first resized to the smallest one whose links carry its traffic
--- (resized_from: the compute-equivalent count); a row is infeasible where its deterministic
+-- basis, pattern and method from marts.uncertainty: over the scenario's feasible draws, and over
+-- every draw with an infeasible draw counted as a failure (R = 0; the `_all_draws` band and the
+-- `share_feasible_*` shares).
+-- Feasibility: a fleet that cannot send its traffic over its links does not train. A pattern
+-- that splits the model needs more devices for its pipelines to train while all their stages
+-- are online (a^S), and outside the paper's frame a fleet is resized to the smallest one whose
+-- links carry its traffic, without a cap (resized_from: the compute-equivalent count it grew
+-- from); a fleet no resize can carry stays over its link. A row is infeasible where its deterministic
 -- traffic still exceeds the link, its required rate is unknown, or fewer than
--- $feasible_share_min of its draws are feasible.
--- `verdict_if_feasible` reads the range of R with communication over every method the frame
--- admits (the lowest p05 and the highest p95) against the claim's low end (core.claim);
--- `verdict_driver_method` names the method whose bound sets that reading; `verdict` is it,
--- unless the fleet is infeasible.
+-- core.claim.feasible_share_min of its draws are feasible.
+-- Methods that are physical: a network method that charges the home lines more power
+-- (network_w_per_line) than the scenario's line_power_physical_max_w (twice a line's measured
+-- maximum) is not physical for that row (network_physical false): it stays a visible bound but
+-- sets no verdict (unless no method of the frame is physical).
+-- `verdict_if_feasible` reads the range of R with communication over every physical method the frame
+-- admits (the lowest p05 and the highest p95 of the feasible draws) against the claim's low end
+-- (core.claim), as if the fleet were feasible. `verdict` reads the same range over every draw
+-- (the all-draw band), unless the fleet is infeasible; `verdict_driver_method` names the method
+-- whose bound sets `verdict`'s reading (`verdict_if_feasible`'s where the fleet is infeasible).
+-- `verdict_deciding_assumptions` names the `assumed` parameters whose range alone, one at a time
+-- (marts.sensitivity: the headline basis, the scenario's pattern and the frame's headline
+-- method), moves deterministic R with communication across 1 or the claim's low end.
 -- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
     select scenario_id, accounting_frame, comm_pattern
@@ -35,7 +47,7 @@ with_comm as (
 
 mc as (
     select scenario_id, device_class, basis, pattern, network_method, p05, p50, p95, share_r_below_1, share_r_below_4,
-           share_link_feasible
+           share_link_feasible, p05_all_draws, p50_all_draws, p95_all_draws, share_feasible_r_ge_1, share_feasible_r_ge_4
     from marts.uncertainty
     where metric = 'reduction_factor'
 ),
@@ -64,17 +76,30 @@ rows as (
         comm.p50 as p50_with_comm,
         comm.p95 as p95_with_comm,
         comm.share_r_below_1 as share_r_below_1_with_comm,
+        comm.p05_all_draws as p05_with_comm_all_draws,
+        comm.p50_all_draws as p50_with_comm_all_draws,
+        comm.p95_all_draws as p95_with_comm_all_draws,
+        comm.share_feasible_r_ge_1,
+        comm.share_feasible_r_ge_4,
         with_comm.link_time_share,
         with_comm.required_link_mb_per_s,
         with_comm.link_mb_per_s,
         comm.share_link_feasible as feasible_share,
         compute_only.implied_device_utilisation,
+        with_comm.network_w_per_line,
+        with_comm.network_physical,
+        -- a method that is not physical for this row sets no verdict, unless no method of the frame is
+        with_comm.network_physical or not bool_or(with_comm.network_physical) over (
+            partition by compute_only.scenario_id, compute_only.basis, compute_only.device_class) as sets_verdict,
         coalesce(with_comm.link_feasible and with_comm.required_link_mb_per_s is not null
-                 and comm.share_link_feasible >= $feasible_share_min, false) as feasible,
-        -- the bounds of R with communication this row's range reads: the feasible draws'
+                 and comm.share_link_feasible >= claim.feasible_share_min, false) as feasible,
+        -- the bounds of R with communication `verdict_if_feasible` reads: the feasible draws'
         -- p05-p95, or the deterministic R where no draw is feasible
         coalesce(comm.p05, with_comm.reduction_factor) as low_with_comm,
-        coalesce(comm.p95, with_comm.reduction_factor) as high_with_comm
+        coalesce(comm.p95, with_comm.reduction_factor) as high_with_comm,
+        -- the bounds `verdict` reads: every draw, an infeasible one counted as R = 0
+        comm.p05_all_draws as low_all_draws,
+        comm.p95_all_draws as high_all_draws
     from compute_only
     inner join frames on compute_only.scenario_id = frames.scenario_id
     inner join with_comm
@@ -87,6 +112,7 @@ rows as (
         on comm.scenario_id = compute_only.scenario_id and comm.device_class = compute_only.device_class
         and comm.basis = compute_only.basis and comm.pattern = frames.comm_pattern
         and comm.network_method = compute_only.network_method
+    cross join core.claim as claim
 ),
 
 -- the frame's reading over its methods: the lowest low and the highest high, and the methods that set them
@@ -95,10 +121,14 @@ frame_range as (
         scenario_id,
         basis,
         device_class,
-        min(low_with_comm) as frame_low,
-        max(high_with_comm) as frame_high,
-        arg_min(network_method, low_with_comm) as low_method,
-        arg_max(network_method, high_with_comm) as high_method,
+        min(low_with_comm) filter (where sets_verdict) as frame_low,
+        max(high_with_comm) filter (where sets_verdict) as frame_high,
+        arg_min(network_method, low_with_comm) filter (where sets_verdict) as low_method,
+        arg_max(network_method, high_with_comm) filter (where sets_verdict) as high_method,
+        min(low_all_draws) filter (where sets_verdict) as frame_low_all,
+        max(high_all_draws) filter (where sets_verdict) as frame_high_all,
+        arg_min(network_method, low_all_draws) filter (where sets_verdict) as low_method_all,
+        arg_max(network_method, high_all_draws) filter (where sets_verdict) as high_method_all,
         bool_and(feasible) as frame_feasible
     from rows
     group by scenario_id, basis, device_class
@@ -116,19 +146,66 @@ readings as (
         case
             when frame_high < claim.claim_low then high_method
             else low_method
-        end as verdict_driver_method
+        end as driver_if_feasible,
+        case
+            when frame_high_all < 1 then $verdict_edge_more
+            when frame_low_all >= claim.claim_low then $verdict_holds
+            when frame_high_all < claim.claim_low then $verdict_below
+            else $verdict_uncertain
+        end as verdict_all_draws,
+        case
+            when frame_high_all < claim.claim_low then high_method_all
+            else low_method_all
+        end as driver_all_draws
     from frame_range
     cross join core.claim as claim
+),
+
+-- the network method that sets each reading: over every draw where the fleet is feasible, else as if it were
+drivers as (
+    select
+        readings.*,
+        case when frame_feasible then verdict_all_draws else $verdict_infeasible end as verdict,
+        case when frame_feasible then driver_all_draws else driver_if_feasible end as verdict_driver_method
+    from readings
+),
+
+-- the assumed parameters whose range alone moves R with communication across 1 or the claim's low end,
+-- under the method that sets the verdict (marts.sensitivity: the headline basis, the scenario's pattern)
+deciding as (
+    select
+        sensitivity.scenario_id,
+        sensitivity.device_class,
+        string_agg(
+            sensitivity.parameter || ' ' || printf('%g', sensitivity.value_low) || '-' || printf('%g', sensitivity.value_high)
+            || ' (R ' || printf('%.2f', least(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high))
+            || '-' || printf('%.2f', greatest(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high)) || ')',
+            '; ' order by sensitivity.rank) as verdict_deciding_assumptions
+    from marts.sensitivity as sensitivity
+    inner join frames on frames.scenario_id = sensitivity.scenario_id and frames.comm_pattern = sensitivity.pattern
+    inner join (select distinct scenario_id, device_class, basis from rows where is_headline) as headline
+        on headline.scenario_id = sensitivity.scenario_id and headline.device_class = sensitivity.device_class
+    inner join drivers
+        on drivers.scenario_id = headline.scenario_id and drivers.basis = headline.basis
+        and drivers.device_class = headline.device_class and drivers.verdict_driver_method = sensitivity.network_method
+    cross join core.claim as claim
+    where sensitivity.status = $assumed_status
+        and list_bool_or([least(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) < edge
+                          and greatest(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) >= edge
+                          for edge in [1.0, claim.claim_low]])
+    group by sensitivity.scenario_id, sensitivity.device_class
 )
 
 select
-    rows.* exclude (feasible, low_with_comm, high_with_comm),
+    rows.* exclude (feasible, low_with_comm, high_with_comm, low_all_draws, high_all_draws, sets_verdict),
     claim.claim_low,
     claim.claim_high,
-    readings.verdict_if_feasible,
-    readings.verdict_driver_method,
-    case when readings.frame_feasible then readings.verdict_if_feasible else $verdict_infeasible end as verdict
+    drivers.verdict_if_feasible,
+    drivers.verdict_driver_method,
+    drivers.verdict,
+    case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions
 from rows
-inner join readings using (scenario_id, basis, device_class)
+inner join drivers using (scenario_id, basis, device_class)
+left join deciding using (scenario_id, device_class)
 cross join core.claim as claim
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method

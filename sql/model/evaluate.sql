@@ -61,7 +61,23 @@
 --   training window) and the radio busy for the bytes; where the frame charges it (core.frames
 --   charges_receiving_radio), the radio of the device at a byte's other home end too
 --   (receiving_radio_kwh). A pattern that moves no bytes is R compute only.
+-- Pipeline completeness: a pattern that splits the model into S stages (its row's splits_model)
+--   trains only while all S devices of a pipeline are online. Each device online a share a of
+--   its window (online_fraction, independently), a pipeline is complete a^S of the time
+--   (pipeline_completeness; 3 stages at a = 0.7: 0.343), and its devices train that share
+--   (training_share). The pattern's fleet is the devices training at once (N x a) over a^S, each
+--   charged the training energy, battery cycles and use hours of a^S of its window; its traffic
+--   is sent while it trains. Rigid pipelines, not spare devices per stage: spares would need a
+--   target completeness no source gives. a is 1 where the basis does not count availability
+--   (core.bases counts_availability) and in the paper's scenarios, so there a^S = 1; patterns
+--   that do not split the model train their online share, as before.
+-- A fleet over its link is resized where the frame resizes (core.frames resizes_fleet) and the
+--   pattern's per-device traffic falls as the fleet grows (its row's resizable): the fewest
+--   devices, over the stage counts, whose links carry it (pipeline_fleet_for_link); no cap
+--   bounds the resize, and a fleet that no stage count can carry stays over its link, infeasible.
 -- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
+-- A method is physical for a row (network_physical) when the network power it charges, averaged
+-- over the home lines the training holds (network_w_per_line), stays within line_power_physical_max_w.
 -- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
 -- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
 -- device's embodied and training carbon over the job), which marts.lifecycle_carbon reads.
@@ -136,7 +152,15 @@ capacities as (
         cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                  cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
         case when stated_devices is not null then (select basis from model_bases where takes_stated_count) else headline_basis end
-            as headline_name
+            as headline_name,
+        -- the work one accelerator delivers while it trains (TFLOPS), as the job sets it: a job of
+        -- workload_tokens is 6 N D FLOPs over the accelerators' hours (at workload_mfu of their
+        -- FP16/BF16 peak: job_years); any other job is the accelerator's utilisation x its FP32 roofline
+        case when workload_tokens_weight > 0
+            then training_flops(fleet_model_params, workload_tokens)
+                 / (cloud_gpu_count * 3600 * cloud_hours_per_day * 365 * job_years) / 1e12
+            else cloud_utilisation * attainable_tflops(gpu_tflops, arithmetic_intensity_flop_per_byte, gpu_mem_bandwidth_gb_per_s)
+        end as gpu_work_tflops
     from classes
 ),
 
@@ -180,23 +204,25 @@ counted as (
             as devices_memory_stages,
         devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
             as devices_throughput_exact,
-        -- on the measured basis, devices cannot run above their peak: at least the devices that
-        -- deliver the GPU's work (its utilisation x FP32 roofline) at the devices' peak FLOPS
-        case when device_peak_floor then
-            devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
-                                   online_fraction, slowdown)
+        -- devices cannot run above their peak: at least the devices that deliver the GPU's work
+        -- (gpu_work_tflops) at the devices' peak FLOPS, on the measured basis and wherever the
+        -- job's tokens set the work (a capacity comparison then does not count the job's work)
+        case when device_peak_floor or workload_tokens_weight > 0 then
+            devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown)
         end as devices_peak_exact,
         case
             -- a class without a memory figure has no floor, so no binding or measured count
             when floors_at_memory and devices_memory_exact is null then null
-            when floors_at_memory and not device_peak_floor then greatest(
+            when floors_at_memory and not (device_peak_floor or workload_tokens_weight > 0) then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact))
             when floors_at_memory then greatest(
                 devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
                 whole_devices(devices_memory_exact),
-                devices_for_throughput(cloud_utilisation * gpu_attainable_tflops, cloud_hours_per_day, device_tflops, hours_per_day,
-                                       online_fraction, slowdown))
+                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
+            when device_peak_floor or workload_tokens_weight > 0 then greatest(
+                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
+                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
             else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
         end as devices_exact
     from bases
@@ -210,7 +236,7 @@ fleet as (
             when takes_stated_count and devices_stated is not null then 'stated'
             when floors_at_memory and devices_memory_floor > whole_devices(devices_throughput_exact)
                 and devices_memory_floor >= whole_devices(coalesce(devices_peak_exact, 0)) then 'memory_capacity'
-            when device_peak_floor and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
+            when devices_peak_exact is not null and whole_devices(devices_peak_exact) > whole_devices(devices_throughput_exact)
                 then 'device_peak'
             else 'formula'
         end as devices_from,
@@ -220,11 +246,12 @@ fleet as (
         share * cloud_gpu_count * (cloud_embodied_per_gpu_kgco2e + cloud_operational_per_gpu_kgco2e) as cloud_total_kgco2e,
         -- the work one accelerator delivers (TFLOPS over its hours), from the basis that counts
         -- the devices: a stated count (the paper's) at the devices' peak, as the paper equates
-        -- them; otherwise the accelerator's utilisation x its FP32 roofline, which on the measured
-        -- basis is its measured job rate x the job's FLOPs at that utilisation
+        -- them; otherwise the job's work (gpu_work_tflops: the workload's tokens, or the
+        -- accelerator's utilisation x its FP32 roofline, which on the measured basis is its
+        -- measured job rate x the job's FLOPs at that utilisation)
         case when takes_stated_count and devices_stated is not null
             then devices_stated * device_tflops * hours_per_day / cloud_hours_per_day
-            else cloud_utilisation * gpu_attainable_tflops
+            else gpu_work_tflops
         end as work_tflops,
         -- one device's scheduled training window over the job, s (the online share is counted
         -- once, in the devices online)
@@ -306,6 +333,9 @@ staged as (
                    tokens, batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
                    comm_compression, pipeline_stages) as comm_bytes_base,
         edge_bandwidth_mb_per_s * 1e6 * window_s as link_bytes_per_window,
+        -- the share of its window a device trains: its online share, or a^S where the pattern
+        -- splits the model into S stages (training_share: the whole pipeline online)
+        training_share(online_fraction, splits_model, pipeline_stages) as training_share_base,
         -- a staged pattern's activation bytes per stage boundary, and its all-reduce coefficient at
         -- the global batch of the compute-equivalent fleet (pipeline_bytes_at), each times its coefficient
         activations * (tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression) as activation_bytes_per_stage,
@@ -316,42 +346,44 @@ staged as (
 ),
 
 -- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
--- fall (a resizable pattern: its stage terms), is resized: the fewest online devices (and
--- their stages) that carry it
+-- fall (a resizable pattern: its stage terms), is resized: the fewest devices (and their
+-- stages) that carry it, counting that a pipeline of s stages trains a^s of its window
+-- (pipeline_fleet_for_link). Where none can carry it, it stays as counted, over its link
+-- (link_feasible false: infeasible in marts.verdict); no cap bounds a resize.
 sized as (
     select
         staged.*,
+        -- where the pattern splits the model, the devices training at once (devices x online)
+        -- over the share of its window each trains: more devices, as each pipeline is complete
+        -- (a^S) less often than its devices are online (a)
+        case when splits_model then whole_devices(devices * online_fraction / training_share_base) else devices end
+            as devices_complete,
         case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
             then pipeline_fleet_for_link(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
-                                         link_bytes_per_window)
-        end as fleet_for_link
+                                         link_bytes_per_window, online_fraction, splits_model)
+        end as resize
     from staged
 ),
 
--- the resize where it stays within the cap; null otherwise (the fleet stays as counted, over its link)
-capped as (
+-- the devices of the pattern: the complete-pipeline count, or the resized one
+resized as (
     select
         sized.*,
-        case when whole_devices(fleet_for_link.n / online_fraction) <= getvariable('model_resize_cap') * devices
-            then fleet_for_link
-        end as resize
+        greatest(coalesce(whole_devices(resize.devices), devices_complete), devices_complete) as devices_pattern,
+        coalesce(resize.s, pipeline_stages) as stages_pattern
     from sized
 ),
 
-resized as (
-    select
-        capped.*,
-        greatest(coalesce(whole_devices(resize.n / online_fraction), devices), devices) as devices_pattern,
-        coalesce(resize.s, pipeline_stages) as stages_pattern
-    from capped
-),
-
+-- the devices training at once: online, and where the pattern splits the model, with their
+-- whole pipeline online (training_share); they send the traffic and draw training power
 traffic as (
     select
         resized.*,
-        devices_pattern * online_fraction as devices_online,
+        training_share(online_fraction, splits_model, stages_pattern) as training_share_pattern,
+        devices_pattern * training_share(online_fraction, splits_model, stages_pattern) as devices_online,
         case when devices_pattern <> devices or stages_pattern <> pipeline_stages
-            then pipeline_bytes_at(activation_bytes_per_stage, allreduce_kp, devices_pattern * online_fraction, stages_pattern)
+            then pipeline_bytes_at(activation_bytes_per_stage, allreduce_kp,
+                                   devices_pattern * training_share(online_fraction, splits_model, stages_pattern), stages_pattern)
             else comm_bytes_base
         end as comm_bytes
     from resized
@@ -360,8 +392,21 @@ traffic as (
 energy as (
     select
         traffic.*,
-        devices_pattern * edge_operational_per_device_kgco2e as edge_operational_kgco2e,
-        devices_pattern * edge_embodied_per_device_kgco2e as edge_embodied_kgco2e,
+        -- a device of a pattern that splits the model trains (and wears, and is used) only its
+        -- training share of its window: each term at that share instead of its online share
+        devices_pattern * case when splits_model
+            then edge_operational_kgco2e(1, training_share_pattern, train_power_w * wall_factor, hours_per_day, job_years,
+                                         edge_grid_gco2e_per_kwh)
+            else edge_operational_per_device_kgco2e
+        end as edge_operational_kgco2e,
+        devices_pattern * case when splits_model
+            then embodied_allocated_kgco2e(
+                policy_battery_wear, policy_use_hours, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
+                battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh),
+                battery_rated_cycles, hours_per_day * training_share_pattern, owner_hours_per_day, owner_cycles_per_year,
+                device_replacement_share, job_years, lifetime_years)
+            else edge_embodied_per_device_kgco2e
+        end as edge_embodied_kgco2e,
         (radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
                    link_utilisation)
          + receiving_radio_kwh(receiving_radios, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_receive_power_w))
@@ -369,6 +414,12 @@ energy as (
         + network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                       network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
                       devices_online * window_s / 3600) as comm_kwh,
+        -- the network's part alone (no radio), as an average power over the home lines the
+        -- training holds (each online device its line for its window), W: a method that charges
+        -- more than a line can draw is not physical for this row (network_physical)
+        network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                    devices_online * window_s / 3600) * 1000 / (devices_online * window_s / 3600) as network_w_per_line,
         -- the link rate one online device needs to send its share within its training window
         case when moves_bytes then comm_bytes / devices_online / window_s / 1e6 else 0.0 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
@@ -412,6 +463,9 @@ rows as (
         comm_bytes / 1e9 as comm_gb,
         comm_kwh,
         comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
+        network_w_per_line,
+        line_power_physical_max_w,
+        coalesce(network_w_per_line <= line_power_physical_max_w, true) as network_physical,
         link_time_share,
         required_link_mb_per_s,
         edge_bandwidth_mb_per_s as link_mb_per_s,

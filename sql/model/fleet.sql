@@ -30,6 +30,10 @@ select
     max(required_link_mb_per_s) as required_link_mb_per_s,
     min(link_mb_per_s) as link_mb_per_s,
     bool_and(link_feasible) as link_feasible,
+    -- the most any of its classes' lines is charged, and physical only where every class is
+    max(network_w_per_line) as network_w_per_line,
+    any_value(line_power_physical_max_w) as line_power_physical_max_w,
+    bool_and(network_physical) as network_physical,
     max(implied_device_utilisation) as implied_device_utilisation,
     bool_and(memory_feasible) as memory_feasible,
     sum(edge_added_kgco2e) as edge_added_kgco2e,

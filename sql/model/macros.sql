@@ -249,12 +249,37 @@ create or replace temp macro receiving_radio_kwh(receiving_radios, radio_per_byt
 create or replace temp macro pipeline_bytes_at(activation_bytes_per_stage, kp, n, s) as
     activation_bytes_per_stage * (s - 1) + kp * (n / s - 1);
 
+-- Pipeline completeness: a pipeline of S stages trains only while all S of its devices are
+-- online. Each device online a share a of its window, independently of the others
+-- (device_online_fraction), the pipeline is complete a^S of the time: 3 stages at a = 0.7,
+-- 0.343; 6 stages, 0.118.
+create or replace temp macro pipeline_completeness(online_fraction, stages) as power(online_fraction, stages);
+
+-- The share of its training window a device of a pattern trains: its online share, or, in a
+-- pattern that splits the model into S stages (core.patterns splits_model), the share its
+-- whole pipeline is online, a^S (pipeline_completeness). Where availability is not counted
+-- (core.bases counts_availability: a = 1) both are 1.
+create or replace temp macro training_share(online_fraction, splits_model, stages) as
+    case when splits_model then pipeline_completeness(online_fraction, stages) else online_fraction end;
+
+-- The devices training at once (n) whose links carry a pipeline's traffic in s stages:
+-- bytes(n, s) / n <= L W gives n >= (a (s - 1) - kp) / (L W - kp / s), at least s, where L W is
+-- what one device can send in its window (finite wherever L W > kp / s).
+create or replace temp macro pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window) as
+    greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s);
+
 -- The smallest fleet whose links carry a pipeline's traffic: for each stage count s from s0 to
--- the model's layers, bytes(n, s) / n <= L W gives n >= (a (s - 1) - kp) / (L W - kp / s) (at
--- least s), where L W is what one device can send in its window; the fewest devices over s,
--- as {n, s}. Null where no stage count lets any fleet carry it (each device's share of the
--- all-reduce alone exceeds the link).
-create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window) as
-    list_min([{'n': greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s), 's': s}
+-- the model's layers, the devices training at once (pipeline_training_for_link) over the share
+-- of its window a device trains at s stages (training_share: a^s where the pattern splits the
+-- model), the fewest devices over s, as {devices, n, s}: more stages carry the traffic on
+-- fewer bytes per device but complete less often. Null where no stage count lets any fleet
+-- carry it (each device's share of the all-reduce alone exceeds the link); there is no other
+-- bound on the fleet, so a fleet is either carried by a finite fleet or stays over its link.
+create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window, online_fraction,
+                                                     splits_model) as
+    list_min([{'devices': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window)
+                          / training_share(online_fraction, splits_model, s),
+               'n': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window),
+               's': s}
               for s in range(cast(s0 as bigint), cast(layers as bigint) + 1)
               if link_bytes_per_window > kp / s]);

@@ -108,11 +108,12 @@ def zone_exclusions(warehouse: Warehouse) -> dg.MaterializeResult:
     Grain: scenario x side x zone. An aggregate (WORLD, EU, ...) is not a zone; a zone without
     data in the scenario's year and scope (e.g. Ember's US states, scope unspecified) is left
     out, never read in another scope; a consequential scenario leaves out every zone without a
-    marginal factor, never pricing it at its average.
+    marginal factor of the kind it reads (``MARGINAL_KIND``), never pricing it at its average or
+    at another margin.
     """
     con = warehouse.connection()
     ensure_tables(con, warehouse.published)
-    return ZONE_EXCLUSIONS.build(con)
+    return ZONE_EXCLUSIONS.build(con, {"marginal_kind": MARGINAL_KIND})
 
 
 @SITING.asset(group="marts", automation_condition=EAGER)

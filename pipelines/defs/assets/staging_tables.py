@@ -16,6 +16,7 @@ from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
+from schemas.training_throughput import TrainingThroughput
 
 
 def rows_by_zone_md(frame: pl.DataFrame) -> str:
@@ -70,6 +71,21 @@ DEVICE_SPECS = staging_table(
     """,
 )
 
+TRAINING_THROUGHPUT = staging_table(
+    "staging.training_throughput", TrainingThroughput, registry.TRAINING_THROUGHPUT_PARSERS, group="device_specs",
+    finish=lambda f: f.sort("device_class", "device_id", "model_params", "throughput_id"),
+    description="""Measured training throughput of cloud GPUs and edge devices, per device.
+
+    Grain: one measured configuration (``throughput_id`` unique): device, model and size,
+    precision, full or LoRA, batch, sequence length and devices in the run. Tokens per second,
+    the source's own TFLOPS and MFU as published (MosaicML llm-foundry's H100 and A100 tables,
+    Llama 3 405B's Table 4), LoRA rates on Apple silicon (mlx-examples), and the paper's Table 1
+    job times in jobs per hour. ``achieved_tflops`` counts every token rate on one convention
+    (FLOPs per parameter per token x parameters x tokens/s); a rate above the device's peak at
+    its precision (sources/curated/device_specs.csv) is quarantined.
+    """,
+)
+
 NETWORK_ENERGY = staging_table(
     "staging.network_energy", NetworkEnergy, registry.NETWORK_ENERGY_PARSERS, group="network",
     finish=lambda f: f.sort("quantity", "scope", "year"),
@@ -118,5 +134,5 @@ GRID_INTENSITY = staging_table(
     """,
 )
 
-TABLES = [DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY, PAPER_CLAIMS, MODEL_CONFIGS, GRID_INTENSITY]
+TABLES = [DEVICE_PCF, DEVICE_SPECS, TRAINING_THROUGHPUT, NETWORK_ENERGY, PAPER_CLAIMS, MODEL_CONFIGS, GRID_INTENSITY]
 assets = [t.asset for t in TABLES]

@@ -12,9 +12,9 @@ from pipelines.warehouse.tables import preview_md
 from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
 from schemas.vocabulary import (
+    ASSUMED,
     COMM_PATTERNS,
     COMPUTE_ONLY,
-    FEASIBLE_SHARE_MIN,
     VERDICT_BELOW,
     VERDICT_EDGE_MORE,
     VERDICT_HOLDS,
@@ -23,9 +23,10 @@ from schemas.vocabulary import (
 )
 
 VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict, also_reads=("core.scenarios", "core.scenario_parameters"))
-#: The verdict's bound parameters: the feasibility rule and the categories' wording (the claim's bounds are core.claim's).
+#: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
+#: the feasibility threshold are core.claim's).
 VERDICT_PARAMS = {
-    "feasible_share_min": FEASIBLE_SHARE_MIN, "verdict_holds": VERDICT_HOLDS,
+    "assumed_status": ASSUMED, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
     "verdict_infeasible": VERDICT_INFEASIBLE,
 }

@@ -1,12 +1,14 @@
 """Marginal emission factors from published studies: a curated CSV, one annual value per row.
 
 Each row is one study's marginal factor for a zone and year: ``factor_id``, ``zone``,
-``zone_name``, ``country_iso3``, ``year``, ``gco2e_per_kwh`` with its ``low_gco2e_per_kwh`` /
-``high_gco2e_per_kwh`` range, ``marginal_kind`` (``short_run_operating`` or ``long_run``),
-``emission_scope``, ``status``, ``citation``, ``citation_url`` and ``notes``. A row becomes a
-``staging.grid_intensity`` row with ``signal = 'marginal'`` and resolution ``P1Y`` (the calendar
-year); the model's checks reject a row with no citation, a value outside its range or a
-derived value without its arithmetic. A value that does not read rejects its row.
+``zone_name``, ``country_iso3``, ``year``, ``data_first_year`` / ``data_last_year`` (the years
+the study's data cover, or the years a long-run projection covers), ``gco2e_per_kwh`` with its
+``low_gco2e_per_kwh`` / ``high_gco2e_per_kwh`` range, ``marginal_kind`` (``short_run_operating``
+or ``long_run``), ``emission_scope``, ``status``, ``citation``, ``citation_url`` and ``notes``. A
+row becomes a ``staging.grid_intensity`` row with ``signal = 'marginal'`` and resolution ``P1Y``
+(the calendar year in ``year``); the model's checks reject a row with no citation, no range or
+no data years, a value outside its range or a derived value without its arithmetic. A value
+that does not read rejects its row.
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ from pipelines.ingest.staging import Parsed
 
 #: Columns of the file, as they land in staging.grid_intensity (``year`` becomes the period).
 COLUMNS = [
-    "factor_id", "zone", "zone_name", "country_iso3", "year", "gco2e_per_kwh", "low_gco2e_per_kwh",
-    "high_gco2e_per_kwh", "marginal_kind", "emission_scope", "status", "citation", "citation_url", "notes",
+    "factor_id", "zone", "zone_name", "country_iso3", "year", "data_first_year", "data_last_year", "gco2e_per_kwh",
+    "low_gco2e_per_kwh", "high_gco2e_per_kwh", "marginal_kind", "emission_scope", "status", "citation", "citation_url",
+    "notes",
 ]  # fmt: skip
 REQUIRED = [c for c in COLUMNS if c not in ("country_iso3", "low_gco2e_per_kwh", "high_gco2e_per_kwh", "notes")]
+#: Whole years: the period's year and the years the data cover.
+YEARS = ("year", "data_first_year", "data_last_year")
 NUMBERS = {"gco2e_per_kwh": pl.Float64, "low_gco2e_per_kwh": pl.Float64, "high_gco2e_per_kwh": pl.Float64}
 
 
@@ -42,11 +47,13 @@ def parse_marginal_factors(path: Path, options: Mapping[str, Any]) -> Parsed:
     fetched_at = instant_option(path, options, "fetched_at")
     frame = read_grid_csv(path)
     require_columns(path, frame, REQUIRED)
-    typed, rejects = checked_casts(frame, {**NUMBERS, "year": _year})
-    text = [c for c in COLUMNS if c not in NUMBERS and c != "year"]
+    typed, rejects = checked_casts(frame, {**NUMBERS, **dict.fromkeys(YEARS, _year)})
+    text = [c for c in COLUMNS if c not in NUMBERS and c not in YEARS]
     rows = typed.select(
         *[(pl.col(c).str.strip_chars() if c in typed.columns else pl.lit(None, dtype=pl.String)).alias(c) for c in text],
         *[pl.col(c) for c in NUMBERS],
+        pl.col("data_first_year"),
+        pl.col("data_last_year"),
         pl.datetime(pl.col("year"), 1, 1, time_zone="UTC").alias("period_start"),
         pl.datetime(pl.col("year") + 1, 1, 1, time_zone="UTC").alias("period_end"),
         pl.lit("P1Y").alias("resolution"),

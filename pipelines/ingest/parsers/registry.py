@@ -29,6 +29,7 @@ from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
 from pipelines.ingest.parsers.powermetrics import parse_powermetrics
 from pipelines.ingest.parsers.rapl import parse_rapl
 from pipelines.ingest.parsers.scenario import parse_scenario
+from pipelines.ingest.parsers.training_throughput import parse_training_throughput
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_json
 from pipelines.ingest.parsers.zeus import parse_zeus_power
 from pipelines.ingest.staging import Parser
@@ -44,6 +45,7 @@ DEVICE_SPECS = "staging.device_specs"
 NETWORK_ENERGY = "staging.network_energy"
 PAPER_CLAIMS = "staging.paper_claims"
 MODEL_CONFIGS = "staging.model_configs"
+TRAINING_THROUGHPUT = "staging.training_throughput"
 VALIDATION_CASES = "staging.validation_cases"
 POWER_SAMPLES = "staging.power_samples"
 BENCHMARK_RUNS = "staging.benchmark_runs"
@@ -72,6 +74,7 @@ NETWORK_ENERGY_PARSERS: dict[str, Parser] = {"curated_network_energy": curated_p
 PAPER_CLAIMS_PARSERS: dict[str, Parser] = {"curated_paper_claims": curated_parser(PaperClaims)}
 MODEL_CONFIGS_PARSERS: dict[str, Parser] = {"curated_model_configs": curated_parser(ModelConfigs)}
 VALIDATION_CASES_PARSERS: dict[str, Parser] = {"curated_validation_cases": curated_parser(ValidationCases)}
+TRAINING_THROUGHPUT_PARSERS: dict[str, Parser] = {"curated_training_throughput": parse_training_throughput}
 #: Formats with power samples over time (manifest table staging.power_samples).
 SAMPLED_PARSERS: dict[str, Parser] = {
     "nvidia_smi": parse_nvidia_smi,
@@ -103,6 +106,7 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     PAPER_CLAIMS: PAPER_CLAIMS_PARSERS,
     MODEL_CONFIGS: MODEL_CONFIGS_PARSERS,
     VALIDATION_CASES: VALIDATION_CASES_PARSERS,
+    TRAINING_THROUGHPUT: TRAINING_THROUGHPUT_PARSERS,
     SCENARIO_PARAMETERS: SCENARIO_PARSERS,
     ZONES: ZONE_PARSERS,
     ZONE_TIMEZONES: ZONE_TIMEZONE_PARSERS,

@@ -1,0 +1,106 @@
+"""A pipeline trains only while all its stages are online: its completeness a^S
+(sql/model/macros.sql pipeline_completeness, training_share), the devices that takes
+(sql/model/evaluate.sql), and the resize that searches the stage count by it
+(pipeline_fleet_for_link), with no cap on the fleet. Hand-worked cases, and the numpy baseline
+held to the same macros."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from bench.baseline import numpy_model
+from pipelines.warehouse.tables import install_macros
+from schemas import vocabulary
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    install_macros(connection)
+    return connection
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:
+    return con.execute(sql, params or []).fetchone()[0]
+
+
+def test_three_stages_at_70_percent_are_complete_0_343_of_the_time(con: duckdb.DuckDBPyConnection) -> None:
+    assert scalar(con, "select pipeline_completeness(0.7, 3)") == pytest.approx(0.343, rel=1e-12)
+    assert scalar(con, "select pipeline_completeness(0.7, 6)") == pytest.approx(0.117649, rel=1e-12)
+    # a device of a split pattern trains the share its whole pipeline is online; any other its online share
+    assert scalar(con, "select training_share(0.7, true, 3)") == pytest.approx(0.343, rel=1e-12)
+    assert scalar(con, "select training_share(0.7, false, 3)") == 0.7
+    assert scalar(con, "select training_share(0.7, false, null)") == 0.7
+    # where availability is not counted (a = 1: the paper's frame) the factor is exactly 1
+    assert scalar(con, "select training_share(1.0, true, 24)") == 1.0
+    assert numpy_model.pipeline_completeness(0.7, 3) == scalar(con, "select pipeline_completeness(0.7, 3)")
+
+
+def test_the_device_count_of_a_three_stage_pipeline(con: duckdb.DuckDBPyConnection) -> None:
+    """A compute-equivalent fleet of 10 devices at 70% online: 7 train at once. In 3-stage pipelines
+    each trains 0.343 of its window, so 7 / 0.343 = 20.4 -> 21 devices; a pattern that does not
+    split the model keeps its 10 (evaluate.sql devices_complete)."""
+    sql = ("select case when $splits then whole_devices($devices * $online / training_share($online, $splits, $stages)) "
+           "else $devices end")
+    assert scalar(con, sql, {"devices": 10.0, "online": 0.7, "splits": True, "stages": 3}) == 21  # type: ignore[arg-type]
+    assert scalar(con, sql, {"devices": 10.0, "online": 0.7, "splits": False, "stages": None}) == 10  # type: ignore[arg-type]
+    assert scalar(con, sql, {"devices": 10.0, "online": 1.0, "splits": True, "stages": 3}) == 10  # type: ignore[arg-type]
+    assert math.ceil(10 * 0.7 / 0.7**3) == 21
+
+
+def test_the_resize_searches_stages_by_the_devices_they_take(con: duckdb.DuckDBPyConnection) -> None:
+    """a = 100 B of activations per stage boundary, kp = 100, a link of L W = 34 B, stages 3-6:
+    n(s) = max((100 (s - 1) - 100) / (34 - 100 / s), s) training at once = 150, 22.2, 21.4, 23.1.
+    Always online, 5 stages carry it on the fewest (21.4); at 70%, 4 stages take the fewest devices,
+    22.2 / 0.7^4 = 92.6, against 21.4 / 0.7^5 = 127.5 at 5."""
+    sql = "select pipeline_fleet_for_link(100.0, 100.0, 3, 6, 34.0, $online, $splits)"
+    always = scalar(con, sql, {"online": 1.0, "splits": True})  # type: ignore[arg-type]
+    assert always["s"] == 5 and always["n"] == pytest.approx(300 / 14, rel=1e-12) == always["devices"]
+    at_70 = scalar(con, sql, {"online": 0.7, "splits": True})  # type: ignore[arg-type]
+    assert at_70["s"] == 4 and at_70["n"] == pytest.approx(200 / 9, rel=1e-12)
+    assert at_70["devices"] == pytest.approx(200 / 9 / 0.7**4, rel=1e-12) == pytest.approx(92.55, abs=0.01)
+    # a pattern that does not split the model trains its online share whatever its stages: the fewest n
+    flat = scalar(con, sql, {"online": 0.7, "splits": False})  # type: ignore[arg-type]
+    assert flat["s"] == 5 and flat["devices"] == pytest.approx(300 / 14 / 0.7, rel=1e-12)
+    # the numpy baseline takes the same stage count and count
+    devices, stages = numpy_model.pipeline_fleet_for_link(100.0, 100.0, 3.0, 6.0, 34.0, 0.7, True)
+    assert (devices[0], stages[0]) == (pytest.approx(at_70["devices"], rel=1e-15), 4)
+
+
+def test_no_stage_count_that_carries_it_leaves_the_fleet_over_its_link(con: duckdb.DuckDBPyConnection) -> None:
+    """Each device's share of the all-reduce alone, kp / s >= L W for every s: no fleet carries it (null),
+    whatever the fleet's size; the model keeps it as counted, infeasible. There is no other bound."""
+    assert scalar(con, "select pipeline_fleet_for_link(100.0, 1000.0, 3, 6, 34.0, 0.7, true)") is None
+    assert not hasattr(vocabulary, "RESIZE_CAP")
+    model = Path("sql/model/evaluate.sql").read_text()
+    assert "resize_cap" not in model and "pipeline_fleet_for_link" in model
+
+
+def test_the_model_grows_only_the_patterns_that_split_it(built_warehouse: Path) -> None:
+    """On the realistic scenario's own rows, with a link wide enough that nothing is resized: the
+    pipeline's laptops are the compute-only count's online devices over 0.7^S; at an online share
+    of 1 (as in the paper's frame) they are the compute-only count."""
+    from pipelines.model.formula import evaluate, scenario_inputs, substitute
+    from pipelines.warehouse.database import open_readonly
+
+    with open_readonly(built_warehouse) as wh:
+        base = scenario_inputs(wh).filter(pl.col("scenario_id") == "realistic_consequential")
+    overrides = pl.DataFrame({
+        "scenario_id": ["realistic_consequential"] * 4,
+        "variant_id": ["wide_link", "wide_link", "always_online", "always_online"],
+        "parameter": ["edge_bandwidth_mb_per_s", "device_online_fraction", "edge_bandwidth_mb_per_s", "device_online_fraction"],
+        "value": [1e4, 0.7, 1e4, 1.0],
+    })
+    rows = evaluate(duckdb.connect(), substitute(base, overrides), patterns=("none", "pipeline", "ring_allreduce"))
+    laptops = {(r["variant_id"], r["pattern"]): r for r in rows.filter(pl.col("device_class") == "laptop").iter_rows(named=True)}
+    none, pipeline = laptops[("wide_link", "none")], laptops[("wide_link", "pipeline")]
+    stages = pipeline["pipeline_stages"]
+    assert none["devices"] == 51 and laptops[("wide_link", "ring_allreduce")]["devices"] == 51
+    assert pipeline["devices"] == math.ceil(51 * 0.7 / 0.7**stages - 1e-9) > 51
+    assert pipeline["resized_from"] == 51 and pipeline["link_feasible"]
+    assert laptops[("always_online", "pipeline")]["devices"] == laptops[("always_online", "none")]["devices"]
