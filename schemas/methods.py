@@ -34,6 +34,7 @@ class Frames(pa.DataFrameModel):
     resizes_fleet: bool = pa.Field(description="Whether a fleet over its link is resized to the smallest fleet whose links carry its traffic (the paper's frame keeps the paper's fleet).")
     edge_embodied_policy: str = pa.Field(nullable=True, isin=list(POLICIES), description="The edge embodied policy a scenario in the frame must use (null: any); sql/checks/frame_consistency.sql.")
     requires_network_factors: bool = pa.Field(description="Whether a scenario in the frame must give its network energy rule's factors (> 0); sql/checks/frame_consistency.sql.")
+    charges_receiving_radio: bool = pa.Field(description="Whether the radio of a device that receives the traffic (a pattern's home ends besides the sender's, home_ends - 1) is charged beside the sender's, at wifi_receive_power_w for the bytes' time at the link rate (sql/model/macros.sql receiving_radio_kwh); the paper's frame charges the sender alone.")
     description: str = pa.Field(description="What the frame counts.")
 
     class Config:

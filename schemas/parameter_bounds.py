@@ -189,6 +189,7 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
     "edge_bandwidth_mb_per_s": POSITIVE,
     "link_utilisation": POSITIVE_SHARE,
     "wifi_radio_power_w": NON_NEGATIVE,
+    "wifi_receive_power_w": NON_NEGATIVE,
     "network_kwh_per_gb": NON_NEGATIVE,
     "router_kwh_per_gb": NON_NEGATIVE,
     "network_marginal_w_per_mbps": NON_NEGATIVE,

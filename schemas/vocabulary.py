@@ -200,6 +200,10 @@ class Frame:
     edge_embodied_policy: str | None = None
     #: Whether a scenario in the frame must give its network energy rule's factors (> 0).
     requires_network_factors: bool = False
+    #: Whether the radio of a device that receives the traffic is charged beside the sender's: where a pattern's
+    #: bytes pass a home end besides the sender's (home_ends - 1: another device, not a server), that device's
+    #: radio is busy receiving them for their time at the link rate (sql/model/macros.sql receiving_radio_kwh).
+    charges_receiving_radio: bool = False
 
 
 #: Accounting frames of marts.verdict (core.frames): the paper's mixed frame, then the two consistent ones.
@@ -214,12 +218,14 @@ FRAMES = {
         "Average factors, every shared asset allocated: the edge devices' embodied carbon per use hour, the network and "
         "the home router by average kWh per GB (or by time in use), the cloud node's embodied carbon amortised over its life.",
         amortises_cloud_embodied=True, network_energy_rule="average", network_methods=("volume", "time"),
-        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True),
+        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True,
+        charges_receiving_radio=True),
     "consequential": Frame(
         "Only what training adds: battery wear and early device replacement, the marginal network energy of a power "
         "model, and the cloud node added for the training (its embodied share in full).",
         amortises_cloud_embodied=False, network_energy_rule="marginal", network_methods=("marginal",),
-        resizes_fleet=True, edge_embodied_policy="battery_wear", requires_network_factors=True),
+        resizes_fleet=True, edge_embodied_policy="battery_wear", requires_network_factors=True,
+        charges_receiving_radio=True),
 }
 ACCOUNTING_FRAMES = tuple(FRAMES)
 #: The paper's own accounting frame (its inputs and arithmetic, kept exactly); the others are the realistic frames.
@@ -292,7 +298,8 @@ CLAIM_HIGH = 8.0
 class NetworkMethod:
     """How communication's network energy is counted (core.network_methods): what it charges, as weights of
     the model's four network terms (sql/model/macros.sql network_kwh); the sending device's radio is charged
-    apart, by the pattern (core.patterns)."""
+    apart, by the pattern (core.patterns), and a receiving device's where the frame charges it (core.frames
+    charges_receiving_radio)."""
 
     description: str
     #: x the bytes' GB x (network + router average kWh per GB), at one end (the paper's).
@@ -310,13 +317,13 @@ NETWORK_METHOD_ROWS = {
     "radio": NetworkMethod("The paper's model: the device radio (busy for the window, or for the bytes at the link rate) plus "
                            "any average kWh per GB at one end (0 in the paper).", per_gb_one_end=1.0),
     "volume": NetworkMethod("Average energy per GB (Carbon Trust 2021): the fixed network and the home router at every home "
-                            "end a byte passes, the fixed network alone at a server's end; plus the sending device's radio.",
+                            "end a byte passes, the fixed network alone at a server's end; plus the devices' radios (the sender's; the receiver's where the frame charges it).",
                             per_gb_by_ends=1.0),
     "time": NetworkMethod("The home line and router's power for the hours the training holds them (Malmodin 2020 fixed-line "
-                          "idle power), times training's share of the line; plus the sending device's radio. Independent of "
+                          "idle power), times training's share of the line; plus the devices' radios (the sender's; the receiver's where the frame charges it). Independent of "
                           "bytes.", line_time=1.0),
     "marginal": NetworkMethod("A power model (Malmodin 2020): the core's marginal W per Mbit/s once and the access line and "
-                              "router's at every home end, per byte; plus the sending device's radio. Idle power is drawn "
+                              "router's at every home end, per byte; plus the devices' radios (the sender's; the receiver's where the frame charges it). Idle power is drawn "
                               "anyway.", marginal_by_ends=1.0),
 }
 #: The network methods' names and what each charges.

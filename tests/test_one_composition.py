@@ -182,13 +182,14 @@ COPY_SCRIPT = textwrap.dedent("""
 """)
 #: A fourth accounting frame, as one entry of schemas/vocabulary.py FRAMES: the attributional
 #: frame's embodied rules (the node amortised, embodied carbon per use hour) with the
-#: consequential frame's network method (marginal power).
+#: consequential frame's network method (marginal power); like both, it charges the receiving radio.
 FOURTH_FRAME = "attributional_marginal"
 FRAME_ENTRY = (
     f'    "{FOURTH_FRAME}": Frame(\n'
     '        "Attributional embodied rules with the marginal network method (a test frame).",\n'
     '        amortises_cloud_embodied=True, network_energy_rule="marginal", network_methods=("marginal",),\n'
-    '        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True),\n'
+    '        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True,\n'
+    '        charges_receiving_radio=True),\n'
 )
 #: A scenario in the fourth frame: realistic_attributional with the marginal power model the
 #: consequential scenario reads (the same staged rows).

@@ -32,9 +32,13 @@ WINDOW_S = H_EDGE * 3600 * 365 * T_YEARS  # one device's scheduled training seco
 # sources/scenarios/realistic_base.csv (and what it inherits from paper_base.csv)
 ONLINE, SLOWDOWN, UTIL, INTENSITY = 0.7, 1.25, 0.76, 20.0
 BANDWIDTH_B_PER_S, RADIO_W = 2.3e6, 1.739  # 2.3 MB/s (Ofcom's 18.4 Mbit/s / 8); Pixel 6a WiFi transmit 470 mA x 3.7 V
+RECEIVE_W = 0.3626  # Pixel 6a WiFi receive 98 mA x 3.7 V: a device at a byte's other home end, in the two consistent frames
 BYTES_PER_PARAM, LOCAL_STEPS, COMPRESSION, ACT_BYTES = 2.0, 8.0, 4.0, 2.0
 TOKENS_PER_STEP = 8 * 2048  # batch x sequence length
 CHARGER, BATTERY_SHARE, BATTERY_EFF = 0.88, 0.5, 0.95
+# the whole laptop at its input: the M2 Pro package's 15 W (paper Table 1) + Apple's 7 W idle wall figure for the
+# M2 Pro Mac mini through the charger: 15 + 7 x 0.88 = 21.16 W
+REALISTIC_LAPTOP_W = 15.0 + 7.0 * CHARGER
 WALL = (1 - BATTERY_SHARE + BATTERY_SHARE / BATTERY_EFF) / CHARGER  # 1.1663
 # Table 1 times (paper): laptop 480 s, phone 3,510 s, RTX A5000 250 s; H100 SXM = 4.95x the A5000 (Lambda, bridged)
 LAPTOP_S, PHONE_S, A5000_S, SPEEDUP = 480.0, 3510.0, 250.0, 4.95
@@ -51,7 +55,9 @@ LAPTOP_SHARE, LAPTOP_TFLOPS, PHONE_SHARE, PHONE_TFLOPS = 0.3786, 6.8, 0.2551, 1.
 # + server x network; consequential (marginal): (core + home x access) W per Mbit/s x 8,000 Mbit
 FRAME_NETWORK_SQL = """
 select scenario_id, pattern, device_online_fraction as online, edge_bandwidth_mb_per_s as bandwidth_mb_per_s,
-       wifi_radio_power_w as radio_w, link_utilisation, edge_hours_per_day * 3600 * 365 * horizon_years as window_s,
+       wifi_radio_power_w as radio_w,
+       case when accounting_frame in ('attributional', 'consequential') and home = 2 then wifi_receive_power_w else 0.0 end as receive_w,
+       link_utilisation, edge_hours_per_day * 3600 * 365 * horizon_years as window_s,
        (1 - battery_throughput_share + battery_throughput_share / battery_round_trip_efficiency) / edge_charger_efficiency as wall,
        case when accounting_frame = 'consequential' then (network_marginal_w_per_mbps + home * router_marginal_w_per_mbps) * 8000 / 3.6e6
             when accounting_frame = 'attributional' then home * (network_kwh_per_gb + router_kwh_per_gb) + server * network_kwh_per_gb
@@ -163,7 +169,9 @@ def test_finding_2_network_energy_on_needed_bytes_only(built_warehouse: Path) ->
     params = pl.DataFrame(rows(built_warehouse, FRAME_NETWORK_SQL))
     joined = comm.join(params, on=["scenario_id", "pattern"])
     online = joined["devices"] * joined["online"]
-    radio_time_kwh = joined["comm_gb"] * 1e9 / (joined["bandwidth_mb_per_s"] * 1e6) * joined["radio_w"] / 3.6e6 * joined["wall"]
+    # the sender's radio for the bytes' time at the link rate, and in the two consistent frames a receiving device's
+    radio_time_kwh = (joined["comm_gb"] * 1e9 / (joined["bandwidth_mb_per_s"] * 1e6) * (joined["radio_w"] + joined["receive_w"]) / 3.6e6
+                      * joined["wall"])
     radio_window_kwh = online * joined["window_s"] * joined["link_utilisation"] * joined["radio_w"] / 3.6e6 * joined["wall"]
     radio = pl.Series([w if p == "radio_window" else t for p, w, t in zip(joined["pattern"], radio_window_kwh, radio_time_kwh, strict=True)])
     network_kwh = joined["comm_kwh"] - radio
@@ -241,7 +249,7 @@ def test_finding_4_no_impossible_values(built_warehouse: Path) -> None:
     # lifecycle: a laptop's training electricity under realistic counts the online share and the wall losses
     op = one(built_warehouse, "select operational_kgco2e from marts.lifecycle_carbon where scenario_id = 'realistic_consequential' "
                               "and device_class = 'laptop'")[0]
-    assert op == pytest.approx(ONLINE * 15.0 * WALL * H_EDGE * 365 * T_YEARS * CI_MARGINAL / 1e6, rel=1e-9)  # 33.0 kg... x 1.166
+    assert op == pytest.approx(ONLINE * REALISTIC_LAPTOP_W * WALL * H_EDGE * 365 * T_YEARS * CI_MARGINAL / 1e6, rel=1e-9)  # 105.8 kg
 
 
 def test_finding_5_memory_floor_is_not_an_equivalence(built_warehouse: Path) -> None:
@@ -398,11 +406,11 @@ def test_frame_consistency_check_names_what_breaks() -> None:
     con.register("workload_rows", workload_rows())
     con.execute("create table core.workload_kinds as select * from workload_rows")
     con.execute("create table core.scenarios as select * from (values "
-                "('broken', 'consequential', 'per_use_hour', 0.0, 0.0, 0.03, 'gpu_hours', 0.0), "
-                "('unknown', 'marginal', 'none', 0.05, 0.02, 0.03, 'horizon', 0.0), "
-                "('paper', 'as_published', 'none', 0.0, 0.0, 0.0, 'horizon', 1.0)) "
+                "('broken', 'consequential', 'per_use_hour', 0.0, 0.0, 0.03, 'gpu_hours', 0.0, cast(null as double)), "
+                "('unknown', 'marginal', 'none', 0.05, 0.02, 0.03, 'horizon', 0.0, 0.36), "
+                "('paper', 'as_published', 'none', 0.0, 0.0, 0.0, 'horizon', 1.0, null)) "
                 "as s (scenario_id, accounting_frame, edge_embodied_policy, network_marginal_w_per_mbps, router_marginal_w_per_mbps, "
-                "network_kwh_per_gb, workload_kind, workload_gpu_hours), "
+                "network_kwh_per_gb, workload_kind, workload_gpu_hours, wifi_receive_power_w), "
                 "(select 0.0 as workload_tokens, 0.0 as workload_mfu)")
     problems = [(s, p) for s, _, p in con.execute(sql_text("checks/frame_consistency.sql")).fetchall()]
     # a name out of its table on its own is the bounds check's (tests/test_parameter_bounds.py), which runs before
@@ -410,6 +418,7 @@ def test_frame_consistency_check_names_what_breaks() -> None:
     assert problems == [
         ("broken", "consequential frame charges edge embodied carbon by battery_wear (edge_embodied_policy = battery_wear)"),
         ("broken", "consequential frame needs a marginal network power (network_ and router_marginal_w_per_mbps)"),
+        ("broken", "consequential frame charges the receiving radio (wifi_receive_power_w)"),
         ("broken", "workload_kind gpu_hours needs workload_gpu_hours > 0"),
         ("unknown", "accounting_frame marginal is not a row of core.frames"),
     ]

@@ -252,6 +252,28 @@ def radio_kwh(row: CommPattern, bytes_moved: Value, bandwidth_mb_per_s: Value, r
             + weighted(row.radio_per_byte, lambda: kwh_of_joules(transfer_seconds(bytes_moved, bandwidth_mb_per_s) * radio_power_w)))
 
 
+def receiving_radios(frame: Value | str, row: CommPattern) -> Value:
+    """The devices that receive each byte besides its sender (the pattern's home ends but the sender's) where each
+    draw's accounting frame charges their radio (core.frames charges_receiving_radio), else 0."""
+    receivers = float(max(row.home_ends - 1, 0))
+    return case_of(frame, {name: (lambda charged=rules.charges_receiving_radio: receivers if charged else 0.0)
+                           for name, rules in FRAMES.items()}, lambda: np.nan)
+
+
+def receiving_radio_kwh(receivers: Value, row: CommPattern, bytes_moved: Value, bandwidth_mb_per_s: Value,
+                        receive_power_w: Value) -> Value:
+    """The receiving devices' radio energy (kWh, at the device): receivers x the pattern row's radio_per_byte x the
+    radio busy receiving the bytes for their time at the link rate, at its receive power; 0 where no device receives
+    (whatever the term, as the SQL's weighted)."""
+    def term() -> Value:
+        return weighted(row.radio_per_byte, lambda: kwh_of_joules(transfer_seconds(bytes_moved, bandwidth_mb_per_s) * receive_power_w))
+
+    if np.ndim(receivers) == 0:
+        return weighted(float(receivers), term)
+    with np.errstate(invalid="ignore"):
+        return np.where(receivers == 0, 0.0, receivers * term())
+
+
 def network_kwh(method: str, gb: Value, home_ends: int, server_ends: int, network_kwh_per_gb: Value, router_kwh_per_gb: Value,
                 network_marginal_w_per_mbps: Value, router_marginal_w_per_mbps: Value, line_w: Value, line_share: Value,
                 line_hours: Value) -> Value:
@@ -537,8 +559,11 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
                     p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
             else:
                 operational_pattern, embodied_pattern = operational, embodied
-            comm = (radio_kwh(PATTERN_ROWS[pattern], traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
-                              window_s, p["link_utilisation"]) * wall
+            row = PATTERN_ROWS[pattern]
+            comm = ((radio_kwh(row, traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
+                               window_s, p["link_utilisation"])
+                     + receiving_radio_kwh(receiving_radios(p["accounting_frame"], row), row, traffic.comm_bytes,
+                                           p["edge_bandwidth_mb_per_s"], p["wifi_receive_power_w"])) * wall
                     + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
             r = gpu.total_kgco2e / (traffic.devices * operational_pattern + traffic.devices * embodied_pattern + comm * grid / 1000)
             feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s)

@@ -44,6 +44,7 @@ def frame_rows() -> pa.Table:
         "resizes_fleet": [f.resizes_fleet for _, f in frames],
         "edge_embodied_policy": pa.array([f.edge_embodied_policy for _, f in frames], pa.string()),
         "requires_network_factors": [f.requires_network_factors for _, f in frames],
+        "charges_receiving_radio": [f.charges_receiving_radio for _, f in frames],
         "description": [f.description for _, f in frames],
     })
 

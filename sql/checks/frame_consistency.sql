@@ -6,7 +6,8 @@
 --     paper's own mixed frame);
 --   requires_network_factors: the factors of the frame's network energy rule must be given:
 --     'average', an average network intensity (network_kwh_per_gb); 'marginal', a marginal
---     power model (network_ and router_marginal_w_per_mbps).
+--     power model (network_ and router_marginal_w_per_mbps);
+--   charges_receiving_radio: a receiving radio's power must be given (wifi_receive_power_w).
 -- A workload needs the figures its kind weighs (core.workload_kinds): accelerator-hours
 -- (gpu_hours), or tokens and a model FLOPs utilisation (tokens).
 select scenario_id, accounting_frame, problem
@@ -25,6 +26,8 @@ from (
                 then f.accounting_frame || ' frame needs a marginal network power (network_ and router_marginal_w_per_mbps)' end,
             case when f.requires_network_factors and f.network_energy_rule = 'average' and s.network_kwh_per_gb <= 0
                 then f.accounting_frame || ' frame needs an average network intensity (network_kwh_per_gb)' end,
+            case when f.charges_receiving_radio and s.wifi_receive_power_w is null
+                then f.accounting_frame || ' frame charges the receiving radio (wifi_receive_power_w)' end,
             case when w.gpu_hours > 0 and s.workload_gpu_hours <= 0
                 then 'workload_kind ' || w.workload_kind || ' needs workload_gpu_hours > 0' end,
             case when w.tokens > 0 and (s.workload_tokens <= 0 or s.workload_mfu <= 0 or s.workload_mfu > 1)

@@ -16,10 +16,12 @@
 -- between the N / S pipeline replicas; all divided by the compression factor.
 -- Communication energy = radio power x the pattern's radio_per_byte x bytes / bandwidth + network
 -- kWh/GB x GB, the kWh/GB by the network energy rule of the scenario's accounting frame (core.frames;
--- network_kwh_per_gb_for_rule).
+-- network_kwh_per_gb_for_rule). The radio power is the sender's, plus, where the frame charges it
+-- (core.frames charges_receiving_radio), the receive power of each device at a byte's other home
+-- ends (receiving_radios), busy for the same time.
 -- The ratio compares the cloud GPU's scaled Table 1 energy with the edge total.
 with s as (
-    select scenarios.*, frames.network_energy_rule
+    select scenarios.*, frames.network_energy_rule, frames.charges_receiving_radio
     from core.scenarios as scenarios
     inner join core.frames as frames using (accounting_frame)
 ),
@@ -58,7 +60,9 @@ patterns as (
                    end)
             / 1e9 as comm_gb,
         s.edge_bandwidth_mb_per_s,
-        s.wifi_radio_power_w * pattern.radio_per_byte as wifi_radio_power_w,
+        s.wifi_radio_power_w * pattern.radio_per_byte
+            + weighted(receiving_radios(s.charges_receiving_radio, pattern.home_ends), weighted(pattern.radio_per_byte, s.wifi_receive_power_w))
+            as wifi_radio_power_w,
         network_kwh_per_gb_for_rule(s.network_energy_rule, s.network_kwh_per_gb, s.router_kwh_per_gb, s.network_marginal_w_per_mbps,
                                     s.router_marginal_w_per_mbps) as network_kwh_per_gb
     from edge

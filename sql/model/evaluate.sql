@@ -63,7 +63,9 @@
 --   train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x
 --   params), each device taking batches of batch_size x sequence_length tokens; its radio is
 --   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
---   training window) and the radio busy for the bytes. A pattern that moves no bytes is R compute only.
+--   training window) and the radio busy for the bytes; where the frame charges it (core.frames
+--   charges_receiving_radio), the radio of the device at a byte's other home end too
+--   (receiving_radio_kwh). A pattern that moves no bytes is R compute only.
 -- Pipeline completeness: a pattern that splits the model into S stages (its row's splits_model)
 --   trains only while all S devices of a pipeline are online. Each device online a share a of
 --   its window (online_fraction, independently), a pipeline is complete a^S of the time
@@ -106,6 +108,7 @@ inputs as (
         gpus.*,
         frame.amortises_cloud_embodied,
         frame.resizes_fleet,
+        frame.charges_receiving_radio,
         policy.battery_wear as policy_battery_wear,
         policy.use_hours as policy_use_hours,
         workload.tokens as workload_tokens_weight,
@@ -319,6 +322,8 @@ patterns as (
         pattern.stage_allreduce,
         pattern.radio_per_window,
         pattern.radio_per_byte,
+        -- the devices that receive each byte besides its sender, where the frame charges their radio
+        receiving_radios(carbon.charges_receiving_radio, pattern.home_ends) as receiving_radios,
         pattern.splits_model,
         pattern.moves_bytes,
         method.network_method,
@@ -424,8 +429,9 @@ energy as (
                 device_replacement_share, job_years, lifetime_years)
             else edge_embodied_per_device_kgco2e
         end as edge_embodied_kgco2e,
-        radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
-                  link_utilisation)
+        (radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
+                   link_utilisation)
+         + receiving_radio_kwh(receiving_radios, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_receive_power_w))
             * wall_factor
         + network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                       network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,

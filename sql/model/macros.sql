@@ -228,6 +228,19 @@ create or replace temp macro radio_kwh(radio_per_window, radio_per_byte, bytes, 
     weighted(radio_per_window, radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation))
     + weighted(radio_per_byte, kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w));
 
+-- The devices whose radio receives each byte, charged by a frame's row (core.frames
+-- charges_receiving_radio) and a pattern's (core.patterns home_ends): the ends of a byte at home
+-- besides its sender's, home_ends - 1 (1 between two devices; 0 to a server, whose end has no
+-- device radio), where the frame charges the receiving radio; else 0.
+create or replace temp macro receiving_radios(charges_receiving_radio, home_ends) as
+    case when charges_receiving_radio then greatest(home_ends - 1, 0) else 0 end;
+
+-- The receiving devices' radio energy (kWh, at the device: the wall factor is applied by the
+-- caller): receiving_radios x radio_per_byte x the radio busy receiving the bytes for their time
+-- at the link rate, at its receive power.
+create or replace temp macro receiving_radio_kwh(receiving_radios, radio_per_byte, bytes, bandwidth_mb_per_s, receive_power_w) as
+    weighted(receiving_radios, weighted(radio_per_byte, kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * receive_power_w)));
+
 -- Pipeline traffic at a fixed global batch when a fleet of n0 online devices in s0 stages is
 -- resized to n online devices in s stages: the activations cross s - 1 boundaries whatever n is
 -- (activation_bytes_per_stage x (s - 1)), while the n / s replicas all-reduce the whole model
