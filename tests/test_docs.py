@@ -59,7 +59,7 @@ def test_every_generated_block_is_the_warehouse(default_warehouse: Path) -> None
         drivers = drivers_table(con)
         validation = validation_table(con)
         answer = claim_answer(con)
-    assert "realistic_consequential" in table and "| **measured_throughput** |" in table
+    assert "realistic_consequential" in table and "| **measured_rates** |" in table
     readme = (ROOT / "README.md").read_text()
     assert between(readme, ANSWER_BEGIN, ANSWER_END) == answer, "README.md's answer is stale: run `make run` then `edge-carbon docs`"
     findings = (ROOT / "docs" / "findings.md").read_text()

@@ -25,7 +25,8 @@ from schemas.vocabulary import (
 
 #: The scenario parameter whose factor_ref names the measured row of the cloud GPU's training rate.
 GPU_RATE_PARAMETER = "cloud_gpu_measured_tflops"
-VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict, also_reads=("core.scenarios", "core.scenario_parameters"))
+VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict,
+                   also_reads=("core.scenarios", "core.scenario_parameters", "core.scenario_devices"))
 #: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
 #: the feasibility threshold are core.claim's).
 VERDICT_PARAMS = {
