@@ -17,15 +17,16 @@ TOOLTIP = tooltips(
     ("devices_per_gpu:Q", "devices per GPU", ",.0f"), ("side:N", "R"),
     ("comm_pattern:N", "communication pattern"), ("r:Q", "R (deterministic)", ".2f"), ("p05:Q", "p05", ".2f"),
     ("p50:Q", "p50", ".2f"), ("p95:Q", "p95", ".2f"),
-    ("network_method:N", "network method"), ("devices_with_comm_per_gpu:Q", "devices per GPU with communication", ",.0f"),
+    ("method_row:N", "method row (network method, allocation policy, resize power)"), ("devices_with_comm_per_gpu:Q", "devices per GPU with communication", ",.0f"),
     ("link_time_share:Q", "link use (> 1: cannot carry it)", ".2f"), ("required_link_mb_per_s:Q", "link rate needed, MB/s", ".2f"),
     ("link_mb_per_s:Q", "link rate, MB/s", ".2f"), ("feasible_share:Q", "feasible share of the draws", ".2f"),
     ("implied_device_utilisation:Q", "implied device utilisation", ".2f"), ("verdict_if_feasible:N", "verdict if feasible"),
-    ("verdict_driver_method:N", "method setting the verdict"), "verdict:N"
+    ("verdict_driver_method:N", "network method setting the verdict"), ("verdict_driver_policy:N", "allocation policy setting it"),
+    ("verdict_driver_resize_power:N", "resize power setting it"), "verdict:N"
 )
 
 
-def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, label_limit: int = 320,
+def verdict_chart(frame: pl.DataFrame, *, width: int = 370, step: int = 26, label_limit: int = 320,
                   title: str = "R per scenario and basis: dot = deterministic, line = Monte Carlo p05-p95 (dashed: R = 1)",
                   ) -> alt.TopLevelMixin:
     """R with its p05-p95 per row label, one panel per device class, the claim's band shaded, R = 1 dashed."""
@@ -48,9 +49,11 @@ def verdict_chart(frame: pl.DataFrame, *, width: int = 380, step: int = 26, labe
 
 def headline_rows(frame: pl.DataFrame) -> pl.DataFrame:
     """The headline basis of every scenario, with communication: the rows the index's sentence reads
-    (one per class: the network method that sets the frame's verdict)."""
+    (one per class: the method row that sets the frame's verdict)."""
     return frame.filter(pl.col("is_headline") & (pl.col("side") == "with communication")
-                        & (pl.col("network_method") == pl.col("verdict_driver_method")))
+                        & (pl.col("network_method") == pl.col("verdict_driver_method"))
+                        & (pl.col("embodied_policy") == pl.col("verdict_driver_policy"))
+                        & (pl.col("resize_power") == pl.col("verdict_driver_resize_power")))
 
 
 def _range(low: float | None, high: float | None) -> str:
@@ -76,7 +79,7 @@ def verdict_sentence(frame: pl.DataFrame) -> str:
     lines = []
     for (scenario, frame_name, basis), group in rows.group_by(["scenario_id", "accounting_frame", "basis"],
                                                             maintain_order=True):
-        clauses = [f"{r['device_class']} R = {r['r']:.2f}x ({_range(r['p05'], r['p95'])}, {r['network_method']}), {r['verdict']}"
+        clauses = [f"{r['device_class']} R = {r['r']:.2f}x ({_range(r['p05'], r['p95'])}, {r['method_row']}), {r['verdict']}"
                    for r in group.iter_rows(named=True)]
         lines.append(f"<li><b>{html.escape(scenario)}</b> ({html.escape(frame_name)}, {html.escape(basis)} basis): "
                      f"{html.escape('; '.join(clauses))}.</li>")
@@ -87,7 +90,7 @@ def verdict_sentence(frame: pl.DataFrame) -> str:
 def lead(con: duckdb.DuckDBPyConnection) -> Page:
     """The index's lead: a compact verdict chart of the headline bases and the generated verdict sentence."""
     frame = query(con, "verdict").filter(pl.col("is_headline")).with_columns(
-        (pl.col("scenario_id") + " [" + pl.col("basis") + ", " + pl.col("network_method") + "]").alias("row_label"))
+        (pl.col("scenario_id") + " [" + pl.col("basis") + ", " + pl.col("method_row") + "]").alias("row_label"))
     low, high = claim_bounds(frame)
     chart = verdict_chart(frame, width=330, step=13, label_limit=260,
                           title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "
@@ -106,7 +109,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         slug="verdict",
         title="Verdict",
         summary=f"Does training on idle phones and laptops emit {low:g}-{high:g}x less carbon than a cloud GPU? "
-                "R per scenario, accounting frame, basis, device class and network method, with the spread of the "
+                "R per scenario, accounting frame, basis, device class and method row (network method, allocation policy, "
+                "resize power), with the spread of the "
                 "scenario's own feasible Monte Carlo draws, compute only and with the scenario's named communication "
                 "pattern. A fleet that cannot send its traffic over its links is infeasible, whatever its R.",
         tables=TABLES,

@@ -22,6 +22,8 @@ from schemas.vocabulary import (
     FEASIBLE_SHARE_MIN,
     NETWORK_METHODS,
     PATTERNS,
+    POLICIES,
+    RESIZE_POWERS,
     VERDICT_HOLDS,
     VERDICTS,
 )
@@ -288,11 +290,13 @@ class PaperReproduction(pa.DataFrameModel):
 
 
 class Verdict(pa.DataFrameModel):
-    """marts.verdict: the answer. Grain: scenario x basis x edge device class x network method.
+    """marts.verdict: the answer. Grain: scenario x basis x edge device class x method row (network method,
+    allocation policy, resize power).
 
     The one table the README, the tests and the dashboards read for the verdict. A scenario's
-    accounting frame admits one or more network methods (core.frame_network_methods); the
-    verdict is the frame's reading over all of them, repeated on each of its rows.
+    accounting frame admits one or more network methods (core.frame_network_methods), allocation
+    policies (core.frame_embodied_policies) and resize powers (core.frame_resize_powers); a row is one
+    combination, and the verdict is the frame's reading over all of them, repeated on each of its rows.
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
@@ -301,7 +305,11 @@ class Verdict(pa.DataFrameModel):
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How communication's network energy is counted: radio (the paper's), volume (average kWh/GB at both ends), time (line and router power for the hours held) or marginal (a power model).")
-    is_headline_method: bool = pa.Field(description="The frame's headline network method (the one the other marts use).")
+    embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies): the scenario's own edge_embodied_policy, and the frame's others (core.frame_embodied_policies; attributional: per_use_hour and calendar_time).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How the fleet's extra device-hours (a resize over the link, or pipelines grown to complete) draw power (core.resize_powers): full (every device at training power) or online_idle (the work's device-hours at training power, the rest at the class's idle power).")
+    is_headline_method: bool = pa.Field(description="The frame's headline method row: its headline network method, the scenario's allocation policy and the frame's headline resize power (the row the other marts use).")
+    is_headline_policy: bool = pa.Field(description="The scenario's own allocation policy.")
+    is_headline_resize_power: bool = pa.Field(description="The frame's headline resize power.")
     devices_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU on this basis (the compute-equivalent fleet).")
     reduction_factor: float = pa.Field(gt=0, description="Deterministic R, compute only.")
     p05: float = pa.Field(gt=0, description="Monte Carlo 5th percentile of R, compute only.")
@@ -332,14 +340,16 @@ class Verdict(pa.DataFrameModel):
     claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x), which the verdict reads (schemas/vocabulary.py CLAIM_LOW).")
     claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x).")
     verdict_if_feasible: str = pa.Field(isin=list(VERDICTS[1:]), description="The frame's reading of R with communication over its physical methods (lowest p05, highest p95 of the feasible draws) against the claim's low end, were the fleet feasible.")
-    verdict_driver_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method whose bound sets verdict (over every draw; verdict_if_feasible's where the fleet is infeasible): the lowest p05 where the claim holds or is uncertain, the highest p95 where R stays below it.")
+    verdict_driver_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method of the method row whose bound sets verdict (over every draw; verdict_if_feasible's where the fleet is infeasible): the lowest p05 where the claim holds or is uncertain, the highest p95 where R stays below it.")
+    verdict_driver_policy: str = pa.Field(isin=list(POLICIES), description="The allocation policy of that method row.")
+    verdict_driver_resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="The resize power of that method row.")
     verdict: str = pa.Field(isin=list(VERDICTS), description="'infeasible at the stated link' where the fleet's traffic exceeds its link even resized (deterministically, or in more draws than core.claim.feasible_share_min allows) or its required rate is unknown; else the frame's reading of R with communication over every draw (an infeasible draw counted as R = 0: the lowest p05_with_comm_all_draws and highest p95_with_comm_all_draws over its methods) against the claim's low end.")
     gpu_rate_id: str = pa.Field(nullable=True, description="On a basis that weighs measured training rates (measured_rates): the staging.training_throughput row (throughput_id) the cloud GPU's rate comes from, the key of cloud_gpu_measured_tflops's factor_ref; null on other bases.")
     verdict_deciding_assumptions: str = pa.Field(nullable=True, description="Headline rows: the parameters of status 'assumed' whose range alone (one at a time, marts.sensitivity: headline basis, the scenario's pattern, the frame's headline method) moves deterministic R with communication across 1 or the claim's low end, as 'parameter low-high (R at one end-R at the other)'; null when none does.")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "basis", "device_class", "network_method"]
+        unique = ["scenario_id", "basis", "device_class", "network_method", "embodied_policy", "resize_power"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95, compute only, and with communication where any draw is feasible")
     @classmethod
@@ -369,8 +379,8 @@ class Siting(pa.DataFrameModel):
     (``edge_zone = 'mix'``: its zones' intensities weighted by their shares), from the model's one
     formula over core.scenarios with the pair's two intensities in place of the scenario's grid
     parameters: on the measured basis, compute only and with the scenario's named communication
-    pattern under the network method that sets marts.verdict's reading for the scenario and class
-    (verdict_driver_method). Deterministic (no Monte Carlo per pair). The cloud runs around the
+    pattern under the method row that sets marts.verdict's reading for the scenario and class
+    (verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power). Deterministic (no Monte Carlo per pair). The cloud runs around the
     clock in its zone; the edge charges in its window in each edge zone's local time.
     """
 
@@ -383,6 +393,8 @@ class Siting(pa.DataFrameModel):
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis of the device count (measured_throughput).")
     comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's named communication pattern (reduction_factor_with_comm).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method of reduction_factor_with_comm: the one that sets marts.verdict's reading for the scenario and class on this basis (verdict_driver_method).")
+    embodied_policy: str = pa.Field(isin=list(POLICIES), description="The allocation policy of both R columns: the one of the method row that sets marts.verdict's reading (verdict_driver_policy).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="The resize power of reduction_factor_with_comm: the one of the method row that sets marts.verdict's reading (verdict_driver_resize_power).")
     reduction_factor: float = pa.Field(nullable=True, description="R = cloud total / edge added, compute only.")
     reduction_factor_with_comm: float = pa.Field(nullable=True, description="R with the scenario's communication pattern and network method.")
     link_feasible_with_comm: bool = pa.Field(nullable=True, description="The fleet's links carry its traffic (a fleet over its link is infeasible whatever its R; marts.verdict).")

@@ -1,6 +1,7 @@
 """The model's methods and the claim under audit as rows (schemas/vocabulary.py): core.frames,
-core.frame_network_methods, core.workload_kinds, core.embodied_policies, core.bases, core.verdicts,
-core.network_methods, core.patterns and core.claim."""
+core.frame_network_methods, core.workload_kinds, core.embodied_policies, core.frame_embodied_policies,
+core.resize_powers, core.frame_resize_powers, core.bases, core.verdicts, core.network_methods, core.patterns and
+core.claim."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from schemas.vocabulary import (
     NETWORK_METHODS,
     PATTERNS,
     POLICIES,
+    RESIZE_POWERS,
     VERDICTS,
     WORKLOADS,
 )
@@ -60,6 +62,7 @@ class EmbodiedPolicies(pa.DataFrameModel):
     policy: str = pa.Field(unique=True, isin=list(POLICIES), description="Policy: what a scenario's edge_embodied_policy names.")
     battery_wear: float = pa.Field(ge=0, description="Weight of the battery-wear term (battery share of non-use embodied carbon x extra cycles / rated cycles, or a worn-out device's lost life; sql/model/macros.sql embodied_allocated_kgco2e).")
     use_hours: float = pa.Field(ge=0, description="Weight of the use-hour term (embodied carbon re-amortised to the job x training hours / (training + owner hours)).")
+    calendar_hours: float = pa.Field(ge=0, description="Weight of the calendar-time term (embodied carbon re-amortised to the job x training hours / 24; ACT, Gupta et al. 2022).")
     description: str = pa.Field(description="What the policy charges (sql/model/macros.sql embodied_allocated_kgco2e).")
 
     class Config:
@@ -125,6 +128,49 @@ class FrameNetworkMethods(pa.DataFrameModel):
     class Config:
         strict = True
         unique = ["accounting_frame", "network_method"]
+
+
+class FrameEmbodiedPolicies(pa.DataFrameModel):
+    """core.frame_embodied_policies: the allocation policies each accounting frame admits as method rows (marts.verdict
+    reads them as it reads network methods). Grain: frame x policy."""
+
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames).")
+    policy: str = pa.Field(isin=list(POLICIES), description="A policy the frame admits (core.embodied_policies).")
+    is_frame_headline: bool = pa.Field(nullable=True, description="The frame's headline policy (the one its scenarios name in edge_embodied_policy); false: a method row evaluated beside it; null: the frame requires no policy, and a scenario in it is evaluated under its own only.")
+
+    class Config:
+        strict = True
+        unique = ["accounting_frame", "policy"]
+
+
+class ResizePowers(pa.DataFrameModel):
+    """core.resize_powers: how a fleet's devices draw power where the fleet holds more device-hours than its work needs
+    (resized over its link, or grown so its pipelines are complete). Grain: one row.
+
+    Operational carbon = fleet_training x every device at training power for its training share of its window
+    + work_training x the work's device-hours (compute-equivalent devices x online share x window) at training power
+    + extra_idle x the fleet's other training device-hours at the class's idle power (sql/model/evaluate.sql)."""
+
+    resize_power: str = pa.Field(unique=True, isin=list(RESIZE_POWERS), description="Row name.")
+    fleet_training: float = pa.Field(ge=0, description="Weight of every device of the fleet at training power.")
+    work_training: float = pa.Field(ge=0, description="Weight of the work's device-hours at training power.")
+    extra_idle: float = pa.Field(ge=0, description="Weight of the fleet's extra training device-hours at the class's idle power (<class>_idle_power_w).")
+    description: str = pa.Field(description="What the row charges.")
+
+    class Config:
+        strict = True
+
+
+class FrameResizePowers(pa.DataFrameModel):
+    """core.frame_resize_powers: the resize-power rows each accounting frame admits. Grain: frame x row."""
+
+    accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="A row of core.resize_powers the frame admits.")
+    is_frame_headline: bool = pa.Field(description="The frame's headline row: the one every mart but marts.verdict and marts.uncertainty uses.")
+
+    class Config:
+        strict = True
+        unique = ["accounting_frame", "resize_power"]
 
 
 class Patterns(pa.DataFrameModel):

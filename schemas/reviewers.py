@@ -8,7 +8,13 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.marts import finite_positive
-from schemas.vocabulary import DEVICE_CLASS_PATTERN, NETWORK_METHODS, PATTERNS, POLICIES
+from schemas.vocabulary import (
+    DEVICE_CLASS_PATTERN,
+    NETWORK_METHODS,
+    PATTERNS,
+    POLICIES,
+    RESIZE_POWERS,
+)
 
 PATTERN_LIST = list(PATTERNS)
 
@@ -160,7 +166,10 @@ class BreakEven(pa.DataFrameModel):
 
 
 class Uncertainty(pa.DataFrameModel):
-    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x network method x metric.
+    """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x method row (network
+    method, allocation policy, resize power) x metric. The frame's other allocation policies and resize powers are
+    evaluated on the patterns marts.verdict reads: the scenario's own (every row) and the one that moves no bytes
+    (every policy); every other pattern at the headline policy and resize power, under every network method.
 
     Quantiles and means are over the feasible draws: those whose fleet, resized where the frame
     resizes it, can send its traffic over its links in its training window.
@@ -172,7 +181,11 @@ class Uncertainty(pa.DataFrameModel):
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How the network energy is counted (core.network_methods).")
-    is_headline_method: bool = pa.Field(description="The frame's headline network method.")
+    embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies; the frame's rows: core.frame_embodied_policies).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How a fleet's extra device-hours draw power (core.resize_powers; the frame's rows: core.frame_resize_powers).")
+    is_headline_method: bool = pa.Field(description="The frame's headline method row: its headline network method, the scenario's allocation policy and the frame's headline resize power (the row every other mart uses).")
+    is_headline_policy: bool = pa.Field(description="The scenario's own allocation policy (edge_embodied_policy).")
+    is_headline_resize_power: bool = pa.Field(description="The frame's headline resize power.")
     metric: str = pa.Field(isin=["reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e"], description="reduction_factor | edge_added_kgco2e | cloud_total_kgco2e.")
     p05: float = pa.Field(nullable=True, description="5th percentile over the feasible draws (null: none is feasible).")
     p50: float = pa.Field(nullable=True, description="Median over the feasible draws.")
@@ -194,7 +207,7 @@ class Uncertainty(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "basis", "pattern", "network_method", "metric"]
+        unique = ["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power", "metric"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95, or all three null (no feasible draw)")
     @classmethod

@@ -153,6 +153,9 @@ class EmbodiedPolicy:
     #: x the use-hour term: the embodied carbon re-amortised to the job x training hours / (training hours +
     #: the owner's own use hours).
     use_hours: float = 0.0
+    #: x the calendar-time term: the embodied carbon re-amortised to the job x training hours / 24 (the share of
+    #: the device's calendar time training holds it; ACT, Gupta et al. 2022).
+    calendar_hours: float = 0.0
 
 
 #: Embodied-carbon allocation policies (core.embodied_policies, a scenario's edge_embodied_policy):
@@ -165,6 +168,9 @@ POLICY_ROWS = {
                                    "service life lost.", battery_wear=1.0),
     "per_use_hour": EmbodiedPolicy("Per use hour (attributional): the embodied carbon re-amortised to the job x training hours / "
                                    "(training hours + the owner's own use hours).", use_hours=1.0),
+    "calendar_time": EmbodiedPolicy("Per calendar hour (attributional; ACT, Gupta et al., ISCA 2022: embodied carbon x the "
+                                    "job's time / the device's lifetime): the embodied carbon re-amortised to the job x training "
+                                    "hours / 24.", calendar_hours=1.0),
 }
 #: The policies' names and what each charges.
 POLICIES = {name: policy.description for name, policy in POLICY_ROWS.items()}
@@ -196,8 +202,14 @@ class Frame:
     network_methods: tuple[str, ...]
     #: Whether a fleet over its link is resized to the smallest fleet whose links carry its traffic.
     resizes_fleet: bool
-    #: The edge embodied policy a scenario in the frame must use (None: any).
+    #: The edge embodied policy a scenario in the frame must use (None: any): the frame's headline allocation.
     edge_embodied_policy: str | None = None
+    #: The other allocation policies the frame admits beside it (core.frame_embodied_policies), evaluated as
+    #: method rows like its network methods.
+    other_embodied_policies: tuple[str, ...] = ()
+    #: How the extra devices of a resized fleet draw power (core.frame_resize_powers, RESIZE_POWER_ROWS), its
+    #: headline first.
+    resize_powers: tuple[str, ...] = ("full",)
     #: Whether a scenario in the frame must give its network energy rule's factors (> 0).
     requires_network_factors: bool = False
     #: Whether the radio of a device that receives the traffic is charged beside the sender's: where a pattern's
@@ -218,14 +230,14 @@ FRAMES = {
         "Average factors, every shared asset allocated: the edge devices' embodied carbon per use hour, the network and "
         "the home router by average kWh per GB (or by time in use), the cloud node's embodied carbon amortised over its life.",
         amortises_cloud_embodied=True, network_energy_rule="average", network_methods=("volume", "time"),
-        resizes_fleet=True, edge_embodied_policy="per_use_hour", requires_network_factors=True,
-        charges_receiving_radio=True),
+        resizes_fleet=True, edge_embodied_policy="per_use_hour", other_embodied_policies=("calendar_time",),
+        resize_powers=("full", "online_idle"), requires_network_factors=True, charges_receiving_radio=True),
     "consequential": Frame(
         "Only what training adds: battery wear and early device replacement, the marginal network energy of a power "
         "model, and the cloud node added for the training (its embodied share in full).",
         amortises_cloud_embodied=False, network_energy_rule="marginal", network_methods=("marginal",),
-        resizes_fleet=True, edge_embodied_policy="battery_wear", requires_network_factors=True,
-        charges_receiving_radio=True),
+        resizes_fleet=True, edge_embodied_policy="battery_wear", resize_powers=("full", "online_idle"),
+        requires_network_factors=True, charges_receiving_radio=True),
 }
 ACCOUNTING_FRAMES = tuple(FRAMES)
 #: The paper's own accounting frame (its inputs and arithmetic, kept exactly); the others are the realistic frames.
@@ -264,6 +276,7 @@ DEVICE_FIELDS = {
     "table1_energy_j": "table1_energy_j",
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",
+    "idle_power_w": "idle_power_w",
 }
 @dataclass(frozen=True)
 class WorkloadKind:
@@ -330,6 +343,35 @@ NETWORK_METHOD_ROWS = {
 NETWORK_METHODS = {name: method.description for name, method in NETWORK_METHOD_ROWS.items()}
 #: The network methods each accounting frame admits (core.frame_network_methods), its headline method first.
 FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.items()}
+
+
+@dataclass(frozen=True)
+class ResizePower:
+    """How a fleet's devices draw power (core.resize_powers): weights of the model's three operational terms
+    (sql/model/evaluate.sql). A fleet resized to carry its traffic, or grown so its pipelines are complete, holds
+    more device-hours than the work needs; the rows differ only there."""
+
+    description: str
+    #: x every device of the fleet at its training power for the share of its window it trains.
+    fleet_training: float = 0.0
+    #: x the device-hours the work needs (the compute-equivalent devices x their online share of the window) at
+    #: training power.
+    work_training: float = 0.0
+    #: x the rest of the fleet's training device-hours at the class's idle power (<class>_idle_power_w).
+    extra_idle: float = 0.0
+
+
+#: How the extra devices of a resized fleet draw power (core.resize_powers); a row is added by one entry.
+RESIZE_POWER_ROWS = {
+    "full": ResizePower("Every device of the fleet draws training power while it trains: an upper bound, as the resized fleet "
+                        "does the same work as the compute-equivalent one.", fleet_training=1.0),
+    "online_idle": ResizePower("The work's device-hours draw training power; the fleet's other training device-hours (the extra "
+                               "devices a resize or complete pipelines add) draw the class's idle power (<class>_idle_power_w), "
+                               "online and waiting on the link or their stage. A class without an idle power has no row here.",
+                               work_training=1.0, extra_idle=1.0),
+}
+#: The resize-power rows' names and what each charges.
+RESIZE_POWERS = {name: row.description for name, row in RESIZE_POWER_ROWS.items()}
 #: Verdict categories of marts.verdict (core.verdicts), in order of precedence.
 VERDICT_INFEASIBLE = "infeasible at the stated link"
 VERDICT_EDGE_MORE = "edge emits more"

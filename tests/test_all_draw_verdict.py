@@ -36,22 +36,33 @@ from schemas.vocabulary import (
 COMM = next(name for name, row in PATTERN_ROWS.items() if row.moves_bytes and row.resizable)
 FRAME = next(name for name, methods in FRAME_NETWORK_METHODS.items() if len(methods) == 2 and FRAMES[name].resizes_fleet)
 FIRST, SECOND = FRAME_NETWORK_METHODS[FRAME]
+#: the frame's headline allocation policy and another it admits; its headline resize power and another
+POLICY, OTHER_POLICY = FRAMES[FRAME].edge_embodied_policy, FRAMES[FRAME].other_embodied_policies[0]
+POWER, OTHER_POWER = FRAMES[FRAME].resize_powers[:2]
 
 
-def _row(method: str, pattern: str, r: float, *, physical: bool = True, w: float = 5.0) -> dict:
+def _methods(method: str, policy: str, power: str) -> dict:
+    """The method-row keys of a row: its network method, allocation policy and resize power, and which are the headline."""
+    return {"network_method": method, "embodied_policy": policy, "resize_power": power,
+            "is_headline_method": method == FIRST and policy == POLICY and power == POWER,
+            "is_headline_policy": policy == POLICY, "is_headline_resize_power": power == POWER}
+
+
+def _row(method: str, pattern: str, r: float, *, physical: bool = True, w: float = 5.0, policy: str = POLICY,
+         power: str = POWER) -> dict:
     """One row of the model's evaluation (the relation `evaluated`) for scenario s, class laptop, the measured basis."""
     return {"scenario_id": "s", "device_class": "laptop", "basis": "measured_throughput", "is_headline": True,
-            "network_method": method, "is_headline_method": method == FIRST, "pattern": pattern, "devices": 100.0,
+            **_methods(method, policy, power), "pattern": pattern, "devices": 100.0,
             "cloud_gpu_count": 1.0, "resized_from": None, "reduction_factor": r, "link_time_share": 0.5,
             "required_link_mb_per_s": 2.5, "link_mb_per_s": 5.0, "link_feasible": True, "implied_device_utilisation": 0.4,
             "network_w_per_line": w, "network_physical": physical}
 
 
 def _mc(method: str, pattern: str, band: tuple[float, float, float], all_draws: tuple[float, float, float],
-        feasible: float, ge1: float, ge4: float) -> dict:
+        feasible: float, ge1: float, ge4: float, *, policy: str = POLICY, power: str = POWER) -> dict:
     """One marts.uncertainty row of R: the feasible draws' band, the band over every draw, the shares."""
     return {"scenario_id": "s", "device_class": "laptop", "basis": "measured_throughput", "pattern": pattern,
-            "network_method": method, "metric": "reduction_factor", "p05": band[0], "p50": band[1], "p95": band[2],
+            **_methods(method, policy, power), "metric": "reduction_factor", "p05": band[0], "p50": band[1], "p95": band[2],
             "share_r_below_1": 0.1, "share_r_below_4": 0.9, "share_link_feasible": feasible,
             "p05_all_draws": all_draws[0], "p50_all_draws": all_draws[1], "p95_all_draws": all_draws[2],
             "share_feasible_r_ge_1": ge1, "share_feasible_r_ge_4": ge4}
@@ -149,6 +160,29 @@ def test_the_verdict_names_the_assumed_ranges_that_cross_its_bounds() -> None:
     assert set(frame.get_column("verdict_driver_method")) == {SECOND}
     assert set(frame.get_column("verdict_deciding_assumptions")) == {
         "straggler_slowdown 1-2 (R 0.70-1.40); comm_compression 1-2 (R 1.10-4.20)"}
+
+
+def test_allocation_and_resize_power_rows_set_the_verdict_as_network_methods_do() -> None:
+    """Alone, the frame's headline row (its headline network method, policy and resize power) reads 4.2-5.5: the claim
+    holds. The frame's other allocation policy reads 3.5-4.4, so over its method rows the lowest p05 is 3.5: the claim
+    is uncertain, and the row that sets it is named by its policy; a resize-power row above the headline moves nothing."""
+    rows = [(POLICY, POWER, (4.2, 4.5, 5.5)), (OTHER_POLICY, POWER, (3.5, 4.0, 4.4)), (POLICY, OTHER_POWER, (4.6, 5.0, 5.9))]
+    evaluated = [_row(FIRST, COMPUTE_ONLY, 6.0, policy=policy) for policy in (POLICY, OTHER_POLICY)]
+    evaluated += [_row(FIRST, COMM, band[1], policy=policy, power=power) for policy, power, band in rows]
+    mc = [_mc(FIRST, COMPUTE_ONLY, (5.0, 6.0, 7.0), (5.0, 6.0, 7.0), 1.0, 1.0, 1.0, policy=policy) for policy in (POLICY, OTHER_POLICY)]
+    mc += [_mc(FIRST, COMM, band, band, 1.0, 1.0, 0.9, policy=policy, power=power) for policy, power, band in rows]
+    frame = _verdict(evaluated, mc)
+    assert frame.height == 3
+    assert set(frame.get_column("verdict")) == {VERDICT_UNCERTAIN}
+    assert set(frame.select("verdict_driver_method", "verdict_driver_policy", "verdict_driver_resize_power").rows()) == {
+        (FIRST, OTHER_POLICY, POWER)}
+    headline = frame.filter(pl.col("is_headline_method"))
+    assert (headline.height, headline.item(0, "embodied_policy"), headline.item(0, "resize_power")) == (1, POLICY, POWER)
+    # each row's R compute only is its own policy's
+    assert sorted(frame.get_column("p05").to_list()) == [5.0, 5.0, 5.0]
+    only_headline = _verdict([r for r in evaluated if r["embodied_policy"] == POLICY],
+                             [r for r in mc if r["embodied_policy"] == POLICY])
+    assert set(only_headline.get_column("verdict")) == {VERDICT_HOLDS}
 
 
 @pytest.fixture(scope="module")

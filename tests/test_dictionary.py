@@ -65,7 +65,7 @@ def test_comments_come_from_the_pandera_models(con) -> None:
     assert comments["verdict"] == model["verdict"].description
     table = con.execute("select comment from duckdb_tables() where schema_name = 'marts' and table_name = 'verdict'").fetchall()[0][0]
     assert table == table_comment("marts.verdict", Verdict)
-    assert "Grain: scenario x basis x edge device class x network method" in table
+    assert "Grain: scenario x basis x edge device class x method row (network method, allocation policy, resize power)" in table
     # a staging table whose docstring starts with the grain is led by what the table is
     sources = con.execute("select comment from duckdb_tables() where schema_name = 'staging' and table_name = 'sources'").fetchall()[0][0]
     assert sources.startswith("The manifest, one row per shipped source file. Grain: one shipped source file.")

@@ -99,7 +99,7 @@ def test_pipeline_fleet_for_link_is_the_smallest_over_stage_counts() -> None:
     con = duckdb.connect()
     install_macros(con)
     a, kp, s0, layers, lw = 1.266e15, 5.15e14, 3, 24, 1.577e14
-    sql = "select pipeline_fleet_for_link($a, $kp, $s0, $layers, $lw, $online, true)"
+    sql = "select pipeline_fleet_for_link($a, $kp, $s0, $layers, $lw, $online, true, 0)"
     # every device always online: the fewest devices training at once
     best = con.execute(sql, {"a": a, "kp": kp, "s0": s0, "layers": layers, "lw": lw, "online": 1.0}).fetchone()[0]
     feasible = [(n, s) for n in range(1, 400) for s in range(s0, layers + 1)
@@ -204,7 +204,8 @@ def test_implied_device_utilisation_is_physical(verdict: pl.DataFrame) -> None:
 def test_every_realistic_attributional_row_carries_volume_and_time(verdict: pl.DataFrame) -> None:
     attributional = verdict.filter(pl.col("accounting_frame") == "attributional")
     assert attributional.height > 0
-    methods = attributional.group_by("scenario_id", "basis", "device_class").agg(pl.col("network_method").sort())
+    methods = attributional.filter(pl.col("is_headline_policy") & pl.col("is_headline_resize_power")).group_by(
+        "scenario_id", "basis", "device_class").agg(pl.col("network_method").sort())
     assert all(m == ["time", "volume"] for m in methods.get_column("network_method").to_list())
     # the frame's verdict is one reading over its methods, set by one of them, repeated on each row
     per_frame = attributional.group_by("scenario_id", "basis", "device_class").agg(

@@ -548,7 +548,8 @@ def vocabularies() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]
     from schemas import vocabulary as v
 
     named = {"accounting frames": v.ACCOUNTING_FRAMES, "embodied policies": tuple(v.POLICIES), "workload kinds": tuple(v.WORKLOADS),
-             "equivalence bases": v.BASES, "network methods": tuple(v.NETWORK_METHODS), "verdicts": v.VERDICTS,
+             "equivalence bases": v.BASES, "network methods": tuple(v.NETWORK_METHODS), "resize powers": tuple(v.RESIZE_POWERS),
+             "verdicts": v.VERDICTS,
              "capacity units": v.CAPACITY_UNITS}
     whole = {"PATTERNS": v.PATTERNS, "COMM_PATTERNS": v.COMM_PATTERNS}
     return ({k: frozenset(names) for k, names in named.items()}, {k: frozenset(names) for k, names in whole.items()})

@@ -114,8 +114,9 @@ def test_the_model_reads_the_frames_rules_from_its_row(built_warehouse: Path) ->
 
 
 def test_a_policy_and_a_workload_are_weights_of_their_rows() -> None:
-    """embodied_allocated_kgco2e weighs its two terms by the policy's row, so a policy that mixes them (half
-    battery wear, half use hours) is the mean of the two shipped ones; the shipped rows pick one term each."""
+    """A policy's charge is its row's weights of the three embodied terms, each a macro computed once, so a policy that
+    mixes them (half battery wear, half use hours) is the mean of the two shipped ones; the shipped rows pick one term
+    each. Per calendar hour (ACT) charges the share of the day training holds the device: 8 h / 24."""
     from pipelines.model.methods import policy_rows, workload_rows
     from pipelines.warehouse.tables import install_macros
 
@@ -123,14 +124,23 @@ def test_a_policy_and_a_workload_are_weights_of_their_rows() -> None:
     install_macros(con)
     # nonuse 100 kg, horizon embodied 40 kg, battery share 0.05, 400 extra cycles of 1,000, 8 h training vs 4 h own use
     args = "100.0, 40.0, 0.05, 400.0, 1000.0, 8, 4, 200.0, 0.0, 3.0, 4.0"
-    weights = {row["policy"]: (row["battery_wear"], row["use_hours"]) for row in pl.from_arrow(policy_rows()).iter_rows(named=True)}
-    assert weights == {"none": (0.0, 0.0), "battery_wear": (1.0, 0.0), "per_use_hour": (0.0, 1.0)}
-    charged = {name: con.execute(f"select embodied_allocated_kgco2e($w, $u, {args})", {"w": w, "u": u}).fetchone()[0]
-               for name, (w, u) in {**weights, "mixed": (0.5, 0.5)}.items()}
+    terms = con.execute("select embodied_battery_wear_kgco2e(100.0, 0.05, 400.0, 1000.0, 200.0, 0.0, 3.0, 4.0), "
+                        "embodied_use_hours_kgco2e(40.0, 8, 4), embodied_calendar_kgco2e(40.0, 8)").fetchone()
+    columns = ("battery_wear", "use_hours", "calendar_hours")
+    weights = {row["policy"]: tuple(row[c] for c in columns) for row in pl.from_arrow(policy_rows()).iter_rows(named=True)}
+    assert weights == {"none": (0.0, 0.0, 0.0), "battery_wear": (1.0, 0.0, 0.0), "per_use_hour": (0.0, 1.0, 0.0),
+                       "calendar_time": (0.0, 0.0, 1.0)}
+    charged = {name: sum(w * t for w, t in zip(ws, terms, strict=True)) for name, ws in {**weights, "mixed": (0.5, 0.5, 0.0)}.items()}
     assert charged["none"] == 0.0
     assert charged["battery_wear"] == pytest.approx(100.0 * 0.05 * 400.0 / 1000.0, rel=1e-12)
     assert charged["per_use_hour"] == pytest.approx(40.0 * 8 / (8 + 4), rel=1e-12)
+    assert charged["calendar_time"] == pytest.approx(40.0 * 8 / 24, rel=1e-12)
     assert charged["mixed"] == pytest.approx((charged["battery_wear"] + charged["per_use_hour"]) / 2, rel=1e-12)
+    # the two-weight macro the marts share agrees with the terms
+    for name in ("none", "battery_wear", "per_use_hour"):
+        w, u, _ = weights[name]
+        assert con.execute(f"select embodied_allocated_kgco2e($w, $u, {args})", {"w": w, "u": u}).fetchone()[0] == pytest.approx(
+            charged[name], rel=1e-12)
     kinds = pl.from_arrow(workload_rows())
     # every kind weighs exactly one of the three job lengths
     assert kinds.select(pl.sum_horizontal("horizon", "gpu_hours", "tokens")).to_series().to_list() == [1.0] * len(WORKLOADS)

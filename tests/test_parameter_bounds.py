@@ -57,7 +57,7 @@ def test_bounds_admit_and_say_their_range(bounds: Bounds, inside: list[float], o
     ("accounting_frame", "one of the names in core.frames: as_published, attributional, consequential"),
     ("headline_basis", "one of the names in core.bases: binding, measured_throughput, measured_rates"),
     ("workload_kind", "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens"),
-    ("edge_embodied_policy", "one of the names in core.embodied_policies: none, battery_wear, per_use_hour"),
+    ("edge_embodied_policy", "one of the names in core.embodied_policies: none, battery_wear, per_use_hour, calendar_time"),
     # switches: codes
     ("grid_shared", "one of 0 (independent draws), 1 (one draw for both sides)"),
     # the table's own rows, before any class ending they share

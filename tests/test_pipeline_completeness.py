@@ -58,7 +58,7 @@ def test_the_resize_searches_stages_by_the_devices_they_take(con: duckdb.DuckDBP
     n(s) = max((100 (s - 1) - 100) / (34 - 100 / s), s) training at once = 150, 22.2, 21.4, 23.1.
     Always online, 5 stages carry it on the fewest (21.4); at 70%, 4 stages take the fewest devices,
     22.2 / 0.7^4 = 92.6, against 21.4 / 0.7^5 = 127.5 at 5."""
-    sql = "select pipeline_fleet_for_link(100.0, 100.0, 3, 6, 34.0, $online, $splits)"
+    sql = "select pipeline_fleet_for_link(100.0, 100.0, 3, 6, 34.0, $online, $splits, 0)"
     always = scalar(con, sql, {"online": 1.0, "splits": True})  # type: ignore[arg-type]
     assert always["s"] == 5 and always["n"] == pytest.approx(300 / 14, rel=1e-12) == always["devices"]
     at_70 = scalar(con, sql, {"online": 0.7, "splits": True})  # type: ignore[arg-type]
@@ -72,10 +72,27 @@ def test_the_resize_searches_stages_by_the_devices_they_take(con: duckdb.DuckDBP
     assert (devices[0], stages[0]) == (pytest.approx(at_70["devices"], rel=1e-15), 4)
 
 
+def test_a_resized_fleet_keeps_the_devices_its_work_needs(con: duckdb.DuckDBPyConnection) -> None:
+    """The same link with a job that needs 40 devices training at once: the link alone would take 22.2 at 4 stages,
+    but the fleet must still do the work, so n is at least 40 at every s: n(s) = 150, 40, 40, 40 for s = 3-6, and at 70%
+    the fewest devices are at 4 stages, 40 / 0.7^4 = 166.6 (not 22.2 / 0.7^4 = 92.6, a fleet too small for its job;
+    150 / 0.7^3 = 437.3 at 3). At a need below the link's, nothing moves."""
+    sql = "select pipeline_fleet_for_link(100.0, 100.0, 3, 6, 34.0, 0.7, true, $work)"
+    needed = scalar(con, sql, {"work": 40.0})  # type: ignore[arg-type]
+    assert needed["s"] == 4 and needed["n"] == 40.0
+    four = scalar(con, "select pipeline_training_for_link(100.0, 100.0, 4, 34.0, 40.0)")
+    assert four == 40.0
+    assert needed["devices"] == pytest.approx(40 / 0.7**4, rel=1e-12) == pytest.approx(166.6, abs=0.1)
+    light = scalar(con, sql, {"work": 1.0})  # type: ignore[arg-type]
+    assert light["s"] == 4 and light["n"] == pytest.approx(200 / 9, rel=1e-12)
+    devices, stages = numpy_model.pipeline_fleet_for_link(100.0, 100.0, 3.0, 6.0, 34.0, 0.7, True, 40.0)
+    assert (devices[0], stages[0]) == (pytest.approx(needed["devices"], rel=1e-15), needed["s"])
+
+
 def test_no_stage_count_that_carries_it_leaves_the_fleet_over_its_link(con: duckdb.DuckDBPyConnection) -> None:
     """Each device's share of the all-reduce alone, kp / s >= L W for every s: no fleet carries it (null),
     whatever the fleet's size; the model keeps it as counted, infeasible. There is no other bound."""
-    assert scalar(con, "select pipeline_fleet_for_link(100.0, 1000.0, 3, 6, 34.0, 0.7, true)") is None
+    assert scalar(con, "select pipeline_fleet_for_link(100.0, 1000.0, 3, 6, 34.0, 0.7, true, 0)") is None
     assert not hasattr(vocabulary, "RESIZE_CAP")
     model = Path("sql/model/evaluate.sql").read_text()
     assert "resize_cap" not in model and "pipeline_fleet_for_link" in model

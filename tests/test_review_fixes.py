@@ -292,11 +292,12 @@ def test_monte_carlo_brackets_every_deterministic_r(built_warehouse: Path) -> No
     with open_readonly(built_warehouse) as con:
         con.execute("set threads to 2")
         with model_view(con, scenario_inputs(con), basis_filter="headline_and_measured", methods="all"):
-            det = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, reduction_factor, link_feasible "
-                                "from model_evaluation")
-        mc = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, p05, p95, share_link_feasible "
-                           "from marts.uncertainty where metric = 'reduction_factor'")
-    joined = det.join(mc, on=["scenario_id", "device_class", "basis", "pattern", "network_method"], how="left")
+            det = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, "
+                                "reduction_factor, link_feasible from model_evaluation")
+        mc = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, p05, p95, "
+                           "share_link_feasible from marts.uncertainty where metric = 'reduction_factor'")
+    joined = det.join(mc, on=["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"],
+                      how="left")
     assert joined.height == mc.height
     # a range over the feasible draws exists wherever any draw is feasible, and wherever the deterministic fleet is
     assert joined.filter(pl.col("p05").is_null() & (pl.col("share_link_feasible") > 0)).height == 0

@@ -88,27 +88,34 @@ def pair(path: Path, scenario: str, cloud: str, edge: str, device: str = "laptop
     return row
 
 
+def driver_row(path: Path, scenario: str, device: str) -> tuple[str, str, str]:
+    """The method row (network method, allocation policy, resize power) that sets marts.verdict's reading for the
+    scenario and class on the siting's basis."""
+    [row] = read(path, "select distinct verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power from marts.verdict "
+                       "where scenario_id = $s and device_class = $d and basis = $b", {"s": scenario, "d": device, "b": SITING_BASIS}).rows()
+    return row
+
+
 def driver_method(path: Path, scenario: str, device: str) -> str:
-    """The network method that sets marts.verdict's reading for the scenario and class on the siting's basis."""
-    [(method,)] = read(path, "select distinct verdict_driver_method from marts.verdict where scenario_id = $s and device_class = $d "
-                             "and basis = $b", {"s": scenario, "d": device, "b": SITING_BASIS}).rows()
-    return method
+    """The network method of that row."""
+    return driver_row(path, scenario, device)[0]
 
 
 def r_by_formula(path: Path, scenario: str, cloud_ci: float, edge_ci: float, device: str = "laptop") -> tuple[float, float]:
-    """R compute only and with the scenario's pattern under the verdict's network method, from the
-    model's one formula (every basis, pattern and method evaluated) at these two intensities."""
-    method = driver_method(path, scenario, device)
+    """R compute only and with the scenario's pattern under the verdict's method row, from the
+    model's one formula (every basis and pattern evaluated, under that row) at these two intensities."""
+    method, policy, power = driver_row(path, scenario, device)
     con = duckdb.connect(str(path), read_only=True)
     try:
         base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
         overrides = pl.DataFrame({"scenario_id": [scenario] * 2, "variant_id": ["pair"] * 2,
                                   "parameter": ["cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh"], "value": [cloud_ci, edge_ci]})
-        rows = evaluate(con, substitute(base, overrides), all_bases=True, methods="all")
+        rows = evaluate(con, substitute(base, overrides), all_bases=True, methods=[(method, policy, power)])
         pattern = base.item(0, "comm_pattern")
     finally:
         con.close()
-    rows = rows.filter((pl.col("device_class") == device) & (pl.col("basis") == SITING_BASIS) & (pl.col("network_method") == method))
+    rows = rows.filter((pl.col("device_class") == device) & (pl.col("basis") == SITING_BASIS) & (pl.col("network_method") == method)
+                       & (pl.col("embodied_policy") == policy) & (pl.col("resize_power") == power))
     r = rows.filter(pl.col("pattern") == "none").item(0, "reduction_factor")
     return r, rows.filter(pl.col("pattern") == pattern).item(0, "reduction_factor")
 
@@ -164,7 +171,8 @@ def test_three_pairs_recomputed_by_hand(built_warehouse: Path) -> None:
     ):
         row = pair(built_warehouse, scenario, cloud, edge)
         assert (row["cloud_intensity_basis"], row["edge_intensity_basis"]) == bases
-        assert row["network_method"] == driver_method(built_warehouse, scenario, "laptop") and row["edge_mix"] is None
+        assert (row["network_method"], row["embodied_policy"], row["resize_power"]) == driver_row(built_warehouse, scenario, "laptop")
+        assert row["edge_mix"] is None
         assert row["cloud_gco2e_per_kwh"] == pytest.approx(cloud_ci, abs=1e-9)
         assert row["edge_gco2e_per_kwh"] == pytest.approx(edge_ci, abs=1e-9)
         r, r_comm = r_by_formula(built_warehouse, scenario, cloud_ci, edge_ci)
@@ -225,26 +233,41 @@ def test_with_communication_reads_the_network_method_of_the_verdict(built_wareho
 
 
 def test_the_siting_evaluation_asks_the_model_only_for_what_it_reads(built_warehouse: Path) -> None:
-    """The measured basis only, compute only and each set's own named pattern, the named network
-    methods only: the rows the full evaluation has there, with the same values, and no others."""
+    """The measured basis only, compute only and each set's own named pattern, the named method rows
+    only: the rows the full evaluation has there, with the same values, and no others."""
     con = duckdb.connect(str(built_warehouse), read_only=True)
     try:
         install_macros(con)
         inputs = scenario_inputs(con)
         full = evaluate(con, inputs, all_bases=True, patterns=PATTERNS, methods="all")
-        with model_view(con, inputs, patterns=("none",), own_pattern=True, basis_filter="measured", methods=("radio", "time")):
+        with model_view(con, inputs, patterns=("none",), own_pattern=True, basis_filter="measured",
+                        methods=(("radio", "none", "full"), ("time", "calendar_time", "online_idle"))):
             narrow = query_pl(con, "select * from model_evaluation")
         own = dict(query_pl(con, "select scenario_id, comm_pattern from core.scenarios").iter_rows())
     finally:
         con.close()
-    keys = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method"]
-    wanted = full.filter((pl.col("basis") == SITING_BASIS) & pl.col("network_method").is_in(["radio", "time"])
-                         & ((pl.col("pattern") == "none") | (pl.col("pattern") == pl.col("scenario_id").replace_strict(own))))
-    assert narrow.height == wanted.height > 0
-    assert set(narrow.get_column("network_method")) == {"radio", "time"}  # the consequential frame admits neither
-    joined = narrow.join(wanted, on=keys, how="inner", suffix="_full")
-    assert joined.height == narrow.height
+    keys = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]
+    triple = pl.concat_str("network_method", "embodied_policy", "resize_power", separator="/")
+    named = ["radio/none/full", "time/calendar_time/online_idle"]
+    own_pattern = pl.col("pattern") == pl.col("scenario_id").replace_strict(own)
+    wanted = full.filter((pl.col("basis") == SITING_BASIS) & triple.is_in(named) & own_pattern)
+    comm = narrow.filter(pl.col("pattern") != "none")
+    assert comm.height == wanted.height > 0
+    # the consequential frame admits neither row; the attributional one admits the second, the paper's frame the first
+    assert set(narrow.get_column("network_method")) == {"radio", "time"}
+    assert set(narrow.select(triple).to_series()) == set(named)
+    joined = comm.join(wanted, on=keys, how="inner", suffix="_full")
+    assert joined.height == comm.height
     assert (joined.get_column("reduction_factor") == joined.get_column("reduction_factor_full")).all()
+    # compute only depends on the allocation policy alone: each named row's R is the full evaluation's at that policy
+    by_policy = full.filter((pl.col("basis") == SITING_BASIS) & (pl.col("pattern") == "none")).group_by(
+        "scenario_id", "variant_id", "device_class", "basis", "embodied_policy").agg(
+        pl.col("reduction_factor").min().alias("low"), pl.col("reduction_factor").max().alias("high"))
+    assert (by_policy.get_column("low") == by_policy.get_column("high")).all()
+    compute = narrow.filter(pl.col("pattern") == "none").join(
+        by_policy, on=["scenario_id", "variant_id", "device_class", "basis", "embodied_policy"], how="inner")
+    assert compute.height == narrow.filter(pl.col("pattern") == "none").height > 0
+    assert (compute.get_column("reduction_factor") == compute.get_column("low")).all()
 
 
 def test_charging_window_differs_from_the_annual_mean_as_the_data_says(built_warehouse: Path) -> None:

@@ -194,7 +194,7 @@ def embodied_allocated_kgco2e(policy: Value | str, nonuse_kgco2e: Value, horizon
                               cycles: Value, rated_cycles: Value, training_hours_per_day: Value, owner_hours_per_day: Value,
                               owner_cycles_per_year: Value, replacement_share: Value, horizon_years: Value,
                               lifetime_years: Value) -> Value:
-    """One device's embodied carbon charged to training, per policy (none, battery_wear, per_use_hour).
+    """One device's embodied carbon charged to training, per policy (none, battery_wear, per_use_hour, calendar_time).
 
     Battery wear: a device replaced whole (replaced_share) is charged its share of service life
     lost, and carries no separate battery wear; the rest are charged the battery's wear.
@@ -209,7 +209,11 @@ def embodied_allocated_kgco2e(policy: Value | str, nonuse_kgco2e: Value, horizon
     def per_use_hour() -> Value:
         return horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
 
-    return case_of(policy, {"none": lambda: 0.0, "battery_wear": battery_wear, "per_use_hour": per_use_hour}, lambda: np.nan)
+    def calendar_time() -> Value:
+        return horizon_embodied_kgco2e * training_hours_per_day / 24
+
+    return case_of(policy, {"none": lambda: 0.0, "battery_wear": battery_wear, "per_use_hour": per_use_hour,
+                            "calendar_time": calendar_time}, lambda: np.nan)
 
 
 def pipeline_stages(devices_online: Value, layers: Value, min_stages: Value, activation_bytes_per_boundary: Value,
@@ -307,26 +311,27 @@ def training_share(online_fraction: Value, splits_model: bool, stages: Value) ->
 
 def pipeline_fleet_for_link(activation_bytes_per_stage: Value, kp: Value, s0: Value, layers: Value,
                             link_bytes_per_window: Value, online_fraction: Value,
-                            splits_model: bool) -> tuple[np.ndarray, np.ndarray]:
+                            splits_model: bool, n_work: Value = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The smallest fleet whose links carry a pipeline's traffic, as (devices, s) per draw (NaN where none can).
 
     For each stage count s from s0 to the layers where the link beats each device's share of the
-    all-reduce, n = max((a (s - 1) - kp) / (L W - kp / s), s) devices training at once, over the
+    all-reduce, n = max((a (s - 1) - kp) / (L W - kp / s), s, n_work) devices training at once (at
+    least the devices the work needs training at once), over the
     share of its window a device trains at s stages (:func:`training_share`); the fewest devices,
     then the least s (``list_min`` of the SQL's {devices, n, s} structs), over a draws x stage counts grid.
     """
-    a, kp, s0, layers, link, online = np.broadcast_arrays(*(np.atleast_1d(np.asarray(x, dtype=np.float64))
-                                                            for x in (activation_bytes_per_stage, kp, sql_integer(s0),
-                                                                      sql_integer(layers), link_bytes_per_window,
-                                                                      online_fraction)))
+    a, kp, s0, layers, link, online, work = np.broadcast_arrays(*(np.atleast_1d(np.asarray(x, dtype=np.float64))
+                                                                  for x in (activation_bytes_per_stage, kp, sql_integer(s0),
+                                                                            sql_integer(layers), link_bytes_per_window,
+                                                                            online_fraction, n_work)))
     s = np.arange(np.min(s0), np.max(layers) + 1, dtype=np.float64) if a.size else np.empty(0)
     if s.size == 0:
         return np.full(a.shape, np.nan), np.full(a.shape, np.nan)
-    a, kp, s0, layers, link, online = (x[:, None] for x in (a, kp, s0, layers, link, online))
+    a, kp, s0, layers, link, online, work = (x[:, None] for x in (a, kp, s0, layers, link, online, work))
     valid = (s >= s0) & (s <= layers) & (link > kp / s)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n = np.where(valid, np.maximum((a * (s - 1) - kp) / (link - kp / s), s) / training_share(online, splits_model, s),
-                     np.inf)
+        n = np.where(valid, np.maximum(np.maximum((a * (s - 1) - kp) / (link - kp / s), s), work)
+                     / training_share(online, splits_model, s), np.inf)
     best = np.argmin(n, axis=1)  # the first fewest devices: the least s among equal counts
     rows = np.arange(n.shape[0])
     found = valid[rows, best]
@@ -481,7 +486,7 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
     d_link, s_link = np.full(shape, np.nan), np.full(shape, np.nan)
     if np.any(over):
         d_link[over], s_link[over] = pipeline_fleet_for_link(at_over(per_stage), at_over(kp), at_over(stages), at_over(layers),
-                                                             at_over(link), at_over(online), row.splits_model)
+                                                             at_over(link), at_over(online), row.splits_model, at_over(n))
     resized = ~np.isnan(d_link)
     with np.errstate(invalid="ignore"):
         devices_pattern = np.where(resized, np.maximum(whole_devices(d_link), devices_complete), devices_complete)

@@ -1,4 +1,5 @@
--- Verdict page: R per scenario, basis, device class and network method with its Monte Carlo
+-- Verdict page: R per scenario, basis, device class and method row (network method, and the
+-- allocation policy and resize power where they are not the headline's) with its Monte Carlo
 -- p05-p95 (the feasible draws), compute only and with the scenario's named communication
 -- pattern, one row per mark (marts.verdict).
 select
@@ -8,9 +9,16 @@ select
     is_headline,
     device_class,
     network_method,
+    embodied_policy,
+    resize_power,
+    -- the method row: its network method, and its policy and resize power where they are not the headline's
+    network_method || case when is_headline_policy then '' else ', ' || embodied_policy end
+        || case when is_headline_resize_power then '' else ', ' || resize_power end as method_row,
     devices_per_gpu,
     devices_with_comm_per_gpu,
-    scenario_id || ' [' || basis || (case when is_headline then ', headline' else '' end) || ', ' || network_method || ']' as row_label,
+    scenario_id || ' [' || basis || (case when is_headline then ', headline' else '' end) || ', ' || network_method
+        || case when is_headline_policy then '' else ', ' || embodied_policy end
+        || case when is_headline_resize_power then '' else ', ' || resize_power end || ']' as row_label,
     side,
     case side when 'compute only' then reduction_factor else reduction_factor_with_comm end as r,
     case side when 'compute only' then p05 else p05_with_comm end as p05,
@@ -24,9 +32,12 @@ select
     implied_device_utilisation,
     verdict_if_feasible,
     verdict_driver_method,
+    verdict_driver_policy,
+    verdict_driver_resize_power,
     verdict,
     claim_low,
     claim_high
 from marts.verdict
 cross join (values ('compute only'), ('with communication')) as sides (side)
-order by accounting_frame, scenario_id, is_headline desc, basis, device_class, network_method, side
+order by accounting_frame, scenario_id, is_headline desc, basis, device_class, network_method, is_headline_policy desc, embodied_policy,
+    is_headline_resize_power desc, resize_power, side

@@ -15,10 +15,13 @@ import pyarrow as pa
 from pipelines.model.methods import (
     basis_rows,
     frame_method_rows,
+    frame_policy_rows,
+    frame_resize_power_rows,
     frame_rows,
     network_method_rows,
     pattern_rows,
     policy_rows,
+    resize_power_rows,
     workload_rows,
 )
 from pipelines.paths import sql_text
@@ -32,12 +35,17 @@ from schemas.vocabulary import (
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERNS,
+    POLICIES,
+    RESIZE_POWERS,
 )
 
 KEYS = ("scenario_id", "variant_id")
-#: Which network methods to evaluate: each frame's headline method, or every method it admits
-#: (or, passed as a collection of method names, only those among the ones each frame admits).
-METHOD_FILTERS = ("headline", "all")
+#: Which method rows to evaluate (sql/model/evaluate.sql): each frame's headline row of each kind
+#: (network method, allocation policy, resize power); every network method at the headline policy and
+#: resize power; or every row it admits (the policies and resize powers beyond the headline on the
+#: patterns marts.verdict reads). A collection of (network method, policy, resize power) triples:
+#: only those rows, where the scenario's frame admits them.
+METHOD_FILTERS = ("headline", "network", "all")
 
 
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -160,7 +168,7 @@ def model_view(
     patterns: Sequence[str] = PATTERNS,
     own_pattern: bool = False,
     basis_filter: str | None = None,
-    methods: str | Collection[str] = "headline",
+    methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
 
@@ -170,8 +178,8 @@ def model_view(
     only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql).
     ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
     set's own named pattern (its ``comm_pattern``) beside them.
-    ``methods``: each frame's headline network method, or ``all`` it admits (:data:`METHOD_FILTERS`),
-    or a collection of network methods: only those (a frame admitting none of them has no rows). Queries
+    ``methods``: which method rows (:data:`METHOD_FILTERS`), or a collection of (network method,
+    allocation policy, resize power) triples: only those (a frame admitting none of them has no rows). Queries
     over the view aggregate in DuckDB without materialising one row per draw, class and
     pattern in Python.
     """
@@ -193,22 +201,29 @@ def model_view(
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
     con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
-    only = None
     if isinstance(methods, str):
         if methods not in METHOD_FILTERS:
             raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
     else:
-        only = set(methods)
-        if not only or only - set(NETWORK_METHODS):
-            raise ValueError(f"network methods {sorted(only)}: expected some of {list(NETWORK_METHODS)}")
-        methods = "all"  # every method of model_frame_methods, which holds only those named
+        rows = [tuple(row) for row in methods]
+        unknown = [row for row in rows if len(row) != 3 or row[0] not in NETWORK_METHODS or row[1] not in POLICIES
+                   or row[2] not in RESIZE_POWERS]
+        if not rows or unknown:
+            raise ValueError(f"method rows {unknown or rows}: expected (network method, allocation policy, resize power) of "
+                             f"{list(NETWORK_METHODS)}, {list(POLICIES)}, {list(RESIZE_POWERS)}")
+        con.execute("set variable model_method_rows = $rows::struct(network_method varchar, policy varchar, resize_power varchar)[]",
+                    {"rows": [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]})
+        methods = "rows"
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.register("model_pattern_rows", pattern_rows())
     con.register("model_frames", frame_rows())
     con.register("model_policies", policy_rows())
+    con.register("model_frame_policies", frame_policy_rows())
+    con.register("model_resize_powers", resize_power_rows())
+    con.register("model_frame_resize_powers", frame_resize_power_rows())
     con.register("model_network_methods", network_method_rows())
     con.register("model_workloads", workload_rows())
-    con.register("model_frame_methods", frame_method_rows(only))
+    con.register("model_frame_methods", frame_method_rows())
     con.register("model_bases", basis_rows(BASES if all_bases else HEADLINE_BASES))
     if _has_fleets(table, constants):
         con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
@@ -221,7 +236,8 @@ def model_view(
         con.execute("drop view if exists model_evaluation")
         con.execute("drop view if exists model_class_rows")
         con.unregister("model_pattern_rows")
-        for name in ("model_frames", "model_policies", "model_network_methods", "model_workloads", "model_frame_methods", "model_bases"):
+        for name in ("model_frames", "model_policies", "model_frame_policies", "model_resize_powers", "model_frame_resize_powers",
+                     "model_network_methods", "model_workloads", "model_frame_methods", "model_bases"):
             con.unregister(name)
         if constants is None:
             con.unregister("model_inputs")
@@ -245,9 +261,9 @@ def evaluate(
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
     basis_filter: str | None = None,
-    methods: str = "headline",
+    methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> pl.DataFrame:
-    """R and its parts per input row x device class x basis x pattern x network method (sql/model/evaluate.sql)."""
+    """R and its parts per input row x device class x basis x pattern x method row (sql/model/evaluate.sql)."""
     with model_view(con, inputs, all_bases=all_bases, patterns=patterns, basis_filter=basis_filter, methods=methods):
         return query_pl(con, "select * from model_evaluation")
 

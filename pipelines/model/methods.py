@@ -1,7 +1,8 @@
 """The model's methods as reference rows, written from the one vocabulary (:mod:`schemas.vocabulary`).
 
 The ``model_methods`` asset writes them to the warehouse (core.frames, core.frame_network_methods,
-core.workload_kinds, core.embodied_policies, core.bases, core.verdicts, core.network_methods,
+core.workload_kinds, core.embodied_policies, core.frame_embodied_policies, core.resize_powers,
+core.frame_resize_powers, core.bases, core.verdicts, core.network_methods,
 core.patterns, core.claim), and :func:`pipelines.model.formula.model_view` registers the same rows beside the
 parameter sets it evaluates, so ``sql/model/evaluate.sql`` joins a frame's rules as columns. A
 fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
@@ -25,7 +26,9 @@ from schemas.vocabulary import (
     FRAMES,
     NETWORK_METHOD_ROWS,
     PATTERN_ROWS,
+    POLICIES,
     POLICY_ROWS,
+    RESIZE_POWER_ROWS,
     VERDICT_RULES,
     WORKLOAD_ROWS,
 )
@@ -49,16 +52,42 @@ def frame_rows() -> pa.Table:
     })
 
 
-def frame_method_rows(only: Collection[str] | None = None) -> pa.Table:
-    """core.frame_network_methods: the network methods each accounting frame admits, its headline
-    first (``only``: just the methods named there)."""
+def frame_method_rows() -> pa.Table:
+    """core.frame_network_methods: the network methods each accounting frame admits, its headline first."""
     rows = [(frame, method, rank == 0)
             for frame, rules in FRAMES.items()
-            for rank, method in enumerate(rules.network_methods)
-            if only is None or method in only]
+            for rank, method in enumerate(rules.network_methods)]
     return pa.table({
         "accounting_frame": pa.array([r[0] for r in rows], pa.string()),
         "network_method": pa.array([r[1] for r in rows], pa.string()),
+        "is_frame_headline": pa.array([r[2] for r in rows], pa.bool_()),
+    })
+
+
+def frame_policy_rows() -> pa.Table:
+    """core.frame_embodied_policies: the allocation policies each accounting frame admits as method rows, its
+    headline (the policy its scenarios must name) first; a frame that requires none admits every policy with
+    ``is_frame_headline`` null, and the model evaluates a scenario in it under its own policy only."""
+    rows = []
+    for frame, rules in FRAMES.items():
+        if rules.edge_embodied_policy is None:
+            rows += [(frame, policy, None) for policy in POLICIES]
+        else:
+            rows += [(frame, policy, rank == 0) for rank, policy in enumerate((rules.edge_embodied_policy, *rules.other_embodied_policies))]
+    return pa.table({
+        "accounting_frame": pa.array([r[0] for r in rows], pa.string()),
+        "policy": pa.array([r[1] for r in rows], pa.string()),
+        "is_frame_headline": pa.array([r[2] for r in rows], pa.bool_()),
+    })
+
+
+def frame_resize_power_rows() -> pa.Table:
+    """core.frame_resize_powers: how each accounting frame charges the extra devices of a resized fleet, its
+    headline first."""
+    rows = [(frame, power, rank == 0) for frame, rules in FRAMES.items() for rank, power in enumerate(rules.resize_powers)]
+    return pa.table({
+        "accounting_frame": pa.array([r[0] for r in rows], pa.string()),
+        "resize_power": pa.array([r[1] for r in rows], pa.string()),
         "is_frame_headline": pa.array([r[2] for r in rows], pa.bool_()),
     })
 
@@ -123,6 +152,11 @@ def policy_rows() -> pa.Table:
     return method_rows("policy", POLICY_ROWS)
 
 
+def resize_power_rows() -> pa.Table:
+    """core.resize_powers: how a fleet's devices draw power, as weights of the model's three operational terms."""
+    return method_rows("resize_power", RESIZE_POWER_ROWS)
+
+
 def reference_tables() -> dict[str, pa.Table]:
     """Every reference table of the vocabulary, by its warehouse name."""
     return {
@@ -130,6 +164,9 @@ def reference_tables() -> dict[str, pa.Table]:
         "core.frame_network_methods": frame_method_rows(),
         "core.workload_kinds": workload_rows(),
         "core.embodied_policies": policy_rows(),
+        "core.frame_embodied_policies": frame_policy_rows(),
+        "core.resize_powers": resize_power_rows(),
+        "core.frame_resize_powers": frame_resize_power_rows(),
         "core.bases": basis_rows(),
         "core.verdicts": pa.table({
             "verdict": list(VERDICT_RULES),

@@ -51,7 +51,8 @@ def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.D
     """marts.sensitivity: R at each ranged parameter's low and high, all others at the scenario value.
 
     Grain: scenario x device class x pattern x network method (every method the scenario's frame
-    admits, so a verdict set by any of them finds its own) x parameter.
+    admits, so a verdict set by any of them finds its own; at the frame's headline allocation policy
+    and resize power) x parameter.
     """
     ranged = parameters.filter(pl.col("low").is_not_null() & pl.col("high").is_not_null() & (pl.col("low") < pl.col("high")))
     overrides = pl.concat([
@@ -59,12 +60,12 @@ def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.D
                       pl.col(side).alias("value"))
         for side in ("low", "high")
     ])
-    varied = _headline(con, substitute(base, overrides), methods="all").with_columns(
+    varied = _headline(con, substitute(base, overrides), methods="network").with_columns(
         pl.col("variant_id").str.split(":").list.get(0).alias("parameter"),
         pl.col("variant_id").str.split(":").list.get(1).alias("side"),
     )
     keys = ["scenario_id", "device_class", "pattern", "network_method"]
-    baseline = _headline(con, base, methods="all").select(*keys, "is_headline_method",
+    baseline = _headline(con, base, methods="network").select(*keys, "is_headline_method",
                                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
     wide = varied.pivot(on="side", index=[*keys, "parameter"], values="reduction_factor")
     frame = (

@@ -257,14 +257,15 @@ def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray)
 
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
-    basis and measured_throughput, every network method each frame admits)."""
+    basis and measured_throughput, every method row each frame admits: sql/model/evaluate.sql's 'all')."""
     with model_view(con, draws.drawn, constants=draws.constants, basis_filter="headline_and_measured", methods="all"):
         return query_pl(con, sql_text("model/uncertainty_summary.sql"),
                         {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW})
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
-    """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x network method x metric,
+    """marts.uncertainty: p05/p50/p95/mean per scenario x class x pattern x method row (network method,
+    allocation policy, resize power) x metric,
     over the draws whose fleet can send its traffic (null where none can); for R also the all-draw
     band (an infeasible draw counted as R = 0) and the shares of every draw that are feasible and
     reach R = 1 and the claim's low end."""
@@ -278,8 +279,8 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
         q = pl.col(f"{metric}_quantiles")
         is_r = metric == "reduction_factor"
         parts.append(summary.select(
-            "scenario_id", "device_class", "basis", "is_headline", "pattern", "network_method", "is_headline_method",
-            pl.lit(metric).alias("metric"),
+            "scenario_id", "device_class", "basis", "is_headline", "pattern", "network_method", "embodied_policy", "resize_power",
+            "is_headline_method", "is_headline_policy", "is_headline_resize_power", pl.lit(metric).alias("metric"),
             q.list.get(0).alias("p05"), q.list.get(1).alias("p50"), q.list.get(2).alias("p95"),
             pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64), pl.col("n_feasible").cast(pl.Int64),
             *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
@@ -290,7 +291,8 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
               for c in ("share_feasible_r_ge_1", "share_feasible_r_ge_4")],
             pl.lit(seed, dtype=pl.Int64).alias("seed"),
         ))
-    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "network_method", "metric")
+    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power",
+                                 "metric")
 
 
 def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:

@@ -70,13 +70,27 @@ def _devices(per_gpu: float, resized_from: float | None) -> str:
     return f"{per_gpu:,.0f}" if resized_from is None else f"{resized_from:,.0f} -> {per_gpu:,.0f}"
 
 
+def method_row(network_method: str, policy: str, resize_power: str, *, headline_policy: bool, headline_power: bool) -> str:
+    """A method row in words: its network method, then its allocation policy and resize power where they are not the
+    headline's."""
+    return ", ".join([network_method, *([] if headline_policy else [policy]), *([] if headline_power else [resize_power])])
+
+
+#: marts.verdict's rows the README's table shows: each network method at the headline allocation policy and resize
+#: power, and the method row that sets the verdict (the others are in the table).
+SHOWN_ROWS = ("(is_headline_policy and is_headline_resize_power) or (network_method = verdict_driver_method "
+              "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power)")
+
+
 def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
-    """marts.verdict as a Markdown table (headline basis first per scenario and class, then each network method): the
-    feasible draws' p05-p95 beside the band over every draw (an infeasible draw counted as R = 0) that the verdict reads."""
-    frame = query_pl(con, "select * from marts.verdict order by accounting_frame, scenario_id, device_class, is_headline desc, basis, "
-                          "network_method")
+    """marts.verdict as a Markdown table (headline basis first per scenario and class, then each method row shown,
+    :data:`SHOWN_ROWS`): the feasible draws' p05-p95 beside the band over every draw (an infeasible draw counted as
+    R = 0) that the verdict reads."""
+    frame = query_pl(con, f"select * from marts.verdict where {SHOWN_ROWS} order by accounting_frame, scenario_id, device_class, "
+                          "is_headline desc, basis, network_method, is_headline_policy desc, embodied_policy, "
+                          "is_headline_resize_power desc, resize_power")
     lines = [
-        "| scenario | frame | basis | device | network method | devices per GPU | R compute only | p05-p95 "
+        "| scenario | frame | basis | device | method row | devices per GPU | R compute only | p05-p95 "
         "| R with communication (pattern) | p05-p95 | p05-p95, all draws | link needed / link, MB/s | feasible share "
         f"| feasible, R >= 1 / R >= {CLAIM_LOW:g} | device utilisation | verdict (set by) |",
         "|---|---|---|---|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---|",
@@ -85,15 +99,20 @@ def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
         basis = f"**{r['basis']}**" if r["is_headline"] else r["basis"]
         verdict = r["verdict"] + (f"; if feasible: {r['verdict_if_feasible']}" if r["verdict"] == VERDICT_INFEASIBLE else "")
         needed = "-" if r["required_link_mb_per_s"] is None else f"{r['required_link_mb_per_s']:.2f}"
+        row = method_row(r["network_method"], r["embodied_policy"], r["resize_power"], headline_policy=r["is_headline_policy"],
+                         headline_power=r["is_headline_resize_power"])
+        driver = method_row(r["verdict_driver_method"], r["verdict_driver_policy"], r["verdict_driver_resize_power"],
+                            headline_policy=r["verdict_driver_policy"] == r["embodied_policy"] and r["is_headline_policy"],
+                            headline_power=r["verdict_driver_resize_power"] == r["resize_power"] and r["is_headline_resize_power"])
         lines.append(
-            f"| {r['scenario_id']} | {r['accounting_frame']} | {basis} | {r['device_class']} | {r['network_method']} "
+            f"| {r['scenario_id']} | {r['accounting_frame']} | {basis} | {r['device_class']} | {row} "
             f"| {_devices(r['devices_with_comm_per_gpu'], r['resized_from'])} "
             f"| {_r(r['reduction_factor'])} | {_range(r['p05'], r['p95'])} "
             f"| {_r(r['reduction_factor_with_comm'])} ({r['comm_pattern']}) | {_range(r['p05_with_comm'], r['p95_with_comm'])} "
             f"| {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])} "
             f"| {needed} / {r['link_mb_per_s']:.2f} | {r['feasible_share']:.2f} "
             f"| {r['share_feasible_r_ge_1']:.2f} / {r['share_feasible_r_ge_4']:.2f} | {r['implied_device_utilisation']:.2f} "
-            f"| {verdict} ({r['verdict_driver_method']}) |"
+            f"| {verdict} ({driver}) |"
         )
     return "\n".join(lines)
 
@@ -145,14 +164,16 @@ def answer_from(headline: pl.DataFrame) -> str:
     else:
         first = f"No scenario of this build keeps the paper's own frame (`{PAPER_FRAME}`) to test the claimed {CLAIM_LOW:g}-{CLAIM_HIGH:g}x."
     feasible = headline.filter(pl.col("verdict") != VERDICT_INFEASIBLE)
+    feasible = feasible.with_columns(pl.Series("method_words", [method_words(r) for r in feasible.iter_rows(named=True)],
+                                               dtype=pl.String))
     if feasible.height == 0:
         return " ".join((first, "No other scenario's fleet can send its traffic over its links either.",
                          "So no fleet of this build could exist, and none supports the claim."))
     per_scenario = [
         _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])}, "
               f"R >= {CLAIM_LOW:g} in {r['share_feasible_r_ge_4']:.0%} of draws) for {r['device_class']}s"
-              for r in g.iter_rows(named=True)]) + f" in {scenario} (network energy by the `{method}` method)"
-        for (scenario, method), g in feasible.group_by(["scenario_id", "network_method"], maintain_order=True)
+              for r in g.iter_rows(named=True)]) + f" in {scenario} ({method})"
+        for (scenario, method), g in feasible.group_by(["scenario_id", "method_words"], maintain_order=True)
     ]
     second = (f"On the fleets that could exist, R with communication (p05-p95 over every Monte Carlo draw, a draw whose fleet "
               f"cannot send its traffic counted as R = 0) is {_and(per_scenario, sep='; ')}.")
@@ -167,9 +188,22 @@ def answer_from(headline: pl.DataFrame) -> str:
 
 
 def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
-    """README's plain answer (:func:`answer_from`), from marts.verdict."""
-    return answer_from(query_pl(con, "select * from marts.verdict where is_headline and network_method = verdict_driver_method "
-                                     "order by accounting_frame, scenario_id, device_class"))
+    """README's plain answer (:func:`answer_from`), from marts.verdict's rows that set each headline verdict."""
+    frame = query_pl(con, "select * from marts.verdict where is_headline and network_method = verdict_driver_method "
+                          "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power "
+                          "order by accounting_frame, scenario_id, device_class")
+    return answer_from(frame)
+
+
+def method_words(row: dict) -> str:
+    """The method row that sets a verdict, in the README's words: its network method, and its allocation policy and
+    resize power where they are not the headline's (a row without those columns: the headline's)."""
+    words = f"network energy by the `{row['network_method']}` method"
+    if not row.get("is_headline_policy", True):
+        words += f", embodied carbon by `{row['embodied_policy']}`"
+    if not row.get("is_headline_resize_power", True):
+        words += f", the extra devices at `{row['resize_power']}` power"
+    return words
 
 
 #: The words of each coefficient of a pattern's row (sql/model/macros.sql comm_bytes and radio_kwh).

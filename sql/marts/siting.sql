@@ -4,8 +4,9 @@
 -- model's one formula (sql/model/evaluate.sql: the view `model_evaluation` over core.scenarios
 -- with each pair's two grid intensities in place of the scenario's, variant_id 'cloud>edge'),
 -- evaluated on the measured basis ($basis) only, compute only and with the scenario's own named
--- pattern, under the network method that sets marts.verdict's reading for the scenario and class
--- on that basis (verdict_driver_method). Compute-only R does not depend on the method.
+-- pattern, under the method row that sets marts.verdict's reading for the scenario and class on
+-- that basis (verdict_driver_method, _policy and _resize_power). Compute-only R does not depend on
+-- the network method or the resize power, only on the policy.
 -- Deterministic: no draws.
 -- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
@@ -15,7 +16,8 @@ with frames as (
 ),
 
 drivers as (
-    select distinct scenario_id, device_class, verdict_driver_method as network_method
+    select distinct scenario_id, device_class, verdict_driver_method as network_method, verdict_driver_policy as embodied_policy,
+        verdict_driver_resize_power as resize_power
     from marts.verdict
     where basis = $basis
 ),
@@ -27,6 +29,8 @@ evaluated as (
         e.device_class,
         e.basis,
         e.network_method,
+        e.embodied_policy,
+        e.resize_power,
         any_value(e.reduction_factor) filter (where not pattern.moves_bytes) as reduction_factor,
         any_value(e.reduction_factor) filter (where e.pattern = f.comm_pattern) as reduction_factor_with_comm,
         any_value(e.link_feasible) filter (where e.pattern = f.comm_pattern) as link_feasible_with_comm
@@ -35,8 +39,9 @@ evaluated as (
     -- compute only: the pattern that moves no bytes (core.patterns)
     inner join core.patterns as pattern on pattern.pattern = e.pattern
     inner join drivers as d on d.scenario_id = e.scenario_id and d.device_class = e.device_class and d.network_method = e.network_method
+        and d.embodied_policy = e.embodied_policy and d.resize_power = e.resize_power
     where e.basis = $basis
-    group by e.scenario_id, e.variant_id, e.device_class, e.basis, e.network_method
+    group by e.scenario_id, e.variant_id, e.device_class, e.basis, e.network_method, e.embodied_policy, e.resize_power
 )
 
 select
@@ -49,6 +54,8 @@ select
     e.basis,
     f.comm_pattern,
     e.network_method,
+    e.embodied_policy,
+    e.resize_power,
     e.reduction_factor,
     e.reduction_factor_with_comm,
     e.link_feasible_with_comm,

@@ -1,5 +1,8 @@
--- marts.verdict: the answer, one row per scenario x basis x edge device class x network method
--- the scenario's accounting frame admits (core.frame_network_methods). The deterministic R
+-- marts.verdict: the answer, one row per scenario x basis x edge device class x method row the
+-- scenario's accounting frame admits: a network method (core.frame_network_methods), an
+-- allocation policy (core.frame_embodied_policies: the scenario's own, and the frame's others) and
+-- a resize power (core.frame_resize_powers), each a row of weights of terms the model computes
+-- once (sql/model/evaluate.sql). The deterministic R
 -- (compute only, and with the scenario's named communication pattern) from the model's
 -- evaluation of core.scenarios (read here as the relation `evaluated`: the headline basis and
 -- measured_throughput, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
@@ -17,11 +20,14 @@
 -- (network_w_per_line) than the scenario's line_power_physical_max_w (twice a line's measured
 -- maximum) is not physical for that row (network_physical false): it stays a visible bound but
 -- sets no verdict (unless no method of the frame is physical).
--- `verdict_if_feasible` reads the range of R with communication over every physical method the frame
--- admits (the lowest p05 and the highest p95 of the feasible draws) against the claim's low end
--- (core.claim), as if the fleet were feasible. `verdict` reads the same range over every draw
--- (the all-draw band), unless the fleet is infeasible; `verdict_driver_method` names the method
--- whose bound sets `verdict`'s reading (`verdict_if_feasible`'s where the fleet is infeasible).
+-- `verdict_if_feasible` reads the range of R with communication over every physical method row the
+-- frame admits (the lowest p05 and the highest p95 of the feasible draws) against the claim's low
+-- end (core.claim), as if the fleet were feasible. `verdict` reads the same range over every draw
+-- (the all-draw band), unless the fleet is infeasible; `verdict_driver_method`, `_policy` and
+-- `_resize_power` name the method row whose bound sets `verdict`'s reading (`verdict_if_feasible`'s
+-- where the fleet is infeasible). R compute only does not depend on the network method or the
+-- link: each row reads it at its own allocation policy, under the frame's headline network method
+-- and resize power.
 -- `verdict_deciding_assumptions` names the `assumed` parameters whose range alone, one at a time
 -- (marts.sensitivity: the headline basis, the scenario's pattern and the frame's headline
 -- method), moves deterministic R with communication across 1 or the claim's low end.
@@ -30,7 +36,7 @@
 -- GPU-rate parameter row (a staging.training_throughput throughput_id); null on other bases.
 -- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
-    select scenario_id, accounting_frame, comm_pattern
+    select scenario_id, accounting_frame, comm_pattern, headline_network_method
     from core.scenarios
     inner join core.frames using (accounting_frame)
 ),
@@ -43,10 +49,13 @@ gpu_rates as (
 ),
 
 compute_only as (
-    -- R without communication: the rows of the pattern that moves no bytes (core.patterns)
+    -- R without communication: the rows of the pattern that moves no bytes (core.patterns), one per
+    -- allocation policy
     select evaluated.*
     from evaluated
     inner join core.patterns on evaluated.pattern = core.patterns.pattern and not core.patterns.moves_bytes
+    inner join frames on evaluated.scenario_id = frames.scenario_id
+    where evaluated.network_method = frames.headline_network_method and evaluated.is_headline_resize_power
 ),
 
 with_comm as (
@@ -56,7 +65,8 @@ with_comm as (
 ),
 
 mc as (
-    select scenario_id, device_class, basis, pattern, network_method, p05, p50, p95, share_r_below_1, share_r_below_4,
+    select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, p05, p50, p95,
+           share_r_below_1, share_r_below_4,
            share_link_feasible, p05_all_draws, p50_all_draws, p95_all_draws, share_feasible_r_ge_1, share_feasible_r_ge_4
     from marts.uncertainty
     where metric = 'reduction_factor'
@@ -64,13 +74,17 @@ mc as (
 
 rows as (
     select
-        compute_only.scenario_id,
+        with_comm.scenario_id,
         frames.accounting_frame,
-        compute_only.basis,
-        compute_only.is_headline,
-        compute_only.device_class,
-        compute_only.network_method,
-        compute_only.is_headline_method,
+        with_comm.basis,
+        with_comm.is_headline,
+        with_comm.device_class,
+        with_comm.network_method,
+        with_comm.embodied_policy,
+        with_comm.resize_power,
+        with_comm.is_headline_method,
+        with_comm.is_headline_policy,
+        with_comm.is_headline_resize_power,
         compute_only.devices / compute_only.cloud_gpu_count as devices_per_gpu,
         compute_only.reduction_factor,
         compute.p05,
@@ -100,7 +114,7 @@ rows as (
         with_comm.network_physical,
         -- a method that is not physical for this row sets no verdict, unless no method of the frame is
         with_comm.network_physical or not bool_or(with_comm.network_physical) over (
-            partition by compute_only.scenario_id, compute_only.basis, compute_only.device_class) as sets_verdict,
+            partition by with_comm.scenario_id, with_comm.basis, with_comm.device_class) as sets_verdict,
         coalesce(with_comm.link_feasible and with_comm.required_link_mb_per_s is not null
                  and comm.share_link_feasible >= claim.feasible_share_min, false) as feasible,
         -- the bounds of R with communication `verdict_if_feasible` reads: the feasible draws'
@@ -110,22 +124,25 @@ rows as (
         -- the bounds `verdict` reads: every draw, an infeasible one counted as R = 0
         comm.p05_all_draws as low_all_draws,
         comm.p95_all_draws as high_all_draws
-    from compute_only
-    inner join frames on compute_only.scenario_id = frames.scenario_id
-    inner join with_comm
-        on with_comm.scenario_id = compute_only.scenario_id and with_comm.device_class = compute_only.device_class
-        and with_comm.basis = compute_only.basis and with_comm.network_method = compute_only.network_method
+    from with_comm
+    inner join frames on with_comm.scenario_id = frames.scenario_id
+    inner join compute_only
+        on compute_only.scenario_id = with_comm.scenario_id and compute_only.device_class = with_comm.device_class
+        and compute_only.basis = with_comm.basis and compute_only.embodied_policy = with_comm.embodied_policy
     inner join mc as compute
         on compute.scenario_id = compute_only.scenario_id and compute.device_class = compute_only.device_class
-        and compute.basis = compute_only.basis and compute.pattern = compute_only.pattern and compute.network_method = compute_only.network_method
+        and compute.basis = compute_only.basis and compute.pattern = compute_only.pattern
+        and compute.network_method = compute_only.network_method and compute.embodied_policy = compute_only.embodied_policy
+        and compute.resize_power = compute_only.resize_power
     inner join mc as comm
-        on comm.scenario_id = compute_only.scenario_id and comm.device_class = compute_only.device_class
-        and comm.basis = compute_only.basis and comm.pattern = frames.comm_pattern
-        and comm.network_method = compute_only.network_method
+        on comm.scenario_id = with_comm.scenario_id and comm.device_class = with_comm.device_class
+        and comm.basis = with_comm.basis and comm.pattern = frames.comm_pattern
+        and comm.network_method = with_comm.network_method and comm.embodied_policy = with_comm.embodied_policy
+        and comm.resize_power = with_comm.resize_power
     cross join core.claim as claim
 ),
 
--- the frame's reading over its methods: the lowest low and the highest high, and the methods that set them
+-- the frame's reading over its method rows: the lowest low and the highest high, and the rows that set them
 frame_range as (
     select
         scenario_id,
@@ -133,12 +150,16 @@ frame_range as (
         device_class,
         min(low_with_comm) filter (where sets_verdict) as frame_low,
         max(high_with_comm) filter (where sets_verdict) as frame_high,
-        arg_min(network_method, low_with_comm) filter (where sets_verdict) as low_method,
-        arg_max(network_method, high_with_comm) filter (where sets_verdict) as high_method,
+        arg_min({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, low_with_comm)
+            filter (where sets_verdict) as low_method,
+        arg_max({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, high_with_comm)
+            filter (where sets_verdict) as high_method,
         min(low_all_draws) filter (where sets_verdict) as frame_low_all,
         max(high_all_draws) filter (where sets_verdict) as frame_high_all,
-        arg_min(network_method, low_all_draws) filter (where sets_verdict) as low_method_all,
-        arg_max(network_method, high_all_draws) filter (where sets_verdict) as high_method_all,
+        arg_min({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, low_all_draws)
+            filter (where sets_verdict) as low_method_all,
+        arg_max({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, high_all_draws)
+            filter (where sets_verdict) as high_method_all,
         bool_and(feasible) as frame_feasible
     from rows
     group by scenario_id, basis, device_class
@@ -171,12 +192,12 @@ readings as (
     cross join core.claim as claim
 ),
 
--- the network method that sets each reading: over every draw where the fleet is feasible, else as if it were
+-- the method row that sets each reading: over every draw where the fleet is feasible, else as if it were
 drivers as (
     select
         readings.*,
         case when frame_feasible then verdict_all_draws else $verdict_infeasible end as verdict,
-        case when frame_feasible then driver_all_draws else driver_if_feasible end as verdict_driver_method
+        case when frame_feasible then driver_all_draws else driver_if_feasible end as verdict_driver
     from readings
 ),
 
@@ -197,7 +218,7 @@ deciding as (
         on headline.scenario_id = sensitivity.scenario_id and headline.device_class = sensitivity.device_class
     inner join drivers
         on drivers.scenario_id = headline.scenario_id and drivers.basis = headline.basis
-        and drivers.device_class = headline.device_class and drivers.verdict_driver_method = sensitivity.network_method
+        and drivers.device_class = headline.device_class and drivers.verdict_driver.network_method = sensitivity.network_method
     cross join core.claim as claim
     where sensitivity.status = $assumed_status
         and list_bool_or([least(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) < edge
@@ -211,7 +232,9 @@ select
     claim.claim_low,
     claim.claim_high,
     drivers.verdict_if_feasible,
-    drivers.verdict_driver_method,
+    drivers.verdict_driver.network_method as verdict_driver_method,
+    drivers.verdict_driver.policy as verdict_driver_policy,
+    drivers.verdict_driver.resize_power as verdict_driver_resize_power,
     drivers.verdict,
     case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions,
     case when bases.measured_rate > 0 then gpu_rates.gpu_rate_id end as gpu_rate_id
@@ -221,4 +244,5 @@ inner join core.bases as bases on bases.basis = rows.basis
 left join gpu_rates on gpu_rates.scenario_id = rows.scenario_id
 left join deciding using (scenario_id, device_class)
 cross join core.claim as claim
-order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method
+order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method, rows.is_headline_policy desc,
+    rows.embodied_policy, rows.is_headline_resize_power desc, rows.resize_power

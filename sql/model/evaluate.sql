@@ -109,8 +109,6 @@ inputs as (
         frame.amortises_cloud_embodied,
         frame.resizes_fleet,
         frame.charges_receiving_radio,
-        policy.battery_wear as policy_battery_wear,
-        policy.use_hours as policy_use_hours,
         workload.tokens as workload_tokens_weight,
         -- the job's length: the weights of the scenario's workload kind (core.workload_kinds)
         weighted(workload.horizon, horizon_years)
@@ -120,7 +118,6 @@ inputs as (
                                               cloud_gpu_count, cloud_hours_per_day)) as job_years
     from gpus
     inner join model_frames as frame on frame.accounting_frame = gpus.accounting_frame
-    inner join model_policies as policy on policy.policy = gpus.edge_embodied_policy
     inner join model_workloads as workload on workload.workload_kind = gpus.workload_kind
 ),
 
@@ -294,14 +291,18 @@ carbon as (
         -- stated count is exactly at its peak)
         round(share * cloud_gpu_count * work_tflops * cloud_hours_per_day * slowdown
               / (devices * online_fraction * device_tflops * hours_per_day), 12) as implied_device_utilisation,
-        -- one device's training electricity and allocated embodied carbon over the job
+        -- one device's training electricity over the job, online its share of its window, and the
+        -- three terms of its embodied carbon an allocation policy weighs (core.embodied_policies)
         edge_operational_kgco2e(1, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
                                 edge_grid_gco2e_per_kwh) as edge_operational_per_device_kgco2e,
-        embodied_allocated_kgco2e(
-            policy_battery_wear, policy_use_hours, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
+        embodied_battery_wear_kgco2e(
+            device_nonuse_kgco2e, battery_embodied_share,
             battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
-            battery_rated_cycles, hours_per_day * online_fraction, owner_hours_per_day, owner_cycles_per_year,
-            device_replacement_share, job_years, lifetime_years) as edge_embodied_per_device_kgco2e
+            battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years)
+            as battery_wear_per_device_kgco2e,
+        embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction, owner_hours_per_day)
+            as use_hours_per_device_kgco2e,
+        embodied_calendar_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction) as calendar_hours_per_device_kgco2e
     from fleet
 ),
 
@@ -326,12 +327,7 @@ patterns as (
         receiving_radios(carbon.charges_receiving_radio, pattern.home_ends) as receiving_radios,
         pattern.splits_model,
         pattern.moves_bytes,
-        method.network_method,
-        method.is_frame_headline as is_headline_method,
-        network.per_gb_one_end,
-        network.per_gb_by_ends,
-        network.marginal_by_ends,
-        network.line_time,
+        pattern.name = carbon.comm_pattern as is_own_pattern,
         devices * online_fraction as devices_online_base,
         case when pattern.splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
                                                        batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
@@ -341,10 +337,10 @@ patterns as (
     inner join model_pattern_rows as pattern
         on list_contains(getvariable('model_patterns'), pattern.name)
         or (getvariable('model_own_pattern') and pattern.name = carbon.comm_pattern)
-    inner join model_frame_methods as method
-        on method.accounting_frame = carbon.accounting_frame
-        and (getvariable('model_method_filter') = 'all' or method.is_frame_headline)
-    inner join model_network_methods as network on network.network_method = method.network_method
+    -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the
+    -- scenario's own, and the one that moves no bytes)
+    where carbon.is_headline or getvariable('model_basis_filter') <> 'headline_and_measured'
+        or not pattern.moves_bytes or pattern.name = carbon.comm_pattern
 ),
 
 -- the traffic of the compute-equivalent fleet, and what one device can send in its window
@@ -382,7 +378,7 @@ sized as (
             as devices_complete,
         case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
             then pipeline_fleet_for_link(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
-                                         link_bytes_per_window, online_fraction, splits_model)
+                                         link_bytes_per_window, online_fraction, splits_model, devices_online_base)
         end as resize
     from staged
 ),
@@ -411,37 +407,59 @@ traffic as (
     from resized
 ),
 
-energy as (
+-- the terms of the pattern's energy and embodied carbon, each computed once; the method rows
+-- below weigh them
+terms as (
     select
         traffic.*,
-        -- a device of a pattern that splits the model trains (and wears, and is used) only its
-        -- training share of its window: each term at that share instead of its online share
+        -- training power: every device of the pattern's fleet for its training share of its window,
+        -- or only the device-hours the work needs (the compute-equivalent devices, online their
+        -- share); the fleet's other training device-hours at the class's idle power
         devices_pattern * case when splits_model
             then edge_operational_kgco2e(1, training_share_pattern, train_power_w * wall_factor, hours_per_day, job_years,
                                          edge_grid_gco2e_per_kwh)
             else edge_operational_per_device_kgco2e
-        end as edge_operational_kgco2e,
+        end as fleet_training_kgco2e,
+        devices * edge_operational_per_device_kgco2e as work_training_kgco2e,
+        edge_operational_kgco2e(greatest(devices_online - devices * online_fraction, 0), 1, idle_power_w * wall_factor, hours_per_day,
+                                job_years, edge_grid_gco2e_per_kwh) as extra_idle_kgco2e,
+        -- a device of a pattern that splits the model trains (and wears, and is used) its training
+        -- share of its window: the three embodied terms at that share (else at its online share), for
+        -- every device of the fleet
         devices_pattern * case when splits_model
-            then embodied_allocated_kgco2e(
-                policy_battery_wear, policy_use_hours, device_nonuse_kgco2e, device_horizon_embodied_kgco2e, battery_embodied_share,
+            then embodied_battery_wear_kgco2e(
+                device_nonuse_kgco2e, battery_embodied_share,
                 battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh),
-                battery_rated_cycles, hours_per_day * training_share_pattern, owner_hours_per_day, owner_cycles_per_year,
-                device_replacement_share, job_years, lifetime_years)
-            else edge_embodied_per_device_kgco2e
-        end as edge_embodied_kgco2e,
+                battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years)
+            else battery_wear_per_device_kgco2e
+        end as battery_wear_kgco2e,
+        devices_pattern * case when splits_model
+            then embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * training_share_pattern, owner_hours_per_day)
+            else use_hours_per_device_kgco2e
+        end as use_hours_kgco2e,
+        devices_pattern * case when splits_model
+            then embodied_calendar_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * training_share_pattern)
+            else calendar_hours_per_device_kgco2e
+        end as calendar_hours_kgco2e,
+        -- the radios (the sender's; the receiver's where the frame charges it), through the charger
         (radio_kwh(radio_per_window, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_radio_power_w, devices_online, window_s,
                    link_utilisation)
          + receiving_radio_kwh(receiving_radios, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_receive_power_w))
-            * wall_factor
-        + network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                      network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                      devices_online * window_s / 3600) as comm_kwh,
-        -- the network's part alone (no radio), as an average power over the home lines the
-        -- training holds (each online device its line for its window), W: a method that charges
-        -- more than a line can draw is not physical for this row (network_physical)
-        network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+            * wall_factor as radio_kwh,
+        -- the network's four terms (network_kwh, each at weight 1), for the hours the training holds the home lines
+        devices_online * window_s / 3600 as line_hours,
+        network_kwh(1, 0, 0, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                     network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                    devices_online * window_s / 3600) * 1000 / (devices_online * window_s / 3600) as network_w_per_line,
+                    devices_online * window_s / 3600) as per_gb_one_end_kwh,
+        network_kwh(0, 1, 0, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                    devices_online * window_s / 3600) as per_gb_by_ends_kwh,
+        network_kwh(0, 0, 1, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                    devices_online * window_s / 3600) as marginal_by_ends_kwh,
+        network_kwh(0, 0, 0, 1, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
+                    devices_online * window_s / 3600) as line_time_kwh,
         -- the link rate one online device needs to send its share within its training window
         case when moves_bytes then comm_bytes / devices_online / window_s / 1e6 else 0.0 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
@@ -454,6 +472,73 @@ energy as (
     from traffic
 ),
 
+-- the allocation policies a scenario is evaluated under: its own edge_embodied_policy (the null row)
+-- and the others its frame admits (model_frame_policies: core.frame_embodied_policies)
+policy_choices as (
+    select accounting_frame, policy from model_frame_policies where not coalesce(is_frame_headline, true)
+    union all
+    select distinct accounting_frame, null as policy from model_frame_policies
+),
+
+-- one row per method row the scenario's frame admits: a network method (model_frame_methods:
+-- core.frame_network_methods), an allocation policy (policy_choices: the scenario's own
+-- edge_embodied_policy, the headline, and the frame's others) and a
+-- resize power (model_frame_resize_powers: core.frame_resize_powers), each a row of weights of the
+-- terms above, never a name. Filter 'headline': the frame's headline row of each kind; 'network':
+-- every network method at the headline policy and resize power; 'rows': the rows named in
+-- getvariable('model_method_rows'); 'all': every combination on the
+-- scenario's own pattern, every allocation policy on the pattern that moves no bytes (its R does
+-- not depend on the network or the link), every network method on the others. A resize power that
+-- weighs idle power is left out for a class without one (idle_power_w null).
+methods as (
+    select
+        terms.*,
+        method.network_method,
+        policy.policy as embodied_policy,
+        power.resize_power,
+        choice.policy is null as is_headline_policy,
+        power_rows.is_frame_headline as is_headline_resize_power,
+        -- the frame's headline method row: its headline network method, the scenario's policy and the headline resize power
+        method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline as is_headline_method,
+        weighted(power.fleet_training, fleet_training_kgco2e) + weighted(power.work_training, work_training_kgco2e)
+            + weighted(power.extra_idle, extra_idle_kgco2e) as edge_operational_kgco2e,
+        weighted(policy.battery_wear, battery_wear_kgco2e) + weighted(policy.use_hours, use_hours_kgco2e)
+            + weighted(policy.calendar_hours, calendar_hours_kgco2e) as edge_embodied_kgco2e,
+        weighted(network.per_gb_one_end, per_gb_one_end_kwh) + weighted(network.per_gb_by_ends, per_gb_by_ends_kwh)
+            + weighted(network.marginal_by_ends, marginal_by_ends_kwh) + weighted(network.line_time, line_time_kwh) as network_kwh
+    from terms
+    inner join model_frame_methods as method on method.accounting_frame = terms.accounting_frame
+    inner join model_network_methods as network on network.network_method = method.network_method
+    inner join policy_choices as choice on choice.accounting_frame = terms.accounting_frame
+    inner join model_policies as policy on policy.policy = coalesce(choice.policy, terms.edge_embodied_policy)
+    inner join model_frame_resize_powers as power_rows on power_rows.accounting_frame = terms.accounting_frame
+    inner join model_resize_powers as power on power.resize_power = power_rows.resize_power
+    -- another policy of the frame only where it is not the scenario's own; a resize power that weighs
+    -- idle power only for a class that has one
+    where (choice.policy is null or choice.policy <> terms.edge_embodied_policy)
+        and (power.extra_idle = 0 or terms.idle_power_w is not null)
+        and case getvariable('model_method_filter')
+            when 'headline' then method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline
+            when 'network' then choice.policy is null and power_rows.is_frame_headline
+            when 'rows' then list_contains(getvariable('model_method_rows'),
+                                           {'network_method': method.network_method, 'policy': policy.policy,
+                                            'resize_power': power.resize_power})
+            else (choice.policy is null and power_rows.is_frame_headline) or terms.is_own_pattern
+                or (not terms.moves_bytes and method.is_frame_headline and power_rows.is_frame_headline)
+        end
+),
+
+energy as (
+    select
+        methods.*,
+        radio_kwh + network_kwh as comm_kwh,
+        -- the network's part alone (no radio), as an average power over the home lines the
+        -- training holds (each online device its line for its window), W: a method that charges
+        -- more than a line can draw is not physical for this row (network_physical)
+        network_kwh * 1000 / line_hours as network_w_per_line
+    from methods
+),
+
 rows as (
     select
         scenario_id,
@@ -463,7 +548,11 @@ rows as (
         is_headline,
         pattern,
         network_method,
+        embodied_policy,
+        resize_power,
         is_headline_method,
+        is_headline_policy,
+        is_headline_resize_power,
         cloud_gpu_capacity,
         device_capacity,
         capacity_unit,

@@ -13,7 +13,11 @@ select
     bool_and(is_headline) as is_headline,
     pattern,
     network_method,
+    embodied_policy,
+    resize_power,
     bool_and(is_headline_method) as is_headline_method,
+    bool_and(is_headline_policy) as is_headline_policy,
+    bool_and(is_headline_resize_power) as is_headline_resize_power,
     any_value(cloud_gpu_capacity) as cloud_gpu_capacity,
     any_value(capacity_unit) as capacity_unit,
     any_value(online_fraction) as online_fraction,
@@ -43,6 +47,6 @@ select
     sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
 from model_class_rows
 where fleet_share is not null
-group by scenario_id, variant_id, basis, pattern, network_method
--- every class of the fleet has this basis (their shares sum to 1)
+group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power
+-- every class of the fleet has this basis and method row (their shares sum to 1)
 having abs(sum(fleet_share) - 1) < 1e-6

@@ -118,23 +118,38 @@ create or replace temp macro replaced_share(replacement_share, life_lost_years) 
 create or replace temp macro weighted(coefficient, term) as
     case when coefficient = 0 then 0.0 else coefficient * term end;
 
--- Embodied carbon of one device charged to training over the horizon: the weights of the
--- scenario's allocation policy (core.embodied_policies) times two terms:
+-- Embodied carbon of one device charged to training over the horizon, three terms an allocation
+-- policy's row (core.embodied_policies) weighs:
 --   battery_wear (consequential): the battery's share of the device's non-use-phase embodied
 --     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
 --     batteries); for the share of owners who replace the whole device when its battery
 --     wears out early, the device's embodied carbon x the share of its service life lost
 --     instead (a device charged for its replacement carries no separate battery wear);
---   use_hours (attributional): the embodied carbon re-amortised to the horizon x training
---     hours / (training hours + the owner's own use hours).
--- The paper's policy (none) weighs both 0: devices are owned anyway.
+create or replace temp macro embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
+                                                          replacement_share, horizon_years, lifetime_years) as
+    replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
+     * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
+    + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
+     * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles;
+
+--   use_hours (attributional, per use hour): the embodied carbon re-amortised to the horizon x
+--     training hours / (training hours + the owner's own use hours);
+create or replace temp macro embodied_use_hours_kgco2e(horizon_embodied_kgco2e, training_hours_per_day, owner_hours_per_day) as
+    horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day);
+
+--   calendar_hours (attributional, per calendar hour; ACT, Gupta et al. 2022: embodied carbon x
+--     the job's time / the device's lifetime): the embodied carbon re-amortised to the horizon x
+--     the share of each day training holds the device, training hours / 24.
+create or replace temp macro embodied_calendar_kgco2e(horizon_embodied_kgco2e, training_hours_per_day) as
+    horizon_embodied_kgco2e * training_hours_per_day / 24;
+
+-- A policy's charge from its weights of the first two terms (the paper's policy, none, weighs every
+-- term 0: devices are owned anyway); the model weighs all three, each computed once
+-- (sql/model/evaluate.sql).
 create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
-    weighted(battery_wear,
-             replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
-              * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
-            + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
-              * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles)
-    + weighted(use_hours, horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day));
+    weighted(battery_wear, embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
+                                                        replacement_share, horizon_years, lifetime_years))
+    + weighted(use_hours, embodied_use_hours_kgco2e(horizon_embodied_kgco2e, training_hours_per_day, owner_hours_per_day));
 
 -- Pipeline stages S for N online devices. Per token, a hybrid of S-stage pipelines that train
 -- data-parallel with each other moves a x (S - 1) bytes of activations and their gradients
@@ -264,9 +279,12 @@ create or replace temp macro training_share(online_fraction, splits_model, stage
 
 -- The devices training at once (n) whose links carry a pipeline's traffic in s stages:
 -- bytes(n, s) / n <= L W gives n >= (a (s - 1) - kp) / (L W - kp / s), at least s, where L W is
--- what one device can send in its window (finite wherever L W > kp / s).
-create or replace temp macro pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window) as
-    greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s);
+-- what one device can send in its window (finite wherever L W > kp / s), and at least the
+-- devices the work needs training at once (n_work: the compute-equivalent fleet x its online
+-- share), as a fleet that carries its traffic must still do the job; a larger n sends fewer
+-- bytes per device, so the link still carries it.
+create or replace temp macro pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work) as
+    greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s, n_work);
 
 -- The smallest fleet whose links carry a pipeline's traffic: for each stage count s from s0 to
 -- the model's layers, the devices training at once (pipeline_training_for_link) over the share
@@ -276,10 +294,10 @@ create or replace temp macro pipeline_training_for_link(activation_bytes_per_sta
 -- carry it (each device's share of the all-reduce alone exceeds the link); there is no other
 -- bound on the fleet, so a fleet is either carried by a finite fleet or stays over its link.
 create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window, online_fraction,
-                                                     splits_model) as
-    list_min([{'devices': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window)
+                                                     splits_model, n_work) as
+    list_min([{'devices': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work)
                           / training_share(online_fraction, splits_model, s),
-               'n': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window),
+               'n': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work),
                's': s}
               for s in range(cast(s0 as bigint), cast(layers as bigint) + 1)
               if link_bytes_per_window > kp / s]);

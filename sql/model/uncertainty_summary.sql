@@ -1,6 +1,7 @@
 -- Monte Carlo summary over the model's evaluation of drawn parameter sets (the view
--- model_evaluation: the headline basis and measured_throughput, every network method the
--- scenario's frame admits). Grain: scenario x edge device class x basis x pattern x network method.
+-- model_evaluation: the headline basis and measured_throughput, every method row the scenario's
+-- frame admits on the patterns marts.verdict reads). Grain: scenario x edge device class x basis x
+-- pattern x network method x allocation policy x resize power.
 -- A draw whose fleet cannot send its traffic over its links, even resized (link_feasible), does
 -- not train: p05/p50/p95 and the means of R, edge added and cloud total are over the feasible
 -- draws, with the share of feasible draws beside them; the shares below R = 1 and R = 4 are of
@@ -8,7 +9,8 @@
 -- failure (R = 0, the fleet delivers none of the job), so reduction_factor_all_quantiles and the
 -- shares of draws that are feasible and reach R = 1 and the claim's low end are over every draw.
 -- The histogram of R (log-spaced bins, $bins_per_decade per decade; key
--- k is the bin [10^(k/b), 10^((k+1)/b))) counts the feasible draws.
+-- k is the bin [10^(k/b), 10^((k+1)/b))) counts the feasible draws, on the headline basis and method
+-- row (the rows marts.uncertainty_distribution keeps; empty on the others).
 -- Means are Kahan-summed (favg), so they do not depend on the order DuckDB's threads add the draws in.
 select
     scenario_id,
@@ -17,7 +19,11 @@ select
     is_headline,
     pattern,
     network_method,
+    embodied_policy,
+    resize_power,
     is_headline_method,
+    is_headline_policy,
+    is_headline_resize_power,
     count(*) as n_draws,
     count(*) filter (where link_feasible) as n_feasible,
     quantile_cont(reduction_factor, [0.05, 0.5, 0.95]) filter (where link_feasible) as reduction_factor_quantiles,
@@ -38,8 +44,11 @@ select
     avg(case when link_feasible and reduction_factor >= $claim_low then 1.0 else 0.0 end) as share_feasible_r_ge_4,
     avg(case when memory_feasible then 1.0 else 0.0 end) as share_memory_feasible,
     avg(case when resized_from is not null then 1.0 else 0.0 end) as share_resized,
-    map_entries(histogram(cast(floor(log10(reduction_factor) * $bins_per_decade) as integer)) filter (where link_feasible))
+    -- counted from the list of bins (a histogram() aggregate would have DuckDB materialise every row);
+    -- marts.uncertainty_distribution keeps the headline basis and method row only
+    map_entries(list_aggregate(list(cast(floor(log10(reduction_factor) * $bins_per_decade) as integer))
+                                   filter (where link_feasible and is_headline and is_headline_method), 'histogram'))
         as log10_histogram
 from model_evaluation
-group by scenario_id, device_class, basis, is_headline, pattern, network_method, is_headline_method
-order by scenario_id, device_class, basis, pattern, network_method
+group by all
+order by scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power

@@ -125,7 +125,7 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     formula (sql/model/evaluate.sql) over core.scenarios, each pair's two intensities
     (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
     parameters, all pairs at once and only what the mart reads: the measured basis, compute only
-    and the scenario's own named pattern, under the network method that sets marts.verdict's
+    and the scenario's own named pattern, under the method row that sets marts.verdict's
     reading for the scenario and class. Deterministic. The rows stay in DuckDB. Rows whose R and
     intensities did not change since the published table keep the run that computed them
     (``computed_run_id``).
@@ -137,8 +137,8 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
                         "from siting_pairs").to_arrow_table()
         constants = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").filter(
             pl.col("scenario_id").is_in(pairs.column("scenario_id").unique().to_pylist()))
-        methods = query_pl(con, "select distinct verdict_driver_method from marts.verdict where basis = $basis",
-                           {"basis": SITING_BASIS}).get_column("verdict_driver_method").to_list()
+        methods = query_pl(con, "select distinct verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power "
+                                "from marts.verdict where basis = $basis", {"basis": SITING_BASIS}).rows()
         with model_view(con, pairs, constants=constants, patterns=(COMPUTE_ONLY,), own_pattern=True, basis_filter="measured",
                         methods=methods):
             con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
