@@ -169,7 +169,7 @@ class Uncertainty(pa.DataFrameModel):
     """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x method row (network
     method, allocation policy, resize power) x metric. The frame's other allocation policies and resize powers are
     evaluated on the patterns marts.verdict reads: the scenario's own (every row) and the one that moves no bytes
-    (every policy); every other pattern at the headline policy and resize power, under every network method.
+    (every policy, under the headline network method and resize power); every other pattern at the headline row.
 
     Quantiles and means are over the feasible draws: those whose fleet, resized where the frame
     resizes it, can send its traffic over its links in its training window.

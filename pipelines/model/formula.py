@@ -42,9 +42,10 @@ from schemas.vocabulary import (
 KEYS = ("scenario_id", "variant_id")
 #: Which method rows to evaluate (sql/model/evaluate.sql): each frame's headline row of each kind
 #: (network method, allocation policy, resize power); every network method at the headline policy and
-#: resize power; or every row it admits (the policies and resize powers beyond the headline on the
-#: patterns marts.verdict reads). A collection of (network method, policy, resize power) triples:
-#: only those rows, where the scenario's frame admits them.
+#: resize power; or every row it admits on the patterns marts.verdict reads (every row on the
+#: scenario's own pattern, every policy on the pattern that moves no bytes, the headline row
+#: elsewhere). A collection of (network method, policy, resize power) triples: only those rows,
+#: where the scenario's frame admits them.
 METHOD_FILTERS = ("headline", "network", "all")
 
 

@@ -78,7 +78,7 @@
 --   that do not split the model train their online share, as before.
 -- A fleet over its link is resized where the frame resizes (core.frames resizes_fleet) and the
 --   pattern's per-device traffic falls as the fleet grows (its row's resizable): the fewest
---   devices, over the stage counts, whose links carry it (pipeline_fleet_for_link); no cap
+--   devices, over the stage counts, whose links carry it (pipeline_fleet_devices); no cap
 --   bounds the resize, and a fleet that no stage count can carry stays over its link, infeasible.
 -- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
 -- A method is physical for a row (network_physical) when the network power it charges, averaged
@@ -109,6 +109,11 @@ inputs as (
         frame.amortises_cloud_embodied,
         frame.resizes_fleet,
         frame.charges_receiving_radio,
+        -- the embodied terms any allocation policy the scenario is evaluated under weighs (its own, and
+        -- its frame's others: core.embodied_policies); a term no policy weighs is not computed
+        greatest(own.battery_wear, coalesce(others.battery_wear, 0)) > 0 as weighs_battery_wear,
+        greatest(own.use_hours, coalesce(others.use_hours, 0)) > 0 as weighs_use_hours,
+        greatest(own.calendar_hours, coalesce(others.calendar_hours, 0)) > 0 as weighs_calendar_hours,
         workload.tokens as workload_tokens_weight,
         -- the job's length: the weights of the scenario's workload kind (core.workload_kinds)
         weighted(workload.horizon, horizon_years)
@@ -119,6 +124,15 @@ inputs as (
     from gpus
     inner join model_frames as frame on frame.accounting_frame = gpus.accounting_frame
     inner join model_workloads as workload on workload.workload_kind = gpus.workload_kind
+    inner join model_policies as own on own.policy = gpus.edge_embodied_policy
+    left join (
+        select rows.accounting_frame, max(weights.battery_wear) as battery_wear, max(weights.use_hours) as use_hours,
+            max(weights.calendar_hours) as calendar_hours
+        from model_frame_policies as rows
+        inner join model_policies as weights on weights.policy = rows.policy
+        where not coalesce(rows.is_frame_headline, true)
+        group by rows.accounting_frame
+    ) as others on others.accounting_frame = gpus.accounting_frame
 ),
 
 -- one row per parameter set and edge device class (model_devices), the class's hours a day and
@@ -295,14 +309,15 @@ carbon as (
         -- three terms of its embodied carbon an allocation policy weighs (core.embodied_policies)
         edge_operational_kgco2e(1, online_fraction, train_power_w * wall_factor, hours_per_day, job_years,
                                 edge_grid_gco2e_per_kwh) as edge_operational_per_device_kgco2e,
-        embodied_battery_wear_kgco2e(
+        case when weighs_battery_wear then embodied_battery_wear_kgco2e(
             device_nonuse_kgco2e, battery_embodied_share,
             battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
-            battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years)
+            battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years) else 0.0 end
             as battery_wear_per_device_kgco2e,
-        embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction, owner_hours_per_day)
-            as use_hours_per_device_kgco2e,
-        embodied_calendar_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction) as calendar_hours_per_device_kgco2e
+        case when weighs_use_hours then embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction,
+                                                                 owner_hours_per_day) else 0.0 end as use_hours_per_device_kgco2e,
+        case when weighs_calendar_hours then embodied_calendar_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction)
+            else 0.0 end as calendar_hours_per_device_kgco2e
     from fleet
 ),
 
@@ -365,9 +380,11 @@ staged as (
 
 -- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
 -- fall (a resizable pattern: its stage terms), is resized: the fewest devices (and their
--- stages) that carry it, counting that a pipeline of s stages trains a^s of its window
--- (pipeline_fleet_for_link). Where none can carry it, it stays as counted, over its link
--- (link_feasible false: infeasible in marts.verdict); no cap bounds a resize.
+-- stages) that carry it and still do the job, counting that a pipeline of s stages trains a^s of
+-- its window (the list of each stage count's fleet, pipeline_fleet_devices, computed once; its
+-- fewest_devices and their stages: pipeline_fleet_for_link in one struct). Where none can carry
+-- it, it stays as counted, over its link (link_feasible false: infeasible in marts.verdict); no
+-- cap bounds a resize.
 sized as (
     select
         staged.*,
@@ -377,9 +394,9 @@ sized as (
         case when splits_model then whole_devices(devices * online_fraction / training_share_base) else devices end
             as devices_complete,
         case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
-            then pipeline_fleet_for_link(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
-                                         link_bytes_per_window, online_fraction, splits_model, devices_online_base)
-        end as resize
+            then pipeline_fleet_devices(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
+                                        link_bytes_per_window, online_fraction, splits_model, devices_online_base)
+        end as resize_list
     from staged
 ),
 
@@ -387,8 +404,8 @@ sized as (
 resized as (
     select
         sized.*,
-        greatest(coalesce(whole_devices(resize.devices), devices_complete), devices_complete) as devices_pattern,
-        coalesce(resize.s, pipeline_stages) as stages_pattern
+        greatest(coalesce(whole_devices(fewest_devices(resize_list)), devices_complete), devices_complete) as devices_pattern,
+        coalesce(fewest_devices_stages(resize_list, pipeline_stages), pipeline_stages) as stages_pattern
     from sized
 ),
 
@@ -426,18 +443,18 @@ terms as (
         -- a device of a pattern that splits the model trains (and wears, and is used) its training
         -- share of its window: the three embodied terms at that share (else at its online share), for
         -- every device of the fleet
-        devices_pattern * case when splits_model
+        devices_pattern * case when splits_model and weighs_battery_wear
             then embodied_battery_wear_kgco2e(
                 device_nonuse_kgco2e, battery_embodied_share,
                 battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh),
                 battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years)
             else battery_wear_per_device_kgco2e
         end as battery_wear_kgco2e,
-        devices_pattern * case when splits_model
+        devices_pattern * case when splits_model and weighs_use_hours
             then embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * training_share_pattern, owner_hours_per_day)
             else use_hours_per_device_kgco2e
         end as use_hours_kgco2e,
-        devices_pattern * case when splits_model
+        devices_pattern * case when splits_model and weighs_calendar_hours
             then embodied_calendar_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * training_share_pattern)
             else calendar_hours_per_device_kgco2e
         end as calendar_hours_kgco2e,
@@ -487,8 +504,9 @@ policy_choices as (
 -- terms above, never a name. Filter 'headline': the frame's headline row of each kind; 'network':
 -- every network method at the headline policy and resize power; 'rows': the rows named in
 -- getvariable('model_method_rows'); 'all': every combination on the
--- scenario's own pattern, every allocation policy on the pattern that moves no bytes (its R does
--- not depend on the network or the link), every network method on the others. A resize power that
+-- scenario's own pattern (the one marts.verdict reads with communication), every allocation
+-- policy on the pattern that moves no bytes (its R does not depend on the network or the link),
+-- the headline row on the others. A resize power that
 -- weighs idle power is left out for a class without one (idle_power_w null).
 methods as (
     select
@@ -523,7 +541,7 @@ methods as (
             when 'rows' then list_contains(getvariable('model_method_rows'),
                                            {'network_method': method.network_method, 'policy': policy.policy,
                                             'resize_power': power.resize_power})
-            else (choice.policy is null and power_rows.is_frame_headline) or terms.is_own_pattern
+            else (method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline) or terms.is_own_pattern
                 or (not terms.moves_bytes and method.is_frame_headline and power_rows.is_frame_headline)
         end
 ),

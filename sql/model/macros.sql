@@ -286,18 +286,42 @@ create or replace temp macro training_share(online_fraction, splits_model, stage
 create or replace temp macro pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work) as
     greatest((activation_bytes_per_stage * (s - 1) - kp) / (link_bytes_per_window - kp / s), s, n_work);
 
--- The smallest fleet whose links carry a pipeline's traffic: for each stage count s from s0 to
--- the model's layers, the devices training at once (pipeline_training_for_link) over the share
--- of its window a device trains at s stages (training_share: a^s where the pattern splits the
--- model), the fewest devices over s, as {devices, n, s}: more stages carry the traffic on
--- fewer bytes per device but complete less often. Null where no stage count lets any fleet
--- carry it (each device's share of the all-reduce alone exceeds the link); there is no other
--- bound on the fleet, so a fleet is either carried by a finite fleet or stays over its link.
+-- The fleet a pipeline needs at each stage count s from s0 to the model's layers: the devices
+-- training at once (pipeline_training_for_link) over the share of its window a device trains at
+-- s stages (training_share: a^s where the pattern splits the model), +inf where no fleet's links
+-- carry it at s (each device's share of the all-reduce alone, kp / s, reaches what its link
+-- sends). More stages carry the traffic on fewer bytes per device but complete less often.
+create or replace temp macro pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window, online_fraction,
+                                                    splits_model, n_work) as
+    list_transform(range(cast(s0 as bigint), cast(layers as bigint) + 1),
+                   lambda s: case when link_bytes_per_window > kp / s
+                       then pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work)
+                            / training_share(online_fraction, splits_model, s)
+                       else 'inf'::double end);
+
+-- The fewest devices of a list of pipeline_fleet_devices, null where every stage count is +inf:
+-- no stage count lets any fleet carry it, and there is no other bound on the fleet, so a fleet is
+-- either carried by a finite fleet or stays over its link.
+create or replace temp macro fewest_devices(devices_by_stages) as
+    case when isfinite(list_min(devices_by_stages)) then list_min(devices_by_stages) end;
+
+-- The stage count of that fleet: the first (the fewest stages) among equal counts.
+create or replace temp macro fewest_devices_stages(devices_by_stages, s0) as
+    case when isfinite(list_min(devices_by_stages)) then s0 + list_position(devices_by_stages, list_min(devices_by_stages)) - 1 end;
+
+-- The smallest fleet whose links carry a pipeline's traffic as {devices, n, s}: the fewest devices
+-- over the stage counts (pipeline_fleet_devices), n of them training at once, in s stages; null
+-- where none can.
 create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window, online_fraction,
                                                      splits_model, n_work) as
-    list_min([{'devices': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work)
-                          / training_share(online_fraction, splits_model, s),
-               'n': pipeline_training_for_link(activation_bytes_per_stage, kp, s, link_bytes_per_window, n_work),
-               's': s}
-              for s in range(cast(s0 as bigint), cast(layers as bigint) + 1)
-              if link_bytes_per_window > kp / s]);
+    case when fewest_devices(pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window, online_fraction,
+                                                    splits_model, n_work)) is not null then {
+        'devices': fewest_devices(pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window,
+                                                         online_fraction, splits_model, n_work)),
+        'n': pipeline_training_for_link(activation_bytes_per_stage, kp,
+                                        fewest_devices_stages(pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers,
+                                                                                     link_bytes_per_window, online_fraction,
+                                                                                     splits_model, n_work), s0),
+                                        link_bytes_per_window, n_work),
+        's': fewest_devices_stages(pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window,
+                                                          online_fraction, splits_model, n_work), s0)} end;
