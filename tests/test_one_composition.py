@@ -173,7 +173,7 @@ COPY_SCRIPT = textwrap.dedent("""
         scenarios = con.execute("select scenario_id, accounting_frame from core.scenarios order by all").fetchall()
         lifecycle = con.execute("select scenario_id, device_class, embodied_kgco2e, operational_kgco2e, embodied_rule "
                                 "from marts.lifecycle_carbon order by all").fetchall()
-        model = evaluate(con, scenario_inputs(con), patterns=("pipeline",), methods="all").select(
+        model = evaluate(con, scenario_inputs(con), patterns=("pipeline",), methods="network").select(
             "scenario_id", "device_class", "network_method", "devices", "comm_kwh", "edge_embodied_kgco2e",
             "cloud_embodied_per_gpu_kgco2e").rows()
         spec = page.build(con).charts["verdict"].to_dict()

@@ -463,20 +463,10 @@ terms as (
                    link_utilisation)
          + receiving_radio_kwh(receiving_radios, radio_per_byte, comm_bytes, edge_bandwidth_mb_per_s, wifi_receive_power_w))
             * wall_factor as radio_kwh,
-        -- the network's four terms (network_kwh, each at weight 1), for the hours the training holds the home lines
+        -- the network's four terms (network_terms_kwh), for the hours the training holds the home lines
         devices_online * window_s / 3600 as line_hours,
-        network_kwh(1, 0, 0, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                    devices_online * window_s / 3600) as per_gb_one_end_kwh,
-        network_kwh(0, 1, 0, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                    devices_online * window_s / 3600) as per_gb_by_ends_kwh,
-        network_kwh(0, 0, 1, 0, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                    devices_online * window_s / 3600) as marginal_by_ends_kwh,
-        network_kwh(0, 0, 0, 1, comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
-                    network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_power_w, line_training_share,
-                    devices_online * window_s / 3600) as line_time_kwh,
+        network_terms_kwh(comm_bytes / 1e9, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
+                          router_marginal_w_per_mbps, line_power_w, line_training_share, devices_online * window_s / 3600) as network_terms,
         -- the link rate one online device needs to send its share within its training window
         case when moves_bytes then comm_bytes / devices_online / window_s / 1e6 else 0.0 end as required_link_mb_per_s,
         -- radio time one online device needs / its training window
@@ -522,8 +512,8 @@ methods as (
             + weighted(power.extra_idle, extra_idle_kgco2e) as edge_operational_kgco2e,
         weighted(policy.battery_wear, battery_wear_kgco2e) + weighted(policy.use_hours, use_hours_kgco2e)
             + weighted(policy.calendar_hours, calendar_hours_kgco2e) as edge_embodied_kgco2e,
-        weighted(network.per_gb_one_end, per_gb_one_end_kwh) + weighted(network.per_gb_by_ends, per_gb_by_ends_kwh)
-            + weighted(network.marginal_by_ends, marginal_by_ends_kwh) + weighted(network.line_time, line_time_kwh) as network_kwh
+        network_method_kwh(network.per_gb_one_end, network.per_gb_by_ends, network.marginal_by_ends, network.line_time, network_terms)
+            as network_kwh
     from terms
     inner join model_frame_methods as method on method.accounting_frame = terms.accounting_frame
     inner join model_network_methods as network on network.network_method = method.network_method

@@ -212,9 +212,10 @@ create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, 
 create or replace temp macro radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation) as
     devices_online * window_s * link_utilisation * radio_power_w / 3.6e6;
 
--- Network energy of a pattern's traffic (kWh): the weights of the network method's row
--- (core.network_methods) times four terms; the sending device's radio is charged apart (comm
--- radio terms in evaluate.sql):
+-- Network energy of a pattern's traffic (kWh), four terms a network method's row
+-- (core.network_methods) weighs, as one struct (the model computes it once per fleet and each
+-- method row weighs its fields); the sending device's radio is charged apart (comm radio terms in
+-- evaluate.sql):
 --   per_gb_one_end   the paper's: average kWh per GB of the network and the router, at one end;
 --   per_gb_by_ends   average kWh per GB: the fixed network and the home router at each of the
 --                    `home_ends` a byte passes (both for device-to-device traffic), the fixed
@@ -225,14 +226,26 @@ create or replace temp macro radio_window_kwh(devices_online, radio_power_w, win
 --                    them (line_hours: every online device's training window), times training's
 --                    share of the line; the bytes do not enter.
 -- A pattern whose bytes pass no end (compute only) charges no network energy.
+create or replace temp macro network_terms_kwh(gb, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
+                                               network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_w, line_share, line_hours) as {
+    'per_gb_one_end': gb * (network_kwh_per_gb + router_kwh_per_gb),
+    'per_gb_by_ends': gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb),
+    'marginal_by_ends': gb * case when home_ends + server_ends > 0
+        then network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps else 0 end * 8000 / 3.6e6,
+    'line_time': case when home_ends + server_ends > 0 then line_w * line_share * line_hours / 1000 else 0 end};
+
+-- A network method's charge: its row's weights (core.network_methods) of network_terms_kwh's four terms.
+create or replace temp macro network_method_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, terms) as
+    weighted(per_gb_one_end, terms.per_gb_one_end) + weighted(per_gb_by_ends, terms.per_gb_by_ends)
+    + weighted(marginal_by_ends, terms.marginal_by_ends) + weighted(line_time, terms.line_time);
+
+-- The same from the traffic and the factors.
 create or replace temp macro network_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time, gb, home_ends, server_ends,
                                          network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps, router_marginal_w_per_mbps,
                                          line_w, line_share, line_hours) as
-    weighted(per_gb_one_end, gb * (network_kwh_per_gb + router_kwh_per_gb))
-    + weighted(per_gb_by_ends, gb * (home_ends * (network_kwh_per_gb + router_kwh_per_gb) + server_ends * network_kwh_per_gb))
-    + weighted(marginal_by_ends, gb * case when home_ends + server_ends > 0
-        then network_marginal_w_per_mbps + home_ends * router_marginal_w_per_mbps else 0 end * 8000 / 3.6e6)
-    + weighted(line_time, case when home_ends + server_ends > 0 then line_w * line_share * line_hours / 1000 else 0 end);
+    network_method_kwh(per_gb_one_end, per_gb_by_ends, marginal_by_ends, line_time,
+                       network_terms_kwh(gb, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb, network_marginal_w_per_mbps,
+                                         router_marginal_w_per_mbps, line_w, line_share, line_hours));
 
 -- The sending device's radio energy (kWh, at the device: the wall factor is applied by the
 -- caller), a linear combination by the pattern's row of core.patterns: radio_per_window x the
