@@ -18,7 +18,10 @@
 -- accelerators, over which both sides are counted: horizon_years (the paper's), workload_gpu_hours
 -- accelerator-hours, or fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the
 -- accelerator's FP16/BF16 peak. Embodied allocation: edge_embodied_policy names a row of
--- `model_policies` (core.embodied_policies), the weights of embodied_allocated_kgco2e's two terms.
+-- `model_policies` (core.embodied_policies), the weights of the model's three embodied terms; the
+-- frame's other policies (`model_frame_policies`: core.frame_embodied_policies) and the power of a
+-- grown fleet's extra devices (`model_frame_resize_powers`, `model_resize_powers`:
+-- core.frame_resize_powers, core.resize_powers) are method rows beside its network methods.
 -- Accounting frame: the scenario's accounting_frame names a row of the view `model_frames`
 -- (core.frames), whose rules are columns joined here: whether the cloud node's embodied carbon is
 -- amortised and whether a fleet over its link is resized; `model_frame_methods`
@@ -26,7 +29,8 @@
 -- the rows of `model_bases` (core.bases: every basis, or the headline ones), with their capacity
 -- unit and whether availability enters the count.
 -- Output grain: scenario x variant x edge device class (and 'fleet' for a mixed fleet) x
--- equivalence basis x communication pattern.
+-- equivalence basis x communication pattern x method row (network method, allocation policy,
+-- resize power; which rows: getvariable('model_method_filter'), the CTE `methods`).
 --
 -- Cloud accelerator: the main GPU's rows, or the alternative variant's (cloud_gpu_variant = 1:
 -- e.g. PCIe instead of SXM), so power, FLOPS, bandwidth and measured speed move together
@@ -57,7 +61,8 @@
 -- The headline basis is peak_flops when the scenario states a count, else the basis its
 -- headline_basis names (binding or measured_throughput). Every count is then multiplied by the device multiplier.
 -- Cloud total = charged embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
--- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication.
+-- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication
+--   (a grown fleet's extra device-hours at P or at the class's idle power, by the resize-power row).
 -- Communication, by each pattern's row (model_pattern_rows: core.patterns, never its name): its
 --   bytes are comm_bytes(...), its coefficients times the byte terms, for the tokens the GPU would
 --   train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x
