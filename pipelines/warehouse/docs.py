@@ -1,4 +1,5 @@
-"""The verdict in the docs, rendered from the warehouse: README.md's answer and table, docs/findings.md and docs/validation.md.
+"""The verdict in the docs, rendered from the warehouse: README.md's answer, headline table and glossary,
+docs/findings.md (the full verdict table) and docs/validation.md.
 
 Every number in these sections is read from ``marts.verdict``, ``marts.paper_reproduction``,
 ``marts.uncertainty_drivers`` and ``marts.validation`` of a published warehouse (``edge-carbon docs``);
@@ -23,17 +24,22 @@ from schemas.vocabulary import (
     CLAIM_HIGH,
     CLAIM_LOW,
     COMPUTE_ONLY,
-    CommPattern,
-    PATTERN_ROWS,
-    VERDICTS,
-    VERDICT_HOLDS,
     PAPER_FRAME,
+    PATTERN_ROWS,
+    VERDICT_BELOW,
+    VERDICT_EDGE_MORE,
+    VERDICT_HOLDS,
     VERDICT_INFEASIBLE,
     VERDICT_UNCERTAIN,
+    CommPattern,
 )
 
 ANSWER_BEGIN = "<!-- answer:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 ANSWER_END = "<!-- answer:end -->"
+HEADLINE_BEGIN = "<!-- headline:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
+HEADLINE_END = "<!-- headline:end -->"
+GLOSSARY_BEGIN = "<!-- glossary:begin (rendered by `edge-carbon docs` from pipelines/warehouse/docs.py) -->"
+GLOSSARY_END = "<!-- glossary:end -->"
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 END = "<!-- verdict:end -->"
 REPRODUCTION_BEGIN = "<!-- reproduction:begin (rendered by `edge-carbon docs` from marts.paper_reproduction) -->"
@@ -76,19 +82,12 @@ def method_row(network_method: str, policy: str, resize_power: str, *, headline_
     return ", ".join([network_method, *([] if headline_policy else [policy]), *([] if headline_power else [resize_power])])
 
 
-#: marts.verdict's rows the README's table shows: each network method at the headline allocation policy and resize
-#: power, and the method row that sets the verdict (the others are in the table).
-SHOWN_ROWS = ("(is_headline_policy and is_headline_resize_power) or (network_method = verdict_driver_method "
-              "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power)")
-
-
 def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
-    """marts.verdict as a Markdown table (headline basis first per scenario and class, then each method row shown,
-    :data:`SHOWN_ROWS`): the feasible draws' p05-p95 beside the band over every draw (an infeasible draw counted as
-    R = 0) that the verdict reads."""
-    frame = query_pl(con, f"select * from marts.verdict where {SHOWN_ROWS} order by accounting_frame, scenario_id, device_class, "
-                          "is_headline desc, basis, network_method, is_headline_policy desc, embodied_policy, "
-                          "is_headline_resize_power desc, resize_power")
+    """marts.verdict as docs/findings.md's Markdown table (the rows of sql/docs/verdict_rows.sql: headline basis first
+    per scenario and class, each network method at the headline allocation policy and resize power, and the method
+    row that sets the verdict): the feasible draws' p05-p95 beside the band over every draw (an infeasible draw counted
+    as R = 0) that the verdict reads."""
+    frame = query_pl(con, sql_text("docs/verdict_rows.sql"))
     lines = [
         "| scenario | frame | basis | device | method row | devices per GPU | R compute only | p05-p95 "
         "| R with communication (pattern) | p05-p95 | p05-p95, all draws | link needed / link, MB/s | feasible share "
@@ -140,51 +139,70 @@ def _and(parts: list[str], sep: str = ", ") -> str:
     return parts[0] if len(parts) == 1 else f"{sep.join(parts[:-1])}{last}{parts[-1]}"
 
 
-def _every(n: int) -> str:
-    return "this one fleet" if n == 1 else f"all {n} of these fleets"
+#: Each verdict of a fleet that can send its traffic, in plain words (README's answer and glossary).
+VERDICT_WORDS = {
+    VERDICT_EDGE_MORE: "the devices emit more carbon than the cloud",
+    VERDICT_BELOW: f"the devices emit less carbon than the cloud, but not {CLAIM_LOW:g} times less",
+    VERDICT_HOLDS: f"the cloud emits at least {CLAIM_LOW:g} times as much carbon as the devices, as claimed",
+    VERDICT_UNCERTAIN: f"the random draws fall on both sides of {CLAIM_LOW:g} times",
+}
+
+
+def _classes(frame: pl.DataFrame, column: str, what: str) -> str:
+    """``a times as much carbon as the laptops doing the same work and b times as much as the phones``: the span of
+    ``column`` per device class of ``frame``, in its row order."""
+    spans = [_span(g.get_column(column).to_list()) for _, g in frame.group_by(["device_class"], maintain_order=True)]
+    names = [c for (c,), _ in frame.group_by(["device_class"], maintain_order=True)]
+    return _and([f"{span} times as much carbon as the {name}s {what}" if i == 0 else f"{span} times as much as the {name}s"
+                 for i, (span, name) in enumerate(zip(spans, names, strict=True))])
+
+
+def _share_span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
 
 
 def answer_from(headline: pl.DataFrame) -> str:
-    """Three plain sentences from marts.verdict's verdict rows (headline basis, and the network
-    method that sets each verdict, ``verdict_driver_method``):
-    the paper's own frame (R compute only per device class against the claim, and whether its
-    fleets can send their traffic), the fleets that could exist (R with communication, its
-    p05-p95 over every draw and the share of draws that are feasible and reach the claim, per
-    scenario and class), and how many of their verdicts find the claim holding."""
+    """Three plain sentences from marts.verdict's verdict rows (headline basis, at the method row that sets each
+    verdict): the paper's own numbers (cloud over edge carbon, computation only, per device class against the claim,
+    and whether its fleets can send their traffic), the fleets that can send theirs (cloud over edge carbon with the
+    network's energy, the highest 95th percentile over every draw and the share of draws reaching the claim), and how
+    many of their verdicts find the claim holding, each verdict in words (:data:`VERDICT_WORDS`)."""
+    claim = f"{CLAIM_LOW:g}-{CLAIM_HIGH:g}"
     paper = headline.filter(pl.col("accounting_frame") == PAPER_FRAME)
     if paper.height:
-        spans = _and([f"{_span(g.get_column('reduction_factor').to_list())} for {c}s"
-                      for (c,), g in paper.group_by(["device_class"], maintain_order=True)])
         links = " / ".join(f"{v:g}" for v in sorted(set(paper.get_column("link_mb_per_s").to_list())))
         n, sendable = paper.height, paper.filter(pl.col("verdict") != VERDICT_INFEASIBLE).height
-        fleets = (f"but none of these {n} fleets can" if sendable == 0 else f"and {_every(n)} can" if sendable == n
-                  else f"but only {sendable} of these {n} fleets can")
-        first = (f"On the paper's own inputs and arithmetic (frame `{PAPER_FRAME}`, headline basis), R compute only is {spans}, "
-                 f"against the claimed {CLAIM_LOW:g}-{CLAIM_HIGH:g}x, {fleets} send their traffic over the stated {links} MB/s link.")
+        fleets = (f"but none of the paper's {n} fleets could" if sendable == 0 else f"and all {n} of the paper's fleets could"
+                  if sendable == n else f"but only {sendable} of the paper's {n} fleets could")
+        first = (f"On the paper's own numbers, counting computation only, the cloud GPUs emit "
+                 f"{_classes(paper, 'reduction_factor', 'doing the same work')} (the claim: {claim} times), {fleets} "
+                 f"send their training traffic over the paper's {links} MB/s home link.")
     else:
-        first = f"No scenario of this build keeps the paper's own frame (`{PAPER_FRAME}`) to test the claimed {CLAIM_LOW:g}-{CLAIM_HIGH:g}x."
+        first = f"No scenario of this build keeps the paper's own numbers to test the claimed {claim} times."
     feasible = headline.filter(pl.col("verdict") != VERDICT_INFEASIBLE)
-    feasible = feasible.with_columns(pl.Series("method_words", [method_words(r) for r in feasible.iter_rows(named=True)],
-                                               dtype=pl.String))
     if feasible.height == 0:
-        return " ".join((first, "No other scenario's fleet can send its traffic over its links either.",
+        return " ".join((first, "No other fleet of this build can send its traffic over its links either.",
                          "So no fleet of this build could exist, and none supports the claim."))
-    per_scenario = [
-        _and([f"{_r(r['reduction_factor_with_comm'])} (p05-p95 {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])}, "
-              f"R >= {CLAIM_LOW:g} in {r['share_feasible_r_ge_4']:.0%} of draws) for {r['device_class']}s"
-              for r in g.iter_rows(named=True)]) + f" in {scenario} ({method})"
-        for (scenario, method), g in feasible.group_by(["scenario_id", "method_words"], maintain_order=True)
-    ]
-    second = (f"On the fleets that could exist, R with communication (p05-p95 over every Monte Carlo draw, a draw whose fleet "
-              f"cannot send its traffic counted as R = 0) is {_and(per_scenario, sep='; ')}.")
-    counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICTS}
-    n, holds = feasible.height, counts[VERDICT_HOLDS]
-    lead = (f"So the claim holds on {_every(n)}" if holds == n
-            else f"So the claim holds on {holds} of these {n} fleets" if holds
-            else f"So the claim holds for certain on none of these {n} fleets" if counts[VERDICT_UNCERTAIN]
-            else f"So the claim holds on none of these {n} fleets")
-    third = f"{lead} ({', '.join(f'{v}: {k}' for v, k in counts.items() if k)})."
-    return " ".join((first, second, third))
+    n = feasible.height
+    second = (f"{'On the one fleet that can send its traffic' if n == 1 else f'On the {n} fleets that can send their traffic'}, "
+              "network energy included, the cloud "
+              f"emits {_classes(feasible, 'reduction_factor_with_comm', 'doing the same work')}; in 95% of random draws of "
+              f"the uncertain inputs it is at most {_r(max(feasible.get_column('p95_with_comm_all_draws').to_list()))} times, "
+              f"and {CLAIM_LOW:g} times or more in {_share_span(feasible.get_column('share_feasible_r_ge_4').to_list())} of them.")
+    counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICT_WORDS}
+    holds = counts[VERDICT_HOLDS]
+    if n == 1:
+        lead = ("So the claim holds on this one fleet" if holds else "So the claim is uncertain on this one fleet"
+                if counts[VERDICT_UNCERTAIN] else "So the claim does not hold on this one fleet")
+    else:
+        lead = (f"So the claim holds on all {n} of these fleets" if holds == n
+                else f"So the claim holds on {holds} of these {n} fleets" if holds
+                else f"So the claim holds for certain on none of these {n} fleets" if counts[VERDICT_UNCERTAIN]
+                else f"So the claim holds on none of these {n} fleets")
+    parts = [VERDICT_WORDS[v] if n == 1 else f"on {('both' if n == 2 else f'all {n}') if k == n else k} {VERDICT_WORDS[v]}"
+             for v, k in counts.items() if k]
+    return " ".join((first, second, f"{lead}: {_and(parts, sep='; ')}."))
 
 
 def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
@@ -195,15 +213,54 @@ def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
     return answer_from(frame)
 
 
-def method_words(row: dict) -> str:
-    """The method row that sets a verdict, in the README's words: its network method, and its allocation policy and
-    resize power where they are not the headline's (a row without those columns: the headline's)."""
-    words = f"network energy by the `{row['network_method']}` method"
-    if not row.get("is_headline_policy", True):
-        words += f", embodied carbon by `{row['embodied_policy']}`"
-    if not row.get("is_headline_resize_power", True):
-        words += f", the extra devices at `{row['resize_power']}` power"
-    return words
+#: README's headline table: each column's header and its definition in the Glossary (:func:`glossary`).
+HEADLINE_COLUMNS = {
+    "scenario": "a complete set of inputs. The two realistic scenarios share measured inputs (each device at its "
+                "measured training speed, the fleet grown until home links carry its traffic) and differ only in how "
+                "they count shared emissions: `realistic_attributional` gives each user its share of the network and "
+                "of the devices' manufacture; `realistic_consequential` counts only what the training adds. Inputs "
+                "and how to add your own: [docs/data.md](docs/data.md).",
+    "device": "the kind of edge device that trains in place of the cloud GPU: laptop or phone.",
+    "cloud / edge carbon": "the cloud GPU's carbon emissions divided by the emissions the devices add to do the same "
+                           "training, including the energy of sending their traffic over the network (the paper's R). "
+                           f"The claim is {CLAIM_LOW:g} to {CLAIM_HIGH:g}; below 1 the devices emit more.",
+    "range in 90% of draws": "the inputs nobody knows exactly are drawn at random from their ranges many times (a Monte "
+                             "Carlo study); 90% of the draws give a cloud / edge carbon within this range (5th to 95th "
+                             "percentile). A draw whose fleet cannot send its traffic counts as 0.",
+    f"draws reaching {CLAIM_LOW:g}x": "the share of all draws whose fleet can send its traffic and whose cloud / edge "
+                                      f"carbon is at least {CLAIM_LOW:g}, the claim's low end.",
+    "devices per GPU": "devices needed to replace one cloud GPU; `a -> b`: the a devices that match its computation "
+                       "grow to b so that their home links carry the traffic and training goes on while some are offline.",
+    "verdict": "; ".join(f"*{v}*: {w}" for v, w in VERDICT_WORDS.items())
+               + f"; *{VERDICT_INFEASIBLE}*: the fleet cannot send its traffic over its links.",
+}
+
+#: The other words README's answer uses, defined in its Glossary.
+GLOSSARY_TERMS = {
+    "cloud GPU": "a data-centre accelerator (an NVIDIA H100 in the shipped scenarios), with the data centre's "
+                 "overheads its scenario counts.",
+    "edge devices, fleet": "phones or laptops training at home while idle and charging; a fleet is the group of them "
+                           "that does one cloud GPU's work.",
+    "home link": "each device's upload rate over its home connection, in MB/s.",
+    "random draws": "see *range in 90% of draws*.",
+}
+
+
+def headline_table(con: duckdb.DuckDBPyConnection) -> str:
+    """README's headline table (sql/docs/headline_verdict.sql): per scenario outside the paper's frame and device class,
+    the row that sets its verdict, in the columns of :data:`HEADLINE_COLUMNS`."""
+    frame = query_pl(con, sql_text("docs/headline_verdict.sql"), {"paper_frame": PAPER_FRAME})
+    lines = ["| " + " | ".join(HEADLINE_COLUMNS) + " |", "|---|---|---:|---|---:|---:|---|"]
+    for r in frame.iter_rows(named=True):
+        lines.append(f"| {r['scenario_id']} | {r['device_class']} | {_r(r['reduction_factor_with_comm'])} "
+                     f"| {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])} | {r['share_feasible_r_ge_4']:.0%} "
+                     f"| {_devices(r['devices_with_comm_per_gpu'], r['resized_from'])} | {r['verdict']} |")
+    return "\n".join(lines)
+
+
+def glossary() -> str:
+    """README's Glossary: every column of the headline table, then the other words its answer uses."""
+    return "\n".join(f"- **{term}**: {words}" for term, words in {**HEADLINE_COLUMNS, **GLOSSARY_TERMS}.items())
 
 
 #: The words of each coefficient of a pattern's row (sql/model/macros.sql comm_bytes and radio_kwh).
@@ -403,18 +460,20 @@ def between(text: str, begin: str, end: str) -> str:
 
 
 def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
-    """Render the answer and the verdict into ``root``/README.md and ``root``/docs/findings.md; return the paths written.
+    """Render the answer, the headline table and its glossary into ``root``/README.md, the full verdict and the rest
+    of the findings into ``root``/docs/findings.md, and the validation into ``root``/docs/validation.md; return the
+    paths written.
 
     The drivers section of docs/findings.md is the build's; the full study's section is rendered
     from its results file (``edge-carbon sobol``), when there is one.
     """
-    table = verdict_table(con)
     readme = root / "README.md"
     text = replace_between(readme.read_text(), ANSWER_BEGIN, ANSWER_END, claim_answer(con))
-    readme.write_text(replace_between(text, BEGIN, END, table))
+    text = replace_between(text, HEADLINE_BEGIN, HEADLINE_END, headline_table(con))
+    readme.write_text(replace_between(text, GLOSSARY_BEGIN, GLOSSARY_END, glossary()))
     findings = root / "docs" / "findings.md"
     text = findings.read_text()
-    text = replace_between(text, BEGIN, END, table)
+    text = replace_between(text, BEGIN, END, verdict_table(con))
     text = replace_between(text, DECIDING_BEGIN, DECIDING_END, deciding_table(con))
     text = replace_between(text, REPRODUCTION_BEGIN, REPRODUCTION_END, reproduction_table(con))
     text = replace_between(text, ENDS_BEGIN, ENDS_END, ends_table())

@@ -104,7 +104,7 @@ def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     beside the Monte Carlo p05/p50/p95 of the same basis, pattern and method from
     marts.uncertainty. `verdict` reads the frame's range over its methods against the claim's
     4-8x, or says the fleet is infeasible at its link (`verdict_if_feasible` keeps the reading).
-    The README's verdict table and docs/findings.md are rendered from this table.
+    README.md's answer and headline table and docs/findings.md's verdict table are rendered from this table.
     """
     con = warehouse.connection()
     evaluated = evaluate(con, scenario_inputs(con), patterns=(COMPUTE_ONLY, *COMM_PATTERNS), basis_filter="headline_and_measured",
