@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault(HYPOTHESIS_PLUGINS_ENV, "1")
     from pipelines.run.launch import materialise
     from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.reach import unreached_lines
     from pipelines.warehouse.rebuild import damage, set_aside
 
     started = time.perf_counter()
@@ -124,11 +125,14 @@ def run(args: argparse.Namespace) -> int:
         tables = con.execute(sql_text("publish/summary.sql")).fetchall()
         rejected = dict((t, (r, c)) for t, r, c in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall())
         counts = {t: con.execute("select count(*) from query_table($t)", {"t": t}).fetchone()[0] for t, _ in tables}
+        unreached = unreached_lines(con)  # registered logs the build kept out of every mart, and why
     print(f"built {path} in {elapsed:.1f}s")
     print(f"{'table':40} {'rows':>10} {'rejected':>9}")
     for table, _ in tables:
         rows_rejected = rejected.get(table, (0, 0))[0]
         print(f"{table:40} {counts[table]:>10,} {rows_rejected:>9,}")
+    for line in unreached:
+        print(line)
     from dashboards import site_dir
 
     index = site_dir() / "index.html"

@@ -35,6 +35,12 @@ class SourceParseError(EdgeCarbonError):
         super().__init__(f"{where}: {message}")
 
 
+class UnresolvedRow(SourceParseError):
+    """A row of a scenario file the build cannot resolve (a reference that finds no row, a value
+    that disagrees with the row it reads, an empty value): the build stops, naming it, rather
+    than let the scenario take its parent's value in silence."""
+
+
 class OptionError(ManifestError, SourceParseError):
     """A manifest option of one file is missing or malformed (a manifest and a parse error)."""
 

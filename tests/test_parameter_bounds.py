@@ -183,14 +183,20 @@ def test_scenario_new_refuses_out_of_bounds_in_one_line(flags: list[str], line: 
 
 
 def test_a_value_out_of_bounds_stops_the_build_before_the_model(sources: Path, tmp_path: Path) -> None:
-    """A hand-written scenario with a negative power: the build stops at the blocking check on
+    """A hand-written scenario with a negative power: ``register`` refuses it; written over a
+    registered file (and its digest refreshed), the build stops at the blocking check on
     core.scenario_parameters, and what the CLI prints names the file, line, parameter and bounds."""
     from tests.conftest import build
 
-    (sources / "scenarios" / "bad.csv").write_text(HEADER + "edge_hours_per_day,6,h/day,,,point,assumed,,x\n"
-                                                            "laptop_train_power_w,-5,W,,,point,assumed,,x\n", encoding="utf-8")
-    assert main(["register", "sources/scenarios/bad.csv", "--id", "scenario_bad", "--kind", "scenario", "--title", "bad",
-                 "--option", "scenario_id=bad", "--option", "extends=paper_text"]) == 0
+    bad = HEADER + "edge_hours_per_day,6,h/day,,,point,assumed,,x\nlaptop_train_power_w,-5,W,,,point,assumed,,x\n"
+    register = ["register", "sources/scenarios/bad.csv", "--id", "scenario_bad", "--kind", "scenario", "--title", "bad",
+                "--option", "scenario_id=bad", "--option", "extends=paper_text"]
+    (sources / "scenarios" / "bad.csv").write_text(bad, encoding="utf-8")
+    assert main(register) == 2
+    (sources / "scenarios" / "bad.csv").write_text(bad.replace("-5,W", "5,W"), encoding="utf-8")
+    assert main(register) == 0
+    (sources / "scenarios" / "bad.csv").write_text(bad, encoding="utf-8")
+    assert main(["register", "--refresh", "scenario_bad"]) == 0
     result = build(tmp_path / "wh" / "edge_carbon.duckdb", only=["core/scenarios"])
     assert not result.success
     built = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}

@@ -15,7 +15,11 @@ reaches a build. In order, ``register`` checks:
    device resolves to a device class (:mod:`pipelines.ingest.devices`: one id per device, the
    ``base_device_id`` of ``device_specs.csv``), its run ids are new, and its series keys hold
    (:mod:`pipelines.ingest.energy.series`: a series repeats one device, model and workload; a
-   paper claim is reproduced by one series). They read the sources alone, no warehouse.
+   paper claim is reproduced by one series). They read the sources alone, no warehouse;
+6. the build's row checks on the file's rows (:mod:`pipelines.ingest.precheck`: timestamps,
+   plausibility bounds, the table's model, parameter bounds): a file the build would keep
+   nothing of, or a scenario with a row the build would reject, is refused; a file with some
+   bad rows is registered with a one-line warning that counts them.
 
 Only then is the entry written: the whole manifest file is rendered, read back with ``tomllib``
 and checked against the intended entry, written to a temporary file beside it and moved into
@@ -481,6 +485,19 @@ def _check_power_log(cmd: str, source_id: str, file: Path, table: str, options: 
         raise Refused(f"{cmd}: {problem}")
 
 
+def _check_rows(cmd: str, request: Request, table: str, file: Path, rel: str, options: Mapping[str, Any], parsed: Any) -> list[str]:
+    """The build's row checks on the file (:mod:`pipelines.ingest.precheck`): :class:`Refused` when
+    the build would keep nothing of it (or reject a scenario row), else the warning, if any."""
+    from pipelines.ingest.precheck import verdict
+
+    entry = SourceEntry(id=str(request.id), path=rel, title="", url="", license="", retrieved_on=dt.date.today(), sha256="",
+                        kind=str(request.kind), table=table, status=request.status, options=dict(options), root=sources_dir())
+    said = verdict(entry, parsed, shown=_rel(file))
+    if said.refusal is not None:
+        raise Refused(f"{cmd}: {said.refusal}")
+    return [f"{cmd}: {said.warning}"] if said.warning else []
+
+
 def plan_register(request: Request, *, cmd: str = "register", check_file: bool = True) -> Plan:
     """Validate a registration; raise :class:`Refused` on the first problem, write nothing."""
     parsers = kind_parsers()
@@ -540,10 +557,12 @@ def plan_register(request: Request, *, cmd: str = "register", check_file: bool =
         if clash is not None:
             raise Refused(f"{cmd}: run_id {run_id!r} is already the run of source {clash.id!r}; "
                           f"pass --option run_id=<a new id> (run ids are unique across logs)")
+    warnings: list[str] = []
     if check_file and table != FIXTURE_TABLE:
         parsed = _trial_parse(cmd, parsers[request.kind][table], file, options, request.id, request.kind)
         if table in (SAMPLES_TABLE, RUNS_TABLE):
             _check_power_log(cmd, request.id, file, table, options, parsed, entries)
+        warnings += _check_rows(cmd, request, table, file, rel, options, parsed)
     entry: dict[str, Any] = {
         "id": request.id,
         "path": rel,
@@ -566,7 +585,7 @@ def plan_register(request: Request, *, cmd: str = "register", check_file: bool =
         entry["options"] = options
     text = _appended(manifest_file, entry)
     _check_rendered(cmd, manifest_file, text, entry)
-    return Plan(manifest_file=manifest_file, entry=entry, text=text, warnings=[])
+    return Plan(manifest_file=manifest_file, entry=entry, text=text, warnings=warnings)
 
 
 def _appended(manifest_file: Path, entry: Mapping[str, Any]) -> str:

@@ -3,7 +3,9 @@
 A scenario file may ``extend`` another (manifest option), inheriting every parameter it does
 not set itself; an ``abstract`` scenario only serves as a parent and is not published. A
 parameter whose ``factor_ref`` names a staged row takes its value (and its source_id, file
-and line) from that row, so choosing a factor set is editing one cell of a scenario file.
+and line) from that row, so choosing a factor set is editing one cell of a scenario file. A
+reference that finds no row stops the build, naming the scenario, the parameter and the row
+it looked for: the scenario never falls back to its parent's value in silence.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from pipelines.errors import ManifestError
+from pipelines.errors import ManifestError, UnresolvedRow
 from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.parsers.scenario import parse_scenario
 from pipelines.ingest.quarantine import Reject, located_rejects, rejects_frame, split_valid
@@ -132,6 +134,29 @@ def relative_range(con: duckdb.DuckDBPyConnection, text: str) -> tuple[float, fl
     return float(row[ci[0]]) / mean, float(row[ci[1]]) / mean
 
 
+def own_row(entry: SourceEntry, scenario: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """A parsed row of ``entry``'s scenario file as a row of core.scenario_parameters, before its
+    references are resolved (its own value, source and line)."""
+    return {
+        "scenario_id": scenario,
+        "parameter": row["parameter"],
+        "value": row["value"],
+        "value_text": row["value_text"],
+        "unit": row["unit"],
+        "low": row["low"],
+        "high": row["high"],
+        "distribution": row["distribution"],
+        "status": row["status"],
+        "factor_ref": row["factor_ref"],
+        "reasoning": row["reasoning"],
+        "range_ref": None,
+        "defined_in": f"{entry.path}:{row['source_row']}",
+        "source_id": entry.id,
+        "source_file": entry.path,
+        "source_row": row["source_row"],
+    }
+
+
 def resolve_order(entries: Sequence[SourceEntry]) -> list[SourceEntry]:
     """Scenario entries ordered so that every parent comes before the scenarios extending it."""
     by_id = {str(e.options.get("scenario_id", e.id)): e for e in entries}
@@ -174,24 +199,7 @@ def resolve(
         parent = entry.options.get("extends")
         rows = {k: {**v, "scenario_id": scenario} for k, v in resolved.get(str(parent), {}).items()} if parent else {}
         for row in frame.iter_rows(named=True):
-            out = {
-                "scenario_id": scenario,
-                "parameter": row["parameter"],
-                "value": row["value"],
-                "value_text": row["value_text"],
-                "unit": row["unit"],
-                "low": row["low"],
-                "high": row["high"],
-                "distribution": row["distribution"],
-                "status": row["status"],
-                "factor_ref": row["factor_ref"],
-                "reasoning": row["reasoning"],
-                "range_ref": None,
-                "defined_in": f"{entry.path}:{row['source_row']}",
-                "source_id": entry.id,
-                "source_file": entry.path,
-                "source_row": row["source_row"],
-            }
+            out = own_row(entry, scenario, row)
             if row["factor_ref"]:
                 try:
                     ref = parse_ref(row["factor_ref"])
@@ -259,13 +267,48 @@ def out_of_bounds(frame: pl.DataFrame) -> list[str]:
     return lines
 
 
+def _reference_fix(reject: Reject, parent: str | None) -> str:
+    """How to mend an unresolved row: for a reference that finds no row, where that row comes from."""
+    inherit = f"or remove the row to inherit {parent}'s value" if parent else "or remove the row"
+    try:
+        ref = parse_ref(str(reject.value)) if reject.check_name in ("factor_ref_exists", "range_ref_exists") else None
+    except ValueError:
+        ref = None
+    if ref is not None and ref.table == "staging.benchmark_series":
+        return (f"register the power log(s) of series {ref.key} (edge-carbon register ... --option series_id={ref.key}) "
+                f"or point the reference at a registered series, {inherit}")
+    if ref is not None:
+        return f"add that row to the source of {ref.table} or point the reference at a row it has, {inherit}"
+    return f"fix the row, {inherit}"
+
+
+def unresolved(rejects: Sequence[tuple[SourceEntry, Reject]],
+               parsed: Mapping[str, tuple[SourceEntry, pl.DataFrame]]) -> UnresolvedRow:
+    """The error of the first row (by file and line) that :func:`resolve` could not resolve: the
+    file and line, the scenario, the parameter, why, and the fix, in one line."""
+    entry, reject = min(rejects, key=lambda item: (item[0].path, item[1].source_row or 0))
+    scenario = str(entry.options.get("scenario_id", entry.id))
+    rows = parsed[scenario][1].filter(pl.col("source_row") == reject.source_row).get_column("parameter").to_list()
+    parameter = rows[0] if rows else "?"
+    why = reject.reason.removeprefix(f"{reject.column_name}: ") if reject.column_name else reject.reason
+    if reject.check_name == "factor_ref_exists":
+        why = f"factor_ref {reject.value} finds no row ({why})"
+    parent = entry.options.get("extends")
+    more = f" ({len(rejects) - 1} more unresolved row(s) after it)" if len(rejects) > 1 else ""
+    return UnresolvedRow(f"sources/{entry.path}", reject.source_row,
+                         f"scenario {scenario}, parameter {parameter}: {why}; {_reference_fix(reject, parent and str(parent))}{more}")
+
+
 def stage_scenarios(con: duckdb.DuckDBPyConnection, entries: Sequence[SourceEntry], *, run_id: str,
                     log: Callable[[str], Any] = lambda _: None) -> Staged:
     """core.scenario_parameters from the scenario files ``entries``: each parsed, inheritance and
     factor references resolved (:func:`resolve`, reading the staged tables through ``con``),
-    then every row checked against :class:`ScenarioParameters`. Rows that cannot be parsed,
-    resolved or checked are rejects stamped with their own file and line: a row is matched back
-    by (source_file, source_row), since the scenario files share line numbers."""
+    then every row checked against :class:`ScenarioParameters`. A row that cannot be resolved
+    (a reference that finds no row: a series whose log was unregistered, say) raises
+    :class:`UnresolvedRow` naming it, since leaving it out would give its scenario the parent's
+    value in silence. Rows that cannot be parsed or checked are rejects stamped with their own
+    file and line: a row is matched back by (source_file, source_row), since the scenario files
+    share line numbers (``edge-carbon register`` refuses such a file before it is registered)."""
     parsed = {}
     reject_frames = []
     run_at = dt.datetime.now(dt.UTC)
@@ -277,8 +320,8 @@ def stage_scenarios(con: duckdb.DuckDBPyConnection, entries: Sequence[SourceEntr
                                            run_id=run_id, at=run_at))
         log(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
     frame, rejects = resolve(con, parsed)
-    for entry, reject in rejects:
-        reject_frames.append(rejects_frame([reject], table=TABLE, source_id=entry.id, source_file=entry.path, run_id=run_id, at=run_at))
+    if rejects:  # a row left out would leave its scenario the parent's value, or none, without a word
+        raise unresolved(rejects, parsed)
     frame = conform(ScenarioParameters, frame) if frame.height else empty_frame(ScenarioParameters)
     valid, row_rejects = split_valid(ScenarioParameters, frame, file="sources/scenarios")
     if row_rejects:

@@ -41,10 +41,12 @@ Parser = Callable[[Path, Mapping[str, Any]], Parsed]
 def parse_entry(entry: SourceEntry, parser: Parser) -> Parsed:
     """Verify the file's hash, parse it, and stamp every row with its source."""
     path = entry.verified_file()
-    parsed = parser(path, entry.options)
-    frame = parsed.frame.with_columns(
-        pl.lit(entry.id).alias("source_id"), pl.lit(entry.path).alias("source_file")
-    )
+    return stamped(parser(path, entry.options), entry.id, entry.path)
+
+
+def stamped(parsed: Parsed, source_id: str, source_file: str) -> Parsed:
+    """``parsed`` with every row stamped with its source (``source_file``: the path below sources/)."""
+    frame = parsed.frame.with_columns(pl.lit(source_id).alias("source_id"), pl.lit(source_file).alias("source_file"))
     return Parsed(frame=frame, rejects=parsed.rejects)
 
 
@@ -69,6 +71,18 @@ class Staged:
         return self.frame.height if self.in_table is None else self.in_table
 
 
+def checked_rows(table: str, model: type[pa.DataFrameModel], result: Parsed, *, file: Path | str) -> tuple[pl.DataFrame, list[Reject]]:
+    """One parsed file's rows conformed to ``model`` and validated: the valid rows, and every
+    reject (the parser's, then the model's). The build stages each file with it, and
+    ``register`` checks a new file with it (:mod:`pipelines.ingest.precheck`) before writing."""
+    try:
+        frame = conform(model, result.frame)
+    except (pl.exceptions.PolarsError, KeyError) as exc:
+        raise SourceParseError(file, None, f"rows do not fit {table}: {exc}") from exc
+    valid, row_rejects = split_valid(model, frame, file=str(file))
+    return valid, list(result.rejects) + row_rejects
+
+
 def validate_parsed(
     table: str,
     model: type[pa.DataFrameModel],
@@ -82,12 +96,7 @@ def validate_parsed(
     rejects: list[pl.DataFrame] = []
     per_source: list[dict[str, Any]] = []
     for entry, result in parsed:
-        try:
-            frame = conform(model, result.frame)
-        except (pl.exceptions.PolarsError, KeyError) as exc:
-            raise SourceParseError(entry.file, None, f"rows do not fit {table}: {exc}") from exc
-        valid, row_rejects = split_valid(model, frame, file=str(entry.file))
-        all_rejects = list(result.rejects) + row_rejects
+        valid, all_rejects = checked_rows(table, model, result, file=entry.file)
         frames.append(valid)
         rejects.append(
             rejects_frame(all_rejects, table=table, source_id=entry.id, source_file=entry.path, run_id=run_id, at=now)

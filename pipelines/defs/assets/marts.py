@@ -2,7 +2,8 @@
 
 import dagster as dg
 
-from pipelines.defs.checks import Reader, table_check
+from pipelines.defs.checks import Reader, summary_metadata, table_check
+from pipelines.defs.keys import SOURCES_KEY
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import SqlTable, with_metadata, write_table
@@ -10,6 +11,7 @@ from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
 from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.reach import unreached
 from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import COMPUTE_ONLY
 
@@ -60,6 +62,16 @@ def fleet_shares_sum_to_one(warehouse: Reader) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
 
 
+@table_check(TRAINING_ENERGY.table, blocking=False, additional_deps=[dg.AssetKey(["staging", "benchmark_runs"]), SOURCES_KEY],
+             description="Every registered power log reaches a mart: its run is one of a series (a warning naming each log "
+                         "that does not, and why; sql/checks/logs_reaching_no_mart.sql). edge-carbon run prints the same lines.")
+def every_log_reaches_a_mart(warehouse: Reader) -> dg.AssetCheckResult:
+    """One line per registered log whose run reaches no mart (:mod:`pipelines.warehouse.reach`)."""
+    lines = unreached(warehouse.read, warehouse.has_table)
+    return dg.AssetCheckResult(passed=not lines, severity=dg.AssetCheckSeverity.WARN,
+                               metadata={"logs_reaching_no_mart": len(lines), **summary_metadata(lines)})
+
+
 @table_check(PAPER_REPRODUCTION.table, additional_deps=[dg.AssetKey(["staging", "paper_claims"])],
              description="Every claim id in staging.paper_claims has a row.")
 def every_claim_present(warehouse: Reader) -> dg.AssetCheckResult:
@@ -93,7 +105,7 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
     return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)
 
 
-@TRAINING_ENERGY.asset(group="marts")
+@TRAINING_ENERGY.asset(group="marts", check_specs=[every_log_reaches_a_mart.spec])
 def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """Energy per training run with its 95% CI, per device and workload (paper Table 1).
 

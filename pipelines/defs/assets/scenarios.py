@@ -49,7 +49,8 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     in ``sources/manifest/scenarios.toml``; a scenario may extend another. A parameter whose
     ``factor_ref`` names a staged row (a device spec, an embodied factor set, a network
     value, a benchmark series, a curated grid factor) takes that row's value and source_id, so every number traces
-    to a shipped file. Rows that cannot be resolved are quarantined with the reason.
+    to a shipped file. A row that cannot be resolved (a reference that finds no row) fails the
+    step, naming the scenario, the parameter and the row it looked for; unreadable rows are quarantined.
     """
     con = warehouse.connection()
     with BatchedLog(context.log.info) as log:
