@@ -47,13 +47,12 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
     bins = query(con, "uncertainty_distribution", {"patterns": patterns})
     bins = bins.with_columns(pl.col("infeasible").cast(pl.Int8))
     curve = alt.Chart(values(bins)).transform_filter(picked).transform_calculate(
-        **{FEASIBILITY_FIELD: feasibility_expr()}).mark_rect(strokeWidth=1).encode(
+        **{FEASIBILITY_FIELD: feasibility_expr()}).mark_rect().encode(
         x=alt.X("bin_low:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
         x2="bin_high:Q",
         y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format="%")),
         y2=alt.datum(0),
         color=alt.Color("device_class:N", title="device"),
-        stroke=alt.Stroke("device_class:N", title="device"),
         opacity=feasibility_channel(alt.Opacity, 0.6, 0.2),
         tooltip=tooltips(
             ("device_class:N", "device"), (f"{FEASIBILITY_FIELD}:N", "fleet"), ("bin_low:Q", "R from", ".3g"), ("bin_high:Q", "R to", ".3g"), ("draws:Q", "draws", ","),
