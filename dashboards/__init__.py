@@ -42,6 +42,7 @@ from dashboards.shell import (
     nav_html,
     open_readonly,
     page_html,
+    site_spec,
     warm_up_converter,
     write_vendor,
 )
@@ -118,8 +119,8 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
         # Specs are not re-validated against the Vega-Lite schema here (half a second a build):
         # tests/test_dashboards.py validates every chart of every page.
         with alt.data_transformers.disable_max_rows():
-            specs = {page.slug: {name: chart.to_dict(validate=False) for name, chart in page.charts.items()} for page in pages}
-            lead_specs = {name: chart.to_dict(validate=False) for name, chart in lead.charts.items()}
+            specs = {page.slug: {name: site_spec(chart) for name, chart in page.charts.items()} for page in pages}
+            lead_specs = {name: site_spec(chart) for name, chart in lead.charts.items()}
         result = _export(pages, specs, out, mode)
         bundle.result()
     result["vendor"] = write_vendor(out)

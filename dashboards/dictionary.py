@@ -94,4 +94,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         notes=["In any DuckDB client: select table_name, column_name, comment from duckdb_columns() "
                "where schema_name = 'marts'."],
         extra_html=table_html(frame),
+        answer=f"The warehouse holds {tables.filter(pl.col('kind') == 'table').height} tables and "
+               f"{tables.filter(pl.col('kind') == 'view').height} views with {frame.height} columns, "
+               f"{frame.get_column('column_comment').is_null().sum()} of them without a comment.",
     )

@@ -2,6 +2,7 @@
 
 import altair as alt
 import duckdb
+import polars as pl
 
 from dashboards.shell import Page, query, tooltips, values
 
@@ -23,7 +24,9 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     frame = query(con, "training_energy")
     data = values(frame)
     order = frame.get_column("device_label").to_list()  # largest energy first (the query's order)
-    base = alt.Chart(data).encode(y=alt.Y("device_label:N", title=None, sort=order))
+    # a label names the series after a comma (your own power logs): it goes on a second line, never cut
+    base = alt.Chart(data).encode(y=alt.Y("device_label:N", title=None, sort=order,
+                                          axis=alt.Axis(labelLimit=0, labelExpr="split(datum.label, ', ')")))
     bars = base.mark_bar(color="#8da0cb").encode(
         x=alt.X("energy_kj:Q", title="energy per run, kJ (mean, 95% CI)",
                 scale=alt.Scale(domain=[0, 1.15 * float(frame.get_column("ci95_high_kj").max())])),
@@ -37,6 +40,10 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         width=700, height=alt.Step(50),
         title="Energy per OPT-125M training run; label = reference GPU energy / device energy")
     synthetic = frame.get_column("is_synthetic").any()
+    others = frame.filter(pl.col("device_id") != pl.col("reference_device_id"))
+    ratios = ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x" for r in others.iter_rows(named=True))
+    answer = (f"Per OPT-125M training run the reference GPU ({frame.get_column('reference_device_id')[0]}) uses this many "
+              f"times the energy of each device: {ratios}." if others.height else "")
     notes = ["Ratio > 1 means the device uses less energy than the reference GPU for the same workload."]
     if synthetic:
         notes.append("Some series are synthesised from the paper's stated power and time, not measured "
@@ -45,4 +52,4 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         "energy", "Energy (Table 1)",
         "Mean energy per training run for each device with its 95% confidence interval over repeated runs, and the "
         "ratio to the reference GPU.",
-        TABLES, chart, notes=notes, headline=["energy"])
+        TABLES, chart, notes=notes, headline=["energy"], answer=answer)

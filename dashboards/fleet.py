@@ -7,7 +7,18 @@ import duckdb
 import polars as pl
 
 from dashboards.classes import device_classes
-from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
+from dashboards.shell import (
+    FEASIBILITY_FIELD,
+    INFEASIBLE,
+    Page,
+    feasibility,
+    feasibility_channel,
+    query,
+    scenario_ids,
+    scenario_param,
+    tooltips,
+    values,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.fleet_equivalence"]
@@ -17,7 +28,8 @@ TOOLTIP = tooltips(
     ("devices_memory_floor:Q", "memory floor (devices, not a basis)", ",.0f"),
     ("kgco2e:Q", "edge kgCO2e over the horizon", ",.1f"), ("comm_kgco2e:Q", "communication kgCO2e", ",.1f"),
     ("cloud_total_kgco2e:Q", "one cloud GPU, kgCO2e", ",.1f"), ("reduction_factor:Q", "R = cloud / edge", ".2f"),
-    ("reduction_factor_with_comm:Q", "R with communication", ".2f"), ("comm_pattern:N", "communication pattern")
+    ("reduction_factor_with_comm:Q", "R with communication", ".2f"), ("comm_pattern:N", "communication pattern"),
+    (f"{FEASIBILITY_FIELD}:N", "fleet"),
 )
 #: Colours of the edge device classes, in the order :func:`dashboards.classes.device_classes` gives
 #: them (a scenario may add any class, and a mixed fleet its 'fleet' row).
@@ -36,10 +48,12 @@ def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
     y = alt.Y("basis_label:N", title="equivalence basis", sort=None, axis=alt.Axis(
         labelFontWeight=alt.ExprRef("indexof(datum.label, '(headline)') >= 0 ? 'bold' : 'normal'"), labelLimit=220))
     y_offset = alt.YOffset("device_class:N", sort=devices)
-    bars = base.mark_bar().encode(
+    classes = alt.Scale(domain=devices, range=DEVICE_COLOURS[:len(devices)])
+    bars = base.mark_bar(strokeWidth=1.5).encode(
         y=y, yOffset=y_offset, x=x,
-        color=alt.Color("device_class:N", title="fleet", scale=alt.Scale(domain=devices, range=DEVICE_COLOURS[:len(devices)]),
-                        legend=alt.Legend(orient="top", direction="horizontal")),
+        color=alt.Color("device_class:N", title="device", scale=classes, legend=alt.Legend(orient="top", direction="horizontal")),
+        stroke=alt.Stroke("device_class:N", title="device", scale=classes, legend=alt.Legend(orient="top", direction="horizontal")),
+        opacity=feasibility_channel(alt.Opacity, 1.0, 0.3, orient="top"),
         tooltip=TOOLTIP,
     ).add_params(scenario)
     labels = base.transform_calculate(
@@ -76,9 +90,19 @@ def floor_table(frame: pl.DataFrame) -> str:
             f'<table id="memory-floor"><thead><tr><th>scenario</th>{head}</tr></thead><tbody>{rows}</tbody></table>')
 
 
+def answer(frame: pl.DataFrame) -> str:
+    """One sentence: how many fleets cannot carry their traffic, and paper_text's headline fleets with their R."""
+    infeasible = frame.filter(pl.col(FEASIBILITY_FIELD) == INFEASIBLE).height
+    headline = frame.filter(pl.col("is_headline") & (pl.col("scenario_id") == "paper_text"))
+    fleets = ", ".join(f"{r['count_label']} at R = {r['reduction_factor']:.2f}x" for r in headline.iter_rows(named=True))
+    return (f"{infeasible} of the {frame.height} fleets (scenario x basis x device class) cannot send their traffic over their link"
+            + (f"; one cloud GPU's work takes {fleets} (paper_text, headline basis)." if fleets else "."))
+
+
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.fleet_equivalence."""
     frame = query(con, "fleet")
+    frame = frame.with_columns(feasibility(pl.col("infeasible"))).drop("infeasible")
     scenarios = scenario_ids(con)
     return Page(
         slug="fleet",
@@ -92,4 +116,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                "(is_headline); the others show how the count and R move with the basis."],
         extra_html=floor_table(frame),
         headline=["fleet"],
+        answer=answer(frame),
     )

@@ -2,6 +2,7 @@
 
 import altair as alt
 import duckdb
+import polars as pl
 
 from dashboards.shell import Page, query, values, zone_scale
 
@@ -64,6 +65,10 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         .properties(width=850, height=280)
     )
     zones = ", ".join(sorted(profile.get_column("zone").unique().to_list()))
+    latest = annual.filter(pl.col("year") == annual.get_column("year").max()).sort("gco2e_per_kwh")
+    answer = ("" if latest.is_empty() else
+              f"In {latest['year'][0]} the annual grid intensity runs from {latest['zone'][0]} at {latest['gco2e_per_kwh'][0]:.0f} "
+              f"to {latest['zone'][-1]} at {latest['gco2e_per_kwh'][-1]:.0f} gCO2e/kWh among the zones shown.")
     return Page(
         slug="grid",
         title="Grid",
@@ -72,4 +77,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         tables=TABLES,
         charts={"over_time": over_time, "profile": profile_chart, "annual": annual_chart},
         notes=[f"Zones with sub-daily actual data: {zones}. Lifecycle scope where a zone has it, else direct."],
+        answer=answer,
     )

@@ -2,6 +2,7 @@
 
 import altair as alt
 import duckdb
+import polars as pl
 
 from dashboards.classes import device_classes
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
@@ -38,8 +39,11 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     )
     chart = alt.layer(bars, totals).properties(
         width=700, height=alt.Step(60), title="Lifecycle carbon per device over the horizon; label = total kgCO2e")
+    shown = frame.filter((pl.col("scenario_id") == scenario.param.value) & (pl.col("part") == "embodied"))
+    shares = ", ".join(f"{r['device_class']} {r['share']:.0%}" for r in shown.sort("device_class").iter_rows(named=True))
     return Page.one_chart(
         "lifecycle", "Lifecycle (Fig. 4)",
         "Embodied and operational kgCO2e of one cloud GPU and one device of each edge device class over the horizon, "
         "stacked, with each device's total.",
-        TABLES, chart)
+        TABLES, chart,
+        answer=f"Embodied carbon's share of each device's total over the horizon ({scenario.param.value}): {shares}." if shares else "")

@@ -2,6 +2,7 @@
 
 import altair as alt
 import duckdb
+import polars as pl
 
 from dashboards.shell import Page, query, scenario_ids, scenario_param, tooltips, values
 
@@ -17,6 +18,18 @@ TOOLTIP = tooltips(
 COMPONENTS = ["total", "compute", "communication"]
 #: total solid, compute long dashes, communication dots: told apart without colour.
 DASHES = [[1, 0], [8, 4], [2, 3]]
+
+
+def answer(frame: pl.DataFrame, scenario: str) -> str:
+    """One sentence: communication's share of each edge class's energy at the largest model, for ``scenario``."""
+    rows = frame.filter((pl.col("scenario_id") == scenario) & (pl.col("params_billion") == pl.col("params_billion").max()))
+    kwh = {(r["device_class"], r["component"]): r["kwh"] for r in rows.iter_rows(named=True)}
+    shares = [f"{device}s {kwh[(device, 'communication')] / kwh[(device, 'total')]:.0%}"
+              for device in sorted({d for d, _ in kwh}) if kwh.get((device, "total")) and (device, "communication") in kwh]
+    if rows.is_empty() or not shares:
+        return ""
+    return (f"At the largest model ({rows.get_column('model_id')[0]}, {scenario}), communication is this share of the "
+            f"training energy: {', '.join(shares)}.")
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
@@ -48,6 +61,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         "Training energy of OPT models from 125M to 66B parameters per device class, with compute and "
         "communication energy drawn as separate lines next to their total.",
         TABLES, chart,
+        answer=answer(frame, scenario.param.value),
         notes=["Compute scales the Table 1 OPT-125M energy with the parameter count; communication follows the "
                "paper's idealized model. The cloud GPU has no communication line (zero)."],
     )

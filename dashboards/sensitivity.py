@@ -10,8 +10,12 @@ import polars as pl
 
 from dashboards.classes import device_classes
 from dashboards.shell import (
+    FEASIBILITY_FIELD,
     Page,
     claim_of,
+    feasibility,
+    feasibility_channel,
+    feasibility_expr,
     page_patterns,
     query,
     scenario_ids,
@@ -34,7 +38,7 @@ HOURS_MIN, HOURS_MAX = 1, 24
 GRID_TOOLTIP = tooltips(
     ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("hours_per_day:Q", "edge hours per day"),
     ("device_multiplier:Q", "device multiplier m"), ("devices:Q", "devices per GPU", ",.0f"),
-    ("edge_added_kgco2e:Q", "edge kgCO2e", ",.1f"), ("reduction_factor:Q", "R", ".2f")
+    ("edge_added_kgco2e:Q", "edge kgCO2e", ",.1f"), ("reduction_factor:Q", "R", ".2f"), (f"{FEASIBILITY_FIELD}:N", "fleet")
 )
 
 
@@ -51,6 +55,7 @@ def grid_for_chart(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(
         "scenario_id", "device_class", "device_multiplier", "hours_per_day",
         *[pl.col(c).round_sig_figs(4) for c in ("devices", "edge_added_kgco2e", "reduction_factor")],
+        pl.col("infeasible").cast(pl.Int8),
     )
 
 
@@ -94,7 +99,8 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device),
         ).transform_calculate(h0="datum.hours_per_day - 0.5", h1="datum.hours_per_day + 0.5",
                               m0=f"datum.device_multiplier - {MULTIPLIER_STEP / 2}",
-                              m1=f"datum.device_multiplier + {MULTIPLIER_STEP / 2}")
+                              m1=f"datum.device_multiplier + {MULTIPLIER_STEP / 2}",
+                              **{FEASIBILITY_FIELD: feasibility_expr()})
         cells = base.mark_rect().encode(
             x=alt.X("h0:Q", title="edge hours per day", scale=alt.Scale(domain=[0.5, HOURS_MAX + 0.5], nice=False)),
             x2="h1:Q",
@@ -103,10 +109,11 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
                                     nice=False)),
             y2="m1:Q",
             color=alt.Color("reduction_factor:Q", title="R", scale=alt.Scale(type="log", scheme="viridis")),
+            opacity=feasibility_channel(alt.Opacity, 1.0, 0.35),
             tooltip=GRID_TOOLTIP,
         )
         cell = base.transform_filter(picked).mark_rect(fill=None, stroke="red", strokeWidth=2.5).encode(
-            x="h0:Q", x2="h1:Q", y="m0:Q", y2="m1:Q", tooltip=GRID_TOOLTIP)
+            x="h0:Q", x2="h1:Q", y="m0:Q", y2="m1:Q", opacity=feasibility_channel(alt.Opacity, 1.0, 0.35), tooltip=GRID_TOOLTIP)
         line = alt.Chart(line_data).transform_filter(
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
         ).mark_line(color="white", strokeWidth=2, interpolate="step").encode(
@@ -143,23 +150,27 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[floa
         ("scenario_id:N", "scenario"), ("device_class:N", "device"), ("pattern:N", "communication"), "parameter:N", ("value_low:Q", "low", ".4g"),
         ("value_high:Q", "high", ".4g"), ("reduction_factor_at_low:Q", "R at low", ".2f"),
         ("reduction_factor_at_high:Q", "R at high", ".2f"),
-        ("baseline_reduction_factor:Q", "R at the scenario's values", ".2f")
+        ("baseline_reduction_factor:Q", "R at the scenario's values", ".2f"), (f"{FEASIBILITY_FIELD}:N", "fleet")
     )
     numbers = ["value_low", "value_high", "reduction_factor_at_low", "reduction_factor_at_high", "reduction_factor_min",
                "reduction_factor_max", "baseline_reduction_factor", "swing"]
     shown = frame.filter(pl.col("swing") > 0).select(
-        "scenario_id", "device_class", "pattern", "parameter", *[pl.col(c).round_sig_figs(4) for c in numbers])
+        "scenario_id", "device_class", "pattern", "parameter", *[pl.col(c).round_sig_figs(4) for c in numbers],
+        feasibility(pl.col("infeasible")))
     base = alt.Chart(values(shown)).transform_filter(
         (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern))
     y = alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("swing", op="max", order="descending"))
     x_scale = alt.Scale(type="log")
-    bars = base.mark_bar(height=8).encode(
+    bars = base.mark_bar(height=8, strokeWidth=1.5).encode(
         y=y, yOffset="device_class:N",
         x=alt.X("reduction_factor_min:Q", title="reduction factor R (log)", scale=x_scale),
-        x2="reduction_factor_max:Q", color=alt.Color("device_class:N", title="device"), tooltip=tooltip,
+        x2="reduction_factor_max:Q", color=alt.Color("device_class:N", title="device"),
+        stroke=alt.Stroke("device_class:N", title="device"), fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.15),
+        tooltip=tooltip,
     ).add_params(scenario, pattern)
     baseline = base.mark_tick(color="black", thickness=2, size=10).encode(
-        y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip)
+        y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip,
+        opacity=feasibility_channel(alt.Opacity, 1.0, 0.4))
     rules = alt.Chart(values(pl.DataFrame({"r": list(targets), "label": [f"R = {t:g}" for t in targets]}))).mark_rule(
         strokeDash=[5, 3], color="#c00").encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(bars, baseline, rules).properties(
@@ -176,6 +187,10 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     torn = tornado(con, patterns)
     # R = 1 (no saving) and the claim's low end
     targets = (1.0, claim_of(con)[0])
+    top = torn.filter((pl.col("scenario_id") == "paper_text") & (pl.col("pattern") == patterns[0]) & (pl.col("swing") > 0)).sort("swing", descending=True)
+    answer = ("" if top.is_empty() else
+              f"For paper_text (compute only), {top['parameter'][0]} moves R the most: {top['device_class'][0]} R from "
+              f"{top['reduction_factor_min'][0]:.2f} to {top['reduction_factor_max'][0]:.2f} over its range.")
     return Page(
         slug="sensitivity",
         title="Sensitivity",
@@ -195,4 +210,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
             "headline row of marts.fleet_equivalence.",
         ],
         headline=["heatmap"],
+        answer=answer,
     )

@@ -12,6 +12,7 @@ import html
 import json
 import os
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,14 @@ ZONE_COLOURS = {
     "WORLD": "#333333", "DE": "#4c78a8", "FR": "#f58518", "GB": "#e45756", "US": "#54a24b",
     "US-CAL-CISO": "#8c564b", "US-CAL-CISO-PROD": "#b8a11a", "IN": "#b279a2", "IN-WE": "#72b7b2",
 }
+#: The field a chart of R marks each fleet's feasibility in, and its two values (a legend names both).
+FEASIBILITY_FIELD = "feasibility"
+FEASIBLE = "feasible fleet"
+INFEASIBLE = "infeasible fleet (link cannot carry its traffic)"
+#: Settings every chart of the site shares: tick labels keep a gap (a log axis hides those that would
+#: run together, "0.010.02"), and legend labels are never cut short.
+SITE_CONFIG: dict[str, Any] = {"axis": {"labelSeparation": 6}, "axisQuantitative": {"labelOverlap": "greedy"},
+                               "legend": {"labelLimit": 0}}
 #: Colours for zones not in ZONE_COLOURS, handed out in sorted zone order.
 EXTRA_ZONE_COLOURS = ["#9467bd", "#ff9da6", "#bab0ac", "#17becf", "#2ca02c", "#e377c2", "#bcbd22", "#1f77b4"]
 
@@ -75,6 +84,46 @@ def claim_bounds(frame: pl.DataFrame) -> tuple[float, float]:
 def claim_of(con: duckdb.DuckDBPyConnection) -> tuple[float, float]:
     """The claim's low and high end of R, for a page that draws them (marts.verdict: core.claim's row)."""
     return claim_bounds(query(con, "claim"))
+
+
+def feasibility(infeasible: pl.Expr) -> pl.Expr:
+    """The :data:`FEASIBILITY_FIELD` column of a chart of R: :data:`INFEASIBLE` where ``infeasible`` holds."""
+    return pl.when(infeasible).then(pl.lit(INFEASIBLE)).otherwise(pl.lit(FEASIBLE)).alias(FEASIBILITY_FIELD)
+
+
+def feasibility_expr(flag: str = "datum.infeasible") -> str:
+    """A Vega expression giving :data:`FEASIBILITY_FIELD`'s value from a 0 / 1 (or boolean) ``flag``:
+    a page with many rows carries the flag and names it in the browser."""
+    return f"{flag} ? {INFEASIBLE!r} : {FEASIBLE!r}"
+
+
+def feasibility_channel(channel: type, feasible: Any, infeasible: Any, *, orient: str = "right") -> Any:
+    """An encoding ``channel`` (``alt.FillOpacity``, ``alt.Opacity``, ``alt.StrokeDash``) of the fleet's
+    feasibility, ``feasible`` / ``infeasible`` its two values. Every such channel of a chart carries the
+    same legend (Vega-Lite merges them into one, naming both; a channel without it would drop them all),
+    placed at ``orient``. On a bar or rect mark Vega-Lite draws no legend for ``alt.FillOpacity``: use ``alt.Opacity``."""
+    legend = alt.Legend(title="fleet", orient=orient, symbolType="circle", symbolStrokeColor="#555", symbolFillColor="#555",
+                        symbolStrokeWidth=1.5, labelLimit=0)
+    return channel(f"{FEASIBILITY_FIELD}:N", title="fleet", legend=legend,
+                   scale=alt.Scale(domain=[FEASIBLE, INFEASIBLE], range=[feasible, infeasible]))
+
+
+def site_spec(chart: alt.TopLevelMixin) -> dict:
+    """A chart's Vega-Lite dict with the site's shared settings (:data:`SITE_CONFIG`) under its own."""
+    spec = chart.to_dict(validate=False)
+    config = spec.setdefault("config", {})
+    for key, settings in SITE_CONFIG.items():
+        config[key] = {**settings, **config.get(key, {})}
+    return spec
+
+
+def wrap_label(text: str, width: int) -> str:
+    """``text`` with a newline before each word that would run a line past ``width`` characters."""
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
+
+
+#: An axis ``labelExpr`` that draws a label's lines (``\n`` between them, see :func:`wrap_label`) one under another.
+LINES_EXPR = "split(datum.label, '\\n')"
 
 
 def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
@@ -140,6 +189,8 @@ class Page:
     notes: list[str] = field(default_factory=list)
     extra_html: str = ""
     headline: list[str] = field(default_factory=list)
+    #: One sentence the page's chart answers: the page's first line, above the chart (the summary goes below it).
+    answer: str = ""
 
     @classmethod
     def one_chart(cls, slug: str, title: str, summary: str, tables: list[str], chart: alt.TopLevelMixin,
@@ -196,6 +247,7 @@ def write_vendor(out: Path) -> Path:
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100px; color: #222; }
 nav a { margin-right: 0.8rem; }
+p.answer { font-size: 1.15rem; font-weight: 600; }
 p.what { font-size: 1.05rem; }
 p.from code, td code { background: #f3f3f3; padding: 0 0.2rem; }
 .chart { margin: 0.4rem 0 1.2rem 0; }
@@ -256,20 +308,26 @@ def head_html(title: str) -> str:
 
 def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None) -> str:
     """An HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts)."""
-    specs = specs if specs is not None else {name: chart.to_dict() for name, chart in page.charts.items()}
+    specs = specs if specs is not None else {name: site_spec(chart) for name, chart in page.charts.items()}
     tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in page.tables)
     notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
     return f"""{head_html(f"{page.title} - edge-carbon")}<body>
 {nav}
 <h1>{html.escape(page.title)}</h1>
+<p class="answer" id="answer">{html.escape(page.answer or page.summary)}</p>
+{chart_divs(list(specs))}
 <p class="what">{html.escape(page.summary)}</p>
 <p class="from">Data: {tables}.</p>
 {notes}
-{chart_divs(list(specs))}
 {page.extra_html}
 {embed_script(specs)}
 </body></html>
 """
+
+
+#: What the site answers (the index's explanation, below its chart).
+QUESTION = ('<p class="what">Does training foundation models on idle phones and laptops emit 4-8x less carbon than cloud '
+            'GPUs? The answer per scenario below; each page answers part of it from the published warehouse.</p>')
 
 
 def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None,
@@ -280,10 +338,11 @@ def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs
     ``static`` names the charts exported to ``static/`` (``all``, ``headline`` or ``none``).
     """
     lead_html = ""
+    answer = f'<p class="answer" id="answer">{html.escape(lead.answer)}</p>' if lead is not None and lead.answer else QUESTION
     if lead is not None:
-        lead_specs = lead_specs if lead_specs is not None else {n: c.to_dict() for n, c in lead.charts.items()}
+        lead_specs = lead_specs if lead_specs is not None else {n: site_spec(c) for n, c in lead.charts.items()}
         tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in lead.tables)
-        lead_html = f"{chart_divs(list(lead_specs))}\n{lead.extra_html}\n<p class=\"from\">Data: {tables}.</p>"
+        lead_html = (f"{chart_divs(list(lead_specs))}\n{QUESTION}\n{lead.extra_html}\n<p class=\"from\">Data: {tables}.</p>")
         lead_html += f"\n{embed_script(lead_specs)}"
     items = "\n".join(
         f'<li><a href="{html.escape(p.slug)}.html">{html.escape(p.title)}</a>: {html.escape(p.summary)} '
@@ -293,8 +352,7 @@ def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs
     return f"""{head_html("edge-carbon dashboards")}<body>
 {nav}
 <h1>edge-carbon dashboards</h1>
-<p class="what">Does training foundation models on idle phones and laptops emit 4-8x less carbon
-than cloud GPUs? The answer per scenario first; each page below answers part of it from the published warehouse.</p>
+{answer}
 {lead_html}
 <h2>Pages</h2>
 <ul>

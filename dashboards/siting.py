@@ -8,7 +8,18 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import Page, claim_of, query, tooltips, values
+from dashboards.shell import (
+    FEASIBILITY_FIELD,
+    FEASIBLE,
+    INFEASIBLE,
+    Page,
+    claim_of,
+    feasibility,
+    feasibility_channel,
+    query,
+    tooltips,
+    values,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.siting", "marts.siting_summary"]
@@ -39,26 +50,30 @@ def heatmap(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
     classes = sorted(frame.get_column("device_class").unique().to_list())
     scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()), classes, "siting_map")
     wide = frame.pivot(on="device_class", index=["scenario", "cloud_zone", "edge_zone", "cloud_ci", "edge_ci"],
-                       values=["r", "r_comm"], aggregate_function=None)
+                       values=["r", "r_comm", "infeasible"], aggregate_function=None)
     if len(classes) == 1:  # one class: polars names the columns after the values alone
-        wide = wide.rename({"r": f"r_{classes[0]}", "r_comm": f"r_comm_{classes[0]}"})
+        wide = wide.rename({"r": f"r_{classes[0]}", "r_comm": f"r_comm_{classes[0]}", "infeasible": f"infeasible_{classes[0]}"})
+    # a flag per class as 0 / 1 (lighter on the page than true / false)
+    wide = wide.with_columns(pl.col(f"infeasible_{c}").cast(pl.Int8) for c in classes)
     tip = tooltips(("cloud_zone:N", "cloud zone"), ("cloud_ci:Q", "cloud gCO2e/kWh"), ("edge_zone:N", "edge zone"),
                    ("edge_ci:Q", "edge gCO2e/kWh (charging window)"), ("R:Q", "R", ".3g"), ("r:Q", "R compute only", ".3g"),
-                   ("r_comm:Q", "R with communication", ".3g"))
+                   ("r_comm:Q", "R with communication", ".3g"), (f"{FEASIBILITY_FIELD}:N", "fleet"))
     base = (alt.Chart(values(wide))
             .transform_filter(alt.datum.scenario == scenario)
             .transform_calculate(r=f"datum['r_' + {device.name}]", r_comm=f"datum['r_comm_' + {device.name}]")
             .transform_calculate(R=alt.expr.if_(kind == KINDS[0], alt.datum.r_comm, alt.datum.r))
+            .transform_calculate(**{FEASIBILITY_FIELD: f"datum['infeasible_' + {device.name}] ? {INFEASIBLE!r} : {FEASIBLE!r}"})
             .transform_filter("isValid(datum.R)"))
     x = alt.X("edge_zone:N", title="edge zone (charging), by intensity", sort=alt.EncodingSortField("edge_ci", op="min"),
               axis=alt.Axis(labelFontSize=8, labelAngle=-90))
     y = alt.Y("cloud_zone:N", title="cloud zone (around the clock), by intensity", sort=alt.EncodingSortField("cloud_ci", op="min"),
               axis=alt.Axis(labelFontSize=8))
+    faded = feasibility_channel(alt.Opacity, 1.0, 0.35)
     cells = base.mark_rect().encode(
-        x=x, y=y, tooltip=tip,
+        x=x, y=y, tooltip=tip, opacity=faded,
         color=alt.Color("R:Q", title="R (log)", scale=alt.Scale(type="log", scheme="redblue", domainMid=1, domain=[0.01, 100], clamp=True)))
     claim = base.transform_filter(alt.datum.R >= claim_low).mark_point(shape="circle", size=6, filled=True, color="black").encode(
-        x=x, y=y, tooltip=tip)
+        x=x, y=y, tooltip=tip, opacity=faded)
     return (alt.layer(cells, claim).add_params(scenario, device, kind)
             .properties(width=alt.Step(11), height=alt.Step(11),
                         title=f"R per cloud zone x edge zone (blue: the edge emits less, red: more; dot: R >= {claim_low:g}, the claim)"))
@@ -68,13 +83,15 @@ def curves(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
     """R against the cloud's intensity for the hourly edge zones and the scenario's own edge mix, with R = 1 and the claim's low end dashed."""
     scenario, device, kind = _selectors(sorted(frame.get_column("scenario").unique().to_list()),
                                         sorted(frame.get_column("device_class").unique().to_list()), "siting_lines")
+    frame = frame.with_columns(feasibility(pl.col("infeasible"))).drop("infeasible")
     lines = (alt.Chart(values(frame))
              .transform_filter((alt.datum.scenario == scenario) & (alt.datum.device_class == device) & (alt.datum.r_kind == kind))
              .mark_line()
              .encode(x=alt.X("cloud_ci:Q", title="cloud intensity, gCO2e/kWh"),
                      y=alt.Y("r:Q", title="R = cloud / edge"),
                      color=alt.Color("edge_zone:N", title="edge zone"),
-                     tooltip=tooltips(("edge_zone:N", "edge zone"), ("edge_ci:Q", "edge gCO2e/kWh"),
+                     strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [6, 3]),
+                     tooltip=tooltips(("edge_zone:N", "edge zone"), ("edge_ci:Q", "edge gCO2e/kWh"), (f"{FEASIBILITY_FIELD}:N", "fleet"),
                                       ("cloud_gco2e_per_kwh_for_r1:Q", "cloud intensity for R = 1", ".0f"),
                                       ("cloud_gco2e_per_kwh_for_r4:Q", "cloud intensity for R = 4", ".0f"))))
     marks = pl.DataFrame({"r": [1.0, claim_low], "label": ["R = 1", f"R = {claim_low:g}"]})
@@ -120,6 +137,16 @@ def range_html(con: duckdb.DuckDBPyConnection) -> str:
             f'{html.escape("; ".join(items))}. <a href="siting.html">Siting</a></p>')
 
 
+def answer(con: duckdb.DuckDBPyConnection, cells: pl.DataFrame) -> str:
+    """One sentence: where the edge beats the cloud, over every pair of zones (marts.siting, with communication);
+    a fleet that cannot carry its traffic (``cells``' flag) is named so."""
+    infeasible = {(s.split(" (")[0], d) for s, d in cells.filter(pl.col("infeasible")).select("scenario", "device_class").unique().iter_rows()}
+    parts = [f"{r['scenario_id']} {r['device_class']}s in {r['share_r_ge_1']:.0%}"
+             + (" (an infeasible fleet)" if (r["scenario_id"], r["device_class"]) in infeasible else "")
+             for r in query(con, "siting_range").iter_rows(named=True)]
+    return f"With communication, training on the edge emits less than the cloud (R >= 1) only in this share of cloud x edge zone pairs: {'; '.join(parts)}."
+
+
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.siting and marts.siting_summary."""
     cells = query(con, "siting_heatmap", {"top_n": TOP_N})
@@ -141,4 +168,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         charts={"heatmap": heatmap(cells, claim_low), "break_even": curves(lines, claim_low)},
         notes=[*winning_sentences(named, claim_low), f"How old each hourly intensity is: {age_text}."],
         headline=["heatmap"],
+        answer=answer(con, cells),
     )

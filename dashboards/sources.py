@@ -48,4 +48,6 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         "sources", "Sources",
         f"All {frame.height} source files the warehouse is built from, with licence, link, retrieval date and the "
         "table each one feeds.",
-        TABLES, chart, extra_html=table_html(frame))
+        TABLES, chart, extra_html=table_html(frame),
+        answer=f"The warehouse is built from {frame.height} source files under {frame.get_column('license').n_unique()} licences, "
+               f"feeding {frame.get_column('table_name').n_unique()} tables.")

@@ -5,8 +5,11 @@ import duckdb
 import polars as pl
 
 from dashboards.shell import (
+    FEASIBILITY_FIELD,
     Page,
     claim_of,
+    feasibility_channel,
+    feasibility_expr,
     page_patterns,
     query,
     scenario_ids,
@@ -20,6 +23,9 @@ TABLES = ["marts.uncertainty", "marts.uncertainty_distribution", "marts.uncertai
           "marts.verdict"]
 
 TOP = 10
+#: Height of the distribution chart, and where its p05 / p50 / p95 labels go: one row each from the top, in pixels.
+HEIGHT = 320
+LABEL_TOP, LABEL_ROW = 8, 13
 
 CI_TOOLTIP = tooltips(
     ("series_id:N", "series"), ("device_label:N", "device"), ("n_runs:Q", "runs"),
@@ -38,19 +44,28 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
     patterns = page_patterns(con)
     scenario, pattern = scenario_param(scenarios), pattern_param(patterns)
     picked = (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern)
-    curve = alt.Chart(values(query(con, "uncertainty_distribution", {"patterns": patterns}))).transform_filter(picked).mark_rect(
-        opacity=0.55).encode(
+    bins = query(con, "uncertainty_distribution", {"patterns": patterns})
+    bins = bins.with_columns(pl.col("infeasible").cast(pl.Int8))
+    curve = alt.Chart(values(bins)).transform_filter(picked).transform_calculate(
+        **{FEASIBILITY_FIELD: feasibility_expr()}).mark_rect().encode(
         x=alt.X("bin_low:Q", title="reduction factor R (log)", scale=alt.Scale(type="log")),
         x2="bin_high:Q",
         y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format="%")),
         y2=alt.datum(0),
         color=alt.Color("device_class:N", title="device"),
+        opacity=feasibility_channel(alt.Opacity, 0.6, 0.2),
         tooltip=tooltips(
-            ("device_class:N", "device"), ("bin_low:Q", "R from", ".3g"), ("bin_high:Q", "R to", ".3g"), ("draws:Q", "draws", ","),
+            ("device_class:N", "device"), (f"{FEASIBILITY_FIELD}:N", "fleet"), ("bin_low:Q", "R from", ".3g"), ("bin_high:Q", "R to", ".3g"), ("draws:Q", "draws", ","),
             ("share:Q", "share of draws", ".2%")
         ),
     ).add_params(scenario, pattern)
     quantiles = query(con, "uncertainty_quantiles", {"patterns": patterns})
+    # each label in a row of its own (class, then quantile), from the top: p05, p50 and p95 may lie close together
+    classes = sorted(quantiles.get_column("device_class").unique().to_list())
+    names = sorted(quantiles.get_column("quantile").unique().to_list())
+    quantiles = quantiles.with_columns(
+        (LABEL_TOP + LABEL_ROW * (pl.col("device_class").replace_strict(classes, list(range(len(classes)))) * len(names)
+                                  + pl.col("quantile").replace_strict(names, list(range(len(names)))))).alias("label_y"))
     marks = alt.Chart(values(quantiles)).transform_filter(picked)
     low = claim_of(con)[0]
     tooltip = tooltips(
@@ -59,12 +74,13 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
         ("share_r_below_4:Q", f"share of draws with R < {low:g}", ".1%")
     )
     rules = marks.mark_rule(strokeDash=[4, 3]).encode(x="reduction_factor:Q", color="device_class:N", tooltip=tooltip)
-    labels = marks.mark_text(angle=270, align="left", dy=-4, fontSize=10).encode(
-        x="reduction_factor:Q", y=alt.value(5), text="quantile:N", color="device_class:N", tooltip=tooltip)
+    labels = marks.mark_text(align="left", baseline="middle", dx=3, fontSize=10).encode(
+        x="reduction_factor:Q", y=alt.Y("label_y:Q", axis=None, scale=alt.Scale(domain=[HEIGHT, 0], nice=False, zero=False)),
+        text="quantile:N", color="device_class:N", tooltip=tooltip)
     targets = alt.Chart(values(pl.DataFrame({"r": [1.0, low], "label": ["R = 1", f"R = {low:g}"]}))).mark_rule(
         color="#c00", strokeWidth=1.5).encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
-    return alt.layer(curve, rules, labels, targets).properties(
-        width=700, height=320, title=f"Distribution of R over the Monte Carlo draws, 20 bins per decade (dashed: p05, p50, p95; red: R = 1 and R = {low:g})")
+    return alt.layer(curve, rules, labels, targets).resolve_scale(y="independent").properties(
+        width=700, height=HEIGHT, title=f"Distribution of R over the Monte Carlo draws, 20 bins per decade (dashed: p05, p50, p95; red: R = 1 and R = {low:g})")
 
 
 def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.TopLevelMixin:
@@ -93,7 +109,8 @@ def drivers_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> alt.T
 def ci_chart(con: duckdb.DuckDBPyConnection) -> alt.TopLevelMixin:
     """Relative 95% CI of the Table 1 energy series (the measured uncertainty that enters the draws)."""
     frame = query(con, "training_energy")
-    base = alt.Chart(values(frame)).encode(y=alt.Y("device_label:N", title=None))
+    base = alt.Chart(values(frame)).encode(y=alt.Y("device_label:N", title=None,
+                                                   axis=alt.Axis(labelLimit=0, labelExpr="split(datum.label, ', ')")))
     bars = base.mark_bar(color="#fc8d62").encode(
         x=alt.X("ci95_half_width_rel:Q", title="95% CI half-width as a share of the mean", axis=alt.Axis(format="%")),
         tooltip=CI_TOOLTIP)
@@ -106,6 +123,13 @@ def ci_chart(con: duckdb.DuckDBPyConnection) -> alt.TopLevelMixin:
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.uncertainty, marts.uncertainty_distribution, marts.uncertainty_drivers."""
     scenarios = scenario_ids(con)
+    patterns = page_patterns(con)
+    quantiles = query(con, "uncertainty_quantiles", {"patterns": patterns}).filter(
+        (pl.col("scenario_id") == "paper_text") & (pl.col("pattern") == patterns[0]))
+    spread = {(r["device_class"], r["quantile"]): r["reduction_factor"] for r in quantiles.iter_rows(named=True)}
+    ranges = ", ".join(f"{d}s {spread[(d, 'p05')]:.2f}-{spread[(d, 'p95')]:.2f}" for d in sorted({d for d, _ in spread})
+                       if (d, "p05") in spread and (d, "p95") in spread)
+    answer = f"For paper_text (compute only), 90% of the Monte Carlo draws put R within: {ranges}." if ranges else ""
     return Page(
         slug="uncertainty",
         title="Uncertainty",
@@ -118,4 +142,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                "Variance shares are total Sobol indices (SALib), normalised to sum to 1; the tooltip gives the index "
                "and its bootstrap 95% CI."],
         headline=["distribution"],
+        answer=answer,
     )

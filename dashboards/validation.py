@@ -130,7 +130,7 @@ def errors(frame: pl.DataFrame) -> alt.LayerChart:
             scale=alt.Scale(type="symlog", constant=0.01),
             axis=alt.Axis(format="+.0%"),
         ),
-        y=alt.Y("row_label:N", title=None, sort=order),
+        y=alt.Y("row_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=0)),
         color=series_colour(),
         tooltip=TOOLTIP,
     )
@@ -154,7 +154,7 @@ def errors(frame: pl.DataFrame) -> alt.LayerChart:
         x="at:Q", tooltip=alt.Tooltip("what:N", title="line")
     )
     return alt.layer(marks, points).properties(
-        width=640,
+        width=600,
         height=alt.Step(22),
         title="Relative error per case and metric (lines: ±2% accounting target, ±8.2% LLMCarbon's bound)",
     )
@@ -213,4 +213,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         ],
         extra_html=headlines_html(con),
         headline=["validation"],
+        answer=f"This project's formulas give the published training footprints back: {'; '.join(facts) or 'no cases'}.",
     )

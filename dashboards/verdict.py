@@ -7,7 +7,16 @@ import duckdb
 import polars as pl
 
 from dashboards import siting
-from dashboards.shell import Page, claim_bounds, query, tooltips, values
+from dashboards.shell import (
+    LINES_EXPR,
+    Page,
+    claim_bounds,
+    feasibility,
+    feasibility_channel,
+    query,
+    tooltips,
+    values,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.verdict"]
@@ -26,25 +35,49 @@ TOOLTIP = tooltips(
 )
 
 
-def verdict_chart(frame: pl.DataFrame, *, width: int = 370, step: int = 26, label_limit: int = 320,
+def verdict_chart(frame: pl.DataFrame, *, width: int = 370, step: int = 28, label_limit: int = 330,
                   title: str = "R per scenario and basis: dot = deterministic, line = Monte Carlo p05-p95 (dashed: R = 1)",
                   ) -> alt.TopLevelMixin:
-    """R with its p05-p95 per row label, one panel per device class, the claim's band shaded, R = 1 dashed."""
+    """R with its p05-p95 per row label, one panel per device class, the claim's band shaded, R = 1 dashed.
+
+    A row whose fleet cannot send its traffic (marts.verdict's verdict) is drawn hollow with a faded,
+    dashed spread, and the legend names it. A label's method row goes on a second line.
+    """
+    frame = frame.with_columns(feasibility(pl.col("verdict").str.starts_with("infeasible")),
+                               pl.col("row_label").str.replace(" [", "\n[", literal=True))
     order = frame.get_column("row_label").unique(maintain_order=True).to_list()
     low, high = claim_bounds(frame)
     base = alt.Chart()
-    y = alt.Y("row_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=label_limit))
+    y = alt.Y("row_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=label_limit, labelExpr=LINES_EXPR))
     y_offset = alt.YOffset("side:N", sort=["compute only", "with communication"])
-    colour = alt.Color("side:N", title="R", scale=alt.Scale(domain=["compute only", "with communication"], range=["#1f77b4", "#d62728"]))
+    sides = alt.Scale(domain=["compute only", "with communication"], range=["#1f77b4", "#d62728"])
+    # the legends go above the panels: the page keeps to a 1,366 px window
+    colour = alt.Color("side:N", title="R", scale=sides, legend=alt.Legend(orient="top"))
     x = alt.X("p05:Q", title=f"reduction factor R = cloud / edge (log; shaded: the paper's {low:g}-{high:g}x)", scale=alt.Scale(type="log"))
-    spread = base.mark_rule(strokeWidth=2).encode(x=x, x2="p95:Q", y=y, yOffset=y_offset, color=colour, tooltip=TOOLTIP)
-    point = base.mark_point(filled=True, size=60).encode(x="r:Q", y=y, yOffset=y_offset, color=colour, tooltip=TOOLTIP)
+    spread = base.mark_rule(strokeWidth=2).encode(
+        x=x, x2="p95:Q", y=y, yOffset=y_offset, color=colour, tooltip=TOOLTIP,
+        opacity=feasibility_channel(alt.Opacity, 1.0, 0.4, orient="top"),
+        strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [3, 2], orient="top"))
+    point = base.mark_point(filled=True, size=60, strokeWidth=1.5).encode(
+        x="r:Q", y=y, yOffset=y_offset, color=colour, stroke=alt.Stroke("side:N", title="R", scale=sides, legend=alt.Legend(orient="top")),
+        fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.0, orient="top"), tooltip=TOOLTIP)
     band = alt.Chart(values(pl.DataFrame({"low": [low], "high": [high]}))).mark_rect(opacity=0.12, color="#2ca02c").encode(
         x="low:Q", x2="high:Q", tooltip=alt.value(f"the paper's claim: R of {low:g}-{high:g}x"))
     one = alt.Chart(values(pl.DataFrame({"r": [1.0]}))).mark_rule(color="#444", strokeDash=[4, 3]).encode(
         x="r:Q", tooltip=alt.value("R = 1: the edge emits as much as the cloud"))
     return alt.layer(band, one, spread, point).properties(width=width, height=alt.Step(step)).facet(
         column=alt.Column("device_class:N", title=None), data=values(frame)).properties(title=title)
+
+
+def answer(frame: pl.DataFrame) -> str:
+    """One sentence: over the headline rows (with communication), how many fleets reach the claim, and why the others do not."""
+    rows = headline_rows(frame)
+    low, _ = claim_bounds(frame)
+    counts = rows.group_by("verdict").len().sort(["len", "verdict"], descending=[True, False])
+    holding = rows.filter(pl.col("verdict").str.starts_with("claim holds")).height
+    others = "; ".join(f"{v}: {n}" for v, n in counts.iter_rows() if not v.startswith("claim holds"))
+    return (f"The claim (R >= {low:g}) holds for {holding} of {rows.height} fleets (scenario x device class, headline basis, "
+            f"with communication): {others}.")
 
 
 def headline_rows(frame: pl.DataFrame) -> pl.DataFrame:
@@ -92,10 +125,10 @@ def lead(con: duckdb.DuckDBPyConnection) -> Page:
     frame = query(con, "verdict").filter(pl.col("is_headline")).with_columns(
         (pl.col("scenario_id") + " [" + pl.col("basis") + ", " + pl.col("method_row") + "]").alias("row_label"))
     low, high = claim_bounds(frame)
-    chart = verdict_chart(frame, width=330, step=13, label_limit=260,
+    chart = verdict_chart(frame, width=330, step=28, label_limit=280,
                           title="R per scenario at its headline basis: dot = deterministic, line = p05-p95, "
                                 f"shaded = the paper's {low:g}-{high:g}x, dashed = R = 1")
-    return Page(slug="index", title="Verdict", summary="", tables=[*TABLES, *siting.TABLES[:1]], charts={"verdict": chart},
+    return Page(slug="index", title="Verdict", summary="", answer=answer(frame), tables=[*TABLES, *siting.TABLES[:1]], charts={"verdict": chart},
                 extra_html=verdict_sentence(frame) + "\n" + siting.range_html(con))
 
 
@@ -118,4 +151,5 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         notes=["The paper's scenarios (as_published) keep its inputs and arithmetic; the realistic pair differs only in "
                "the accounting frame. The reasoning is in docs/findings.md.", "; ".join(lines) + "."],
         headline=["verdict"],
+        answer=answer(frame),
     )

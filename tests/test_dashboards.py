@@ -389,3 +389,15 @@ def test_every_chart_is_valid_vega_lite(con) -> None:
             chart.to_dict(validate=True)
             checked += 1
     assert checked >= 20
+
+
+def test_every_page_opens_with_a_one_sentence_answer_then_its_chart(site: dict) -> None:
+    """The first line under a page's heading is its answer, one sentence; the chart follows, the explanation after it."""
+    for slug, path in [("index", site["index"])] + [(s, p["html"]) for s, p in site["pages"].items()]:
+        text = path.read_text(encoding="utf-8")
+        answer = re.search(r'</h1>\s*<p class="answer" id="answer">([^<]{20,})</p>\s*<div class="controls"', text)
+        assert answer, f"{slug}: no answer between the heading and the chart"
+        sentence = html.unescape(answer.group(1))
+        assert sentence.endswith(".") and not re.search(r"\.\s+[A-Z]", sentence), f"{slug}: {sentence!r} is not one sentence"
+        if slug != "index":
+            assert text.index('class="chart"') < text.index('<p class="what">') < text.index('<p class="from">'), slug

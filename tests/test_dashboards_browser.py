@@ -148,3 +148,123 @@ def test_sliders_and_selector_change_the_drawn_value(site: dict, browser, built_
     assert f"R = {expected['vendor_fp32/laptop']:.2f}x at 8 h/day" in highlighted(browser)["laptop"]
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+#: The charts that plot R (cloud / edge), per page: each draws an infeasible fleet apart, named in its legend.
+R_CHARTS = {"index": ["verdict"], "verdict": ["verdict"], "fleet": ["fleet"], "sensitivity": ["heatmap", "tornado"],
+            "uncertainty": ["distribution"], "siting": ["heatmap", "break_even"]}
+#: Selector values a chart is also looked at with, so that it shows feasible and infeasible fleets: the
+#: paper's own scenario (every fleet of it infeasible) beside a realistic one (feasible fleets).
+OTHER_VIEWS = {
+    ("siting", "heatmap"): {"siting_map_scenario": "paper_text (as_published)"},
+    ("siting", "break_even"): {"siting_lines_scenario": "paper_text (as_published)"},
+    ("sensitivity", "heatmap"): {"scenario": "realistic_attributional"},
+    ("sensitivity", "tornado"): {"tornado_scenario": "realistic_attributional"},
+    ("uncertainty", "distribution"): {"scenario": "realistic_attributional"},
+}
+#: Two labels on one line closer than this many pixels read as one ("0.010.02").
+MIN_GAP_PX = 2
+
+#: Every visible SVG text label of every chart (axis labels and titles, legends, mark text, chart
+#: titles) with its box; the pairs that overlap or run together, and the labels cut: ellipsised
+#: by a label limit, or outside their chart's SVG.
+LABELS_JS = """
+const minGap = arguments[0];
+const hidden = (el, svg) => { for (let e = el; e && e !== svg; e = e.parentNode) {
+  if (e.getAttribute('opacity') === '0' || e.getAttribute('fill-opacity') === '0') return true;
+  const s = getComputedStyle(e); if (s.display === 'none' || s.visibility === 'hidden') return true; } return false; };
+const out = {count: 0, overlaps: [], cut: []};
+for (const div of document.querySelectorAll('div.chart')) {
+  const svg = div.querySelector('svg'); if (!svg) continue;
+  const frame = svg.getBoundingClientRect();
+  const labels = [];
+  for (const t of svg.querySelectorAll('text')) {
+    if (!t.textContent.trim() || hidden(t, svg)) continue;
+    const r = t.getBoundingClientRect(); if (r.width === 0 || r.height === 0) continue;
+    const group = t.closest('g[class*="role-"]');
+    labels.push({text: t.textContent, role: group ? group.getAttribute('class') : '', x0: r.left, y0: r.top, x1: r.right, y1: r.bottom});
+  }
+  out.count += labels.length;
+  for (const l of labels) {
+    if (l.text.endsWith('\u2026') || l.x0 < frame.left - 0.5 || l.y0 < frame.top - 0.5 || l.x1 > frame.right + 0.5 || l.y1 > frame.bottom + 0.5)
+      out.cut.push(`${div.id}: ${l.role}: ${l.text}`);
+  }
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+    const a = labels[i], b = labels[j];
+    const across = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0), down = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+    if (down > 1 && across > -minGap) out.overlaps.push(`${div.id}: '${a.text}' (${a.role}) and '${b.text}' (${b.role})`);
+  }
+}
+return out;
+"""
+
+
+def page_path(site: dict, slug: str) -> Path:
+    return site["index"] if slug == "index" else site["pages"][slug]["html"]
+
+
+def test_no_label_overlaps_another_or_is_cut(site: dict, browser) -> None:
+    """On every page, in a 1,366 px window, no two text labels of a chart overlap or run together, and none is cut."""
+    overlaps, cut, counted = [], [], 0
+    for slug in ["index", *PAGES]:
+        assert load(browser, page_path(site, slug)) == "true"
+        found = browser.execute_script(LABELS_JS, MIN_GAP_PX)
+        counted += found["count"]
+        overlaps += [f"{slug}: {o}" for o in found["overlaps"]]
+        cut += [f"{slug}: {c}" for c in found["cut"]]
+    assert counted > 500  # the labels were found
+    assert overlaps == [] and cut == [], f"{len(overlaps)} overlapping pairs, {len(cut)} cut labels:\n" + "\n".join(overlaps + cut)
+
+
+#: Per mark item of a chart that carries the feasibility field: its value, its mark type and how it is drawn.
+MARKS_JS = """
+const [name, field] = arguments;
+const out = [];
+const walk = (mark) => { for (const item of mark.items || []) {
+  if (mark.marktype === 'group') { (item.items || []).forEach(walk); continue; }
+  if (mark.role !== 'mark' || mark.marktype === 'text' || !item.datum || item.datum[field] === undefined) continue;
+  out.push([item.datum[field], mark.marktype, JSON.stringify([item.opacity ?? 1, item.fillOpacity ?? 1, String(item.strokeDash || '')])]);
+} };
+walk(window.views[name].scenegraph().root);
+return out;
+"""
+
+
+def set_signals(driver, name: str, signals: dict[str, str]) -> None:
+    """Set a chart's parameters (its selectors) and wait for the view to redraw."""
+    driver.execute_async_script(
+        "const [name, signals, done] = arguments; const view = window.views[name];"
+        "Object.entries(signals).forEach(([k, v]) => { if (view.getState().signals[k] !== undefined) view.signal(k, v); });"
+        "view.runAsync().then(() => done());", name, signals)
+
+
+def test_r_charts_draw_infeasible_fleets_apart_with_a_legend_entry(site: dict, browser, built_warehouse: Path) -> None:
+    """Every chart of R draws an infeasible fleet in a style no feasible fleet has, and its legend names it."""
+    from dashboards.shell import FEASIBILITY_FIELD, FEASIBLE, INFEASIBLE
+
+    con = open_readonly(built_warehouse)
+    try:
+        headline, every = con.execute(
+            "select count(*) filter (where is_headline) * 2, count(*) * 2 from marts.verdict "
+            "where verdict like 'infeasible%'").fetchone()
+    finally:
+        con.close()
+    assert headline > 0
+    for slug, charts in R_CHARTS.items():
+        assert load(browser, page_path(site, slug)) == "true"
+        for name in charts:
+            legend = browser.execute_script(
+                "return Array.from(document.querySelectorAll(`#chart-${arguments[0]} g.role-legend-label text`)).map((t) => t.textContent)", name)
+            assert INFEASIBLE in legend and FEASIBLE in legend, f"{slug}/{name}: legend {legend}"
+            items = browser.execute_script(MARKS_JS, name, FEASIBILITY_FIELD)
+            dots = [v for v, m, _ in items if m == "symbol" and v == INFEASIBLE]
+            if (slug, name) in OTHER_VIEWS:
+                set_signals(browser, name, OTHER_VIEWS[(slug, name)])
+                items += browser.execute_script(MARKS_JS, name, FEASIBILITY_FIELD)
+            drawn = {value for value, _, _ in items}
+            assert drawn == {FEASIBLE, INFEASIBLE}, f"{slug}/{name}: drew {drawn}"
+            for marktype in {m for _, m, _ in items}:
+                styles = {value: {s for v, m, s in items if v == value and m == marktype} for value in (FEASIBLE, INFEASIBLE)}
+                assert not styles[FEASIBLE] & styles[INFEASIBLE], f"{slug}/{name}: an infeasible {marktype} looks feasible"
+            if slug in ("index", "verdict"):  # one hollow dot per infeasible row and side of marts.verdict
+                assert len(dots) == (headline if slug == "index" else every)

@@ -17,6 +17,8 @@ select
     reduction_factor,
     reduction_factor_with_comm,
     comm_pattern,
+    -- the fleet cannot send its traffic over its link
+    coalesce(link_time_share > 1, false) as infeasible,
     cast(round(devices_per_gpu) as bigint) || ' ' || device_class || 's (' || devices_from || ')' as count_label
 from marts.fleet_equivalence
 order by scenario_id, is_headline desc, basis, device_class

@@ -10,8 +10,15 @@ select
     ci.x as cloud_ci,
     r_at_zero_cloud_intensity + r_per_cloud_gco2e_per_kwh * ci.x as r,
     cloud_gco2e_per_kwh_for_r1,
-    cloud_gco2e_per_kwh_for_r4
+    cloud_gco2e_per_kwh_for_r4,
+    -- the scenario's fleet of that class cannot send its traffic over its link (marts.siting)
+    coalesce(f.infeasible, false) as infeasible
 from marts.siting_summary
 cross join (select unnest([0.0, $max_ci]) as x) as ci
+left join (
+    select scenario_id, device_class, not bool_and(link_feasible_with_comm) as infeasible
+    from marts.siting
+    group by scenario_id, device_class
+) as f using (scenario_id, device_class)
 where side = 'edge' and (intensity_basis in ('hourly', 'hourly_shaped') or edge_mix is not null) and r_per_cloud_gco2e_per_kwh is not null
 order by scenario, device_class, r_kind, edge_zone, cloud_ci
