@@ -73,13 +73,34 @@ def test_scenario_remove_undoes_scenario_new(project: Path, capsys: pytest.Captu
     code, _, err = _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])
     assert code == 0, err
     assert _status(project) == before + "?? sources/manifest/local.toml\n?? sources/scenarios/fewer_hours.csv\n"
-    code, out, err = _run(capsys, ["scenario", "remove", "fewer_hours"])
+    code, out, err = _run(capsys, ["scenario", "remove", "fewer_hours", "--delete-file"])
     assert (code, err) == (0, "")
     assert out.splitlines() == ["unregistered scenario_fewer_hours from sources/manifest/local.toml",
                                 "removed sources/manifest/local.toml (no entry left)",
                                 "deleted sources/scenarios/fewer_hours.csv"]
     assert _status(project) == before
     assert "fewer_hours" not in {str(e.options.get("scenario_id")) for e in load_manifest()}
+
+
+@pytest.mark.parametrize("kind", ["scenario", "log"])
+def test_both_commands_keep_the_file_by_default_and_say_so(kind: str, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """scenario remove and unregister treat the file alike: kept unless --delete-file, and the
+    last line names it and the way to delete it."""
+    before = _status(project)
+    if kind == "scenario":
+        assert _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])[0] == 0
+        file, argv = project / "sources" / "scenarios" / "fewer_hours.csv", ["scenario", "remove", "fewer_hours"]
+    else:
+        file = _copy_log(project)
+        _register_log(capsys, "my_gpu_run1", "sources/power/own/gpu_run.csv")
+        argv = ["unregister", "my_gpu_run1"]
+    rel = file.relative_to(project).as_posix()
+    code, out, err = _run(capsys, argv)
+    assert (code, err) == (0, "")
+    assert f"kept {rel}; delete it yourself or pass --delete-file" in out.splitlines()
+    assert file.is_file()
+    # the manifest is as shipped; the kept file is all that is left (a log below the ignored sources/power/own/)
+    assert _status(project) == before + ("" if kind == "log" else f"?? {rel}\n")
 
 
 def test_removing_one_entry_leaves_the_others_as_written(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,13 +192,12 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
     monkeypatch.setenv(WAREHOUSE_ENV, str(warehouse))
     before = _status(project)
-    # the docs' `cp ~/gpu_run.csv ~/m2_run.txt sources/power/own/`: copies of the paper's own logs
+    # the docs' `mkdir -p sources/power/own && cp sources/power/examples/gpu_run.csv sources/power/own/`, as written
+    setup, *register, _ = _commands("A benchmark power log")
+    _run_as_written(setup, project, make_run=lambda: None)
     logs = [project / "sources" / "power" / "own" / name for name in HOME_FILES]
-    logs[0].parent.mkdir(parents=True)
-    for log, shipped in zip(logs, HOME_FILES.values(), strict=True):
-        shutil.copyfile(SOURCES_DIR / shipped, log)
-    register = [c for c in _commands("A benchmark power log") if c.startswith(f"{EDGE_CARBON} register")]
-    assert len(register) == len(HOME_FILES)
+    assert all(log.is_file() for log in logs)
+    assert len(register) == len(HOME_FILES) and all(c.startswith(f"{EDGE_CARBON} register") for c in register)
     source_ids = []
     for line in register:
         assert "--dry-run" not in line and main(shlex.split(line)[1:]) == 0, line
@@ -205,11 +225,11 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     assert {shlex.split(line)[2] for line in undo if line.startswith(f"{EDGE_CARBON} unregister")} == set(source_ids)
     for line in undo[:-1]:
         _run_as_written(line, project, make_run)
-        if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, the file the user copied in stays
+        if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, and with --delete-file the copy too
             gone = shlex.split(line)[2]
             assert gone in source_ids and gone not in {e.id for e in load_manifest()}
-            assert all(log.is_file() for log in logs)
-    assert _status(project) == before  # after the docs' rm
+    assert not any(log.exists() for log in logs)
+    assert _status(project) == before
     assert not set(source_ids) & {e.id for e in load_manifest()}
     with dg.DagsterInstance.get() as instance:
         assert not set(source_ids) & set(instance.get_dynamic_partitions("power_logs"))
