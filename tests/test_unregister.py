@@ -7,6 +7,8 @@ and after a round trip can be compared. docs/data.md's examples are run as writt
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -239,3 +241,91 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
         assert con.execute("select count(*) from meta.generations where run_id like 'unregister-%'").fetchone() == (len(source_ids),)
     _run_as_written(undo[-1], project, make_run)
     assert _status(project) == before
+
+
+# --- docs/data.md verbatim, in a fresh clone -------------------------------------------------
+
+#: What each shell block of docs/data.md adds, in order, and how the test finds it in the clone's
+#: warehouse after the block's `make run` (a query that counts it).
+ADDED = {
+    "A benchmark power log": "select count(*) from marts.training_energy where series_id = 'my_a40'",
+    "A communication pattern": "select count(*) from marts.communication where pattern = 'hierarchical_allreduce'",
+    "A scenario": "select count(*) from core.scenario_parameters where scenario_id = 'fewer_hours'",
+}
+UNDO_SECTION = "Taking it out again"
+
+
+def shell_blocks() -> list[tuple[str, str]]:
+    """(section, text) of every ``bash`` block of docs/data.md, in order."""
+    text = DATA_DOCS.read_text(encoding="utf-8")
+    out = []
+    for section in text.split("\n## ")[1:]:
+        title = section.split("\n", 1)[0]
+        out += [(title, block) for block in re.findall(r"```bash\n(.*?)```", section, re.DOTALL)]
+    return out
+
+
+def test_the_shell_blocks_are_the_ones_the_clone_test_runs() -> None:
+    """Every shell block is one the verbatim test below checks, and each copies from a shipped
+    sample (nothing from outside the clone: no ~, no absolute path)."""
+    blocks = shell_blocks()
+    assert [title for title, _ in blocks] == [*ADDED, UNDO_SECTION]
+    for _, block in blocks:
+        assert "~" not in block and not re.search(r"(^|\s)/", block), block
+    copied = re.findall(r"\bcp (\S+) sources/power/own/", blocks[0][1])
+    assert copied == ["sources/power/examples/gpu_run.csv"] and (PROJECT_ROOT / copied[0]).is_file()
+    assert subprocess.run(["git", "check-ignore", "-q", "sources/power/own/gpu_run.csv"], cwd=PROJECT_ROOT).returncode == 0
+
+
+def _borrowed_venv(clone: Path) -> None:
+    """The clone's .venv/: a folder (so .gitignore's ``.venv/`` covers it) of links into this checkout's
+    environment. Its ``make`` must not reinstall into the borrowed environment, so the clone's
+    pyproject.toml and constraints.txt are given a time before the environment's install stamps."""
+    venv = PROJECT_ROOT / ".venv"
+    (clone / ".venv").mkdir()
+    for item in venv.iterdir():
+        (clone / ".venv" / item.name).symlink_to(item)
+    stamp = min(p.stat().st_mtime for p in venv.glob(".installed*")) - 60
+    for name in ("pyproject.toml", "constraints.txt"):
+        os.utime(clone / name, (stamp, stamp))
+
+
+@pytest.mark.slow  # four full `make run` builds in a fresh clone
+def test_every_shell_block_of_the_data_docs_runs_verbatim_in_a_fresh_clone(tmp_path: Path) -> None:
+    """Each bash block of docs/data.md, as written, in `bash -e` at the root of a clone of this
+    checkout's HEAD (with ../shared beside it and this checkout's environment): each block's addition
+    reaches the warehouse, the user's log leaves the paper's reproduction as it is, and after "Taking it out again" the
+    clone's `git status --porcelain` is empty (the pattern's row included) and the additions are gone."""
+    clone = tmp_path / "edge-carbon"
+    subprocess.run(["git", "clone", "-q", str(PROJECT_ROOT), str(clone)], check=True, capture_output=True)
+    shared = PROJECT_ROOT.parent / "shared"
+    if shared.is_dir():
+        (tmp_path / "shared").symlink_to(shared.resolve())
+    _borrowed_venv(clone)
+    drop = ("PYTHONPATH", SOURCES_ENV, WAREHOUSE_ENV, "DAGSTER_HOME", "EDGE_CARBON_SITE", "MAKEFLAGS", "MFLAGS")
+    # the borrowed environment's editable install points at this checkout: the clone's code goes first
+    env = {k: v for k, v in os.environ.items() if k not in drop} | {"PYTHONPATH": str(clone)}
+    where = subprocess.run([".venv/bin/python", "-c", "import pipelines, schemas; print(pipelines.__file__, schemas.__file__)"],
+                           cwd=clone, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert all(Path(w).is_relative_to(clone) for w in where), where
+    installs = {p.name: p.read_bytes() for p in (PROJECT_ROOT / ".venv").glob("lib/python*/site-packages/__editable__*")}
+
+    def query(sql: str) -> list[tuple]:
+        with duckdb.connect(str(clone / "warehouse" / "edge_carbon.duckdb"), read_only=True) as con:
+            return con.execute(sql).fetchall()
+
+    reproductions = []
+    for title, block in shell_blocks():
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True, text=True,
+                              timeout=3600, check=False)
+        assert done.returncode == 0, f"{title}:\n{block}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        reproductions.append(sorted(query("select * from marts.paper_reproduction"), key=repr))
+        if title in ADDED:
+            assert query(ADDED[title])[0][0] > 0, title
+    assert title == UNDO_SECTION
+    assert subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout == ""
+    assert all(query(sql)[0][0] == 0 for sql in ADDED.values())
+    # the paper's reproduction with the user's log (the first build) is the one with nothing added (the last)
+    assert reproductions[-1] == reproductions[0]
+    assert {p.name: p.read_bytes() for p in (PROJECT_ROOT / ".venv").glob("lib/python*/site-packages/__editable__*")} == installs
