@@ -368,8 +368,13 @@ def main(argv: list[str] | None = None) -> int:
     unreg.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
     unreg.set_defaults(func=unregister)
     args = parser.parse_args(argv)
+    from schemas.patterns import PatternFileError
+
     try:
         return args.func(args)
+    except PatternFileError as exc:  # the patterns' file is read when the vocabulary is first imported
+        print(str(exc), file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader stopped early (e.g. `edge-carbon sql ... | head`): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

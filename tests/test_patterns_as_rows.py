@@ -197,6 +197,24 @@ def test_a_bad_row_is_one_line_naming_the_file_line_and_column(line: str, expect
     assert message.startswith(f"{path}: ") and expected in message and "\n" not in message
 
 
+def test_a_command_refuses_a_bad_row_in_one_line(tmp_path: Path) -> None:
+    """A bad row (here a flag that is not one) is read when a command first needs the vocabulary: the
+    command stops with the file's one line and exit status 2, no traceback, and writes nothing."""
+    sources = _copy_of_sources(tmp_path)
+    row = documented_row().replace(",false,false,", ",no,false,")
+    csv_file = sources / PATTERNS_PATH
+    csv_file.write_text(csv_file.read_text(encoding="utf-8") + row, encoding="utf-8")
+    manifest = (sources / "manifest" / "patterns.toml").read_bytes()
+    env = {**os.environ, SOURCES_ENV: str(sources)}
+    for argv in (["register", "--refresh", PATTERNS_SOURCE_ID], ["scenario", "new", "x", "--extends", "paper_text", "--set",
+                                                                 "edge_hours_per_day=6", "--dry-run"]):
+        done = subprocess.run([sys.executable, "-c", "import sys; from pipelines.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 2, (argv, done.stderr[-2000:])
+        assert done.stderr == f"{csv_file}: line 8, column splits_model: 'no' is not true or false; write true or false\n", argv
+    assert (sources / "manifest" / "patterns.toml").read_bytes() == manifest
+
+
 #: docs/data.md's section on adding a pattern, whose example row the copy adds as written.
 DATA_DOCS_SECTION = "## A communication pattern"
 
