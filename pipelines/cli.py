@@ -6,7 +6,7 @@
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
     edge-carbon scenario new NAME ...   a scenario extending another, with --set param=value
-    edge-carbon scenario remove NAME    undo scenario new: its manifest entry and its file
+    edge-carbon scenario remove NAME    undo scenario new: the entry (the file is kept; --delete-file)
     edge-carbon unregister ID           undo register: the entry (the file is kept; --delete-file)
 """
 
@@ -263,7 +263,7 @@ def scenario(args: argparse.Namespace) -> int:
 
 
 def scenario_remove(args: argparse.Namespace) -> int:
-    """Remove one of your own scenarios: its manifest entry and (unless --keep-file) its CSV."""
+    """Remove one of your own scenarios: its manifest entry and (with --delete-file) its CSV."""
     from pipelines.ingest.unregister import scenario_remove_cli
 
     status, _ = scenario_remove_cli(args)
@@ -360,9 +360,10 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--manifest", default="local.toml", help="manifest file below sources/manifest/")
     new.add_argument("--dry-run", action="store_true", help="validate and print the file and entry; write nothing")
     new.set_defaults(func=scenario)
-    drop = scen_sub.add_parser("remove", help="undo scenario new: remove a scenario's entry from sources/manifest/local.toml and its file")
+    drop = scen_sub.add_parser("remove", help="undo scenario new: remove a scenario's entry from sources/manifest/local.toml "
+                                              "(its file is kept; --delete-file)")
     drop.add_argument("name", metavar="NAME")
-    drop.add_argument("--keep-file", action="store_true", help="keep sources/scenarios/NAME.csv (default: deleted with the entry)")
+    drop.add_argument("--delete-file", action="store_true", help="also delete the scenario's file, sources/scenarios/NAME.csv (default: kept)")
     drop.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
     drop.set_defaults(func=scenario_remove)
     unreg = sub.add_parser("unregister", help="undo register: remove one of your own sources from sources/manifest/local.toml")
@@ -371,8 +372,13 @@ def main(argv: list[str] | None = None) -> int:
     unreg.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
     unreg.set_defaults(func=unregister)
     args = parser.parse_args(argv)
+    from schemas.patterns import PatternFileError
+
     try:
         return args.func(args)
+    except PatternFileError as exc:  # the patterns' file is read when the vocabulary is first imported
+        print(str(exc), file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader stopped early (e.g. `edge-carbon sql ... | head`): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -16,7 +16,6 @@ from schemas.vocabulary import (
     CLOUD_EMBODIED_RULES,
     NETWORK_ENERGY_RULES,
     NETWORK_METHODS,
-    PATTERNS,
     POLICIES,
     RESIZE_POWERS,
     VERDICTS,
@@ -184,7 +183,7 @@ class Patterns(pa.DataFrameModel):
      + stage_allreduce x D x 2 p b / (tokens per device step x local steps) x max(1 - S / N, 0)) / compression.
     """
 
-    pattern: str = pa.Field(unique=True, isin=list(PATTERNS), description="Communication pattern (schemas/vocabulary.py PATTERN_ROWS).")
+    pattern: str = pa.Field(unique=True, description="Communication pattern: a row of sources/curated/patterns.csv (schemas/patterns.py), whose rows are the patterns.")
     home_ends: int = pa.Field(ge=0, le=2, description="Home access lines and routers each byte passes: 2 between devices, 1 to a server.")
     server_ends: int = pa.Field(ge=0, le=1, description="Data-centre ends each byte passes (a parameter server or controller).")
     sync_n: float = pa.Field(ge=0, description="Bytes per sync in units of N x p x b: every device sends the parameters sync_n times (idealized 1; parameter server 2, push and pull).")

@@ -10,51 +10,13 @@ name here (``accounting_frame,consequential``), never by a number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
+from schemas.patterns import CommPattern, read_pattern_rows
 
-class CommPattern(NamedTuple):
-    """One communication pattern's row of core.patterns: what its traffic is made of, as coefficients of the
-    model's byte and radio terms (sql/model/macros.sql comm_bytes, radio_kwh; schemas/methods.py Patterns says
-    what each multiplies), and the ends of each byte it moves."""
-
-    #: Home access lines and routers each byte passes (2 between devices, 1 to a server), and data-centre ends.
-    home_ends: int
-    server_ends: int
-    #: Bytes per sync (syncs = tokens / (N x tokens per device step x local steps)): x N p b, x max(N - 1, 0) p b.
-    sync_n: float = 0.0
-    sync_n_minus_1: float = 0.0
-    #: Bytes per token: x 2 (S - 1) x hidden x activation bytes (activations forward, their gradients back).
-    activations: float = 0.0
-    #: The all-reduce between the N / S replicas of an S-stage model: x tokens x 2 p b / (tokens per step x local
-    #: steps) x max(1 - S / N, 0).
-    stage_allreduce: float = 0.0
-    #: The sending radio: x every online device busy for its training window at the link utilisation (the
-    #: paper's radio model), x the time to send the bytes at the link rate.
-    radio_per_window: float = 0.0
-    radio_per_byte: float = 0.0
-    #: Whether the model is split into S stages (comm_stages), each device holding 1 / S of the training state.
-    splits_model: bool = False
-    #: Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet
-    #: can carry it (its stage terms only: pipeline_bytes_at).
-    resizable: bool = False
-
-    @property
-    def moves_bytes(self) -> bool:
-        """Whether the pattern moves any bytes; the one that moves none is the compute-only row of every mart."""
-        return any((self.sync_n, self.sync_n_minus_1, self.activations, self.stage_allreduce))
-
-
-#: Communication patterns the model evaluates (core.patterns), in report order; a pattern is added by one row.
+#: Communication patterns the model evaluates (core.patterns), in report order: the rows of
+#: sources/curated/patterns.csv (schemas/patterns.py), so a pattern is added, or taken out, by one row.
 #: The paper's idealized pattern (footnote 1) and its radio window send to a controller (a server).
-PATTERN_ROWS = {
-    "none": CommPattern(0, 0),
-    "radio_window": CommPattern(1, 1, sync_n=1, radio_per_window=1),
-    "idealized": CommPattern(1, 1, sync_n=1, radio_per_byte=1),
-    "parameter_server": CommPattern(1, 1, sync_n=2, radio_per_byte=1),
-    "ring_allreduce": CommPattern(2, 0, sync_n_minus_1=2, radio_per_byte=1),
-    "pipeline": CommPattern(2, 0, activations=1, stage_allreduce=1, radio_per_byte=1, splits_model=True, resizable=True),
-}
+PATTERN_ROWS: dict[str, CommPattern] = read_pattern_rows()
 #: Communication patterns the model evaluates, in report order.
 PATTERNS = tuple(PATTERN_ROWS)
 #: The patterns that move data (a scenario's ``comm_pattern`` is one of them).

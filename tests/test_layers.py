@@ -481,7 +481,7 @@ def test_the_marts_check_sees_every_other_schema() -> None:
 
 # --- communication patterns, embodied policies, workload kinds and bases are rows --------------------
 #
-# A communication pattern is a row of core.patterns (schemas/vocabulary.py PATTERN_ROWS), an embodied
+# A communication pattern is a row of core.patterns (sources/curated/patterns.csv), an embodied
 # allocation policy one of core.embodied_policies (POLICY_ROWS), a workload kind one of
 # core.workload_kinds (WORKLOAD_ROWS), an equivalence basis one of core.bases (BASIS_RULES): the model,
 # its checks and the marts read their coefficients, weights and flags from the joined row, so no SQL

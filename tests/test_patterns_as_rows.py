@@ -1,14 +1,16 @@
 """Communication patterns are rows: each pattern's traffic is coefficients of the model's byte and
-radio terms on its row of core.patterns (schemas/vocabulary.py PATTERN_ROWS), and the model reads
-them from the joined row. The shipped rows reproduce each pattern's documented formula; a new
-pattern is one edit of the vocabulary, and the build evaluates it (a copy of the project, built:
-``slow``)."""
+radio terms on its row of sources/curated/patterns.csv (schemas/patterns.py), read into core.patterns,
+and the model reads them from the joined row. The shipped rows reproduce each pattern's documented
+formula; a new pattern is one row of the file (and its refreshed sha256), and the build evaluates it
+(a copy of the project, built: ``slow``); removing the row takes it out."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,10 +21,19 @@ import pandera.errors
 import polars as pl
 import pytest
 
-from pipelines.model.methods import pattern_rows
-from pipelines.paths import PROJECT_ROOT, SOURCES_ENV
+from pipelines.ingest.digests import sha256_file
+from pipelines.ingest.manifest import load_manifest
+from pipelines.model.methods import pattern_rows, reference_tables
+from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 from pipelines.warehouse.tables import install_macros
 from schemas.methods import Patterns
+from schemas.patterns import (
+    COLUMNS,
+    PATTERNS_PATH,
+    PATTERNS_SOURCE_ID,
+    PatternFileError,
+    read_pattern_rows,
+)
 from schemas.vocabulary import COMM_PATTERNS, PATTERN_ROWS, PATTERNS
 from tests.helpers import copy_project, touched_files
 
@@ -55,6 +66,7 @@ def _bound(sql: str, row: dict, **values: float) -> dict:
 
 def test_every_vocabulary_of_patterns_is_read_from_the_rows() -> None:
     assert PATTERNS == tuple(PATTERN_ROWS) == ("none", "radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline")
+    assert PATTERN_ROWS == read_pattern_rows(SOURCES_DIR / PATTERNS_PATH)  # the vocabulary is the file's rows
     assert COMM_PATTERNS == PATTERNS[1:]
     rows = pl.from_arrow(pattern_rows())
     Patterns.validate(rows.rename({"name": "pattern"}))
@@ -115,18 +127,121 @@ def test_the_contract_refuses_a_row_the_model_cannot_evaluate(pattern: str, chan
     assert check in str(raised.value.failure_cases.get_column("check").to_list())
 
 
+def test_the_file_is_a_source_of_the_manifest() -> None:
+    """sources/curated/patterns.csv is a manifest entry (its sha256 checked like every source's), with the
+    attribution columns of a curated source, and every row names where its formula comes from."""
+    (entry,) = (e for e in load_manifest() if e.id == PATTERNS_SOURCE_ID)
+    assert (entry.path, entry.kind, entry.table) == (PATTERNS_PATH, "curated_patterns", "core.patterns")
+    assert entry.verified_file() == SOURCES_DIR / PATTERNS_PATH
+    header = (SOURCES_DIR / PATTERNS_PATH).read_text(encoding="utf-8").splitlines()[0]
+    assert tuple(header.split(",")) == COLUMNS and COLUMNS[-4:] == ("status", "citation", "citation_url", "notes")
+
+
+def _copy_of_sources(tmp_path: Path) -> Path:
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, sources, ignore=shutil.ignore_patterns("own"))
+    return sources
+
+
+#: Run with $EDGE_CARBON_SOURCES set: the names every layer validates against, as Python reads them.
+NAMES_SCRIPT = ("import json; from schemas.vocabulary import PATTERNS, COMM_PATTERNS; from schemas.parameter_bounds import refusal; "
+                "print(json.dumps([PATTERNS, COMM_PATTERNS, refusal('comm_pattern', 'hierarchical_allreduce')]))")
+
+
+def _names(sources: Path) -> list:
+    env = {**os.environ, SOURCES_ENV: str(sources)}
+    done = subprocess.run([sys.executable, "-c", NAMES_SCRIPT], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_a_row_adds_a_pattern_and_removing_it_takes_it_out(tmp_path: Path) -> None:
+    """The documented row, appended to a copy of the file: the loader, core.patterns and the names a
+    scenario's comm_pattern is checked against (read at import, in a process of its own) all have it;
+    the file as shipped again, they are as before."""
+    sources = _copy_of_sources(tmp_path)
+    shipped = (sources / PATTERNS_PATH).read_bytes()
+    _with_row(sources, documented_row())
+    rows = read_pattern_rows(sources / PATTERNS_PATH)
+    assert tuple(rows) == (*PATTERNS, NEW_PATTERN)
+    assert rows[NEW_PATTERN]._asdict() == {"home_ends": 2, "server_ends": 0, "sync_n": 0.5, "sync_n_minus_1": 1.0, "activations": 0.0,
+                                           "stage_allreduce": 0.0, "radio_per_window": 0.0, "radio_per_byte": 1.0,
+                                           "splits_model": False, "resizable": False}
+    table = pl.from_arrow(reference_tables(rows)["core.patterns"])
+    Patterns.validate(table)
+    assert table.filter(pl.col("pattern") == NEW_PATTERN).get_column("moves_bytes").to_list() == [True]
+    patterns, comm, refused = _names(sources)
+    assert (tuple(patterns), tuple(comm), refused) == ((*PATTERNS, NEW_PATTERN), (*COMM_PATTERNS, NEW_PATTERN), None)
+
+    (sources / PATTERNS_PATH).write_bytes(shipped)
+    assert read_pattern_rows(sources / PATTERNS_PATH) == PATTERN_ROWS
+    patterns, comm, refused = _names(sources)
+    assert (tuple(patterns), tuple(comm)) == (PATTERNS, COMM_PATTERNS)
+    assert "hierarchical_allreduce" in refused and "core.patterns" in refused
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("hierarchical_allreduce,2,0,half,1,0,0,0,1,false,false,assumed,mine,,notes\n", "line 8, column sync_n: 'half' is not a number"),
+    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,no,false,assumed,mine,,notes\n", "line 8, column splits_model: 'no' is not true or false"),
+    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,false,false,guessed,mine,,notes\n", "line 8, column status: 'guessed' fails isin"),
+    ("pipeline,2,0,0.5,1,0,0,0,1,false,false,assumed,mine,,notes\n", "column pattern: 'pipeline' fails field_uniqueness"),
+    ("hierarchical_allreduce,2,0,0.5,1\n", "line 8: 15 cells expected"),
+])
+def test_a_bad_row_is_one_line_naming_the_file_line_and_column(line: str, expected: str, tmp_path: Path) -> None:
+    path = tmp_path / "patterns.csv"
+    path.write_text((SOURCES_DIR / PATTERNS_PATH).read_text(encoding="utf-8") + line, encoding="utf-8")
+    with pytest.raises(PatternFileError) as raised:
+        read_pattern_rows(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: ") and expected in message and "\n" not in message
+
+
+def test_a_command_refuses_a_bad_row_in_one_line(tmp_path: Path) -> None:
+    """A bad row (here a flag that is not one) is read when a command first needs the vocabulary: the
+    command stops with the file's one line and exit status 2, no traceback, and writes nothing."""
+    sources = _copy_of_sources(tmp_path)
+    row = documented_row().replace(",false,false,", ",no,false,")
+    csv_file = sources / PATTERNS_PATH
+    csv_file.write_text(csv_file.read_text(encoding="utf-8") + row, encoding="utf-8")
+    manifest = (sources / "manifest" / "patterns.toml").read_bytes()
+    env = {**os.environ, SOURCES_ENV: str(sources)}
+    for argv in (["register", "--refresh", PATTERNS_SOURCE_ID], ["scenario", "new", "x", "--extends", "paper_text", "--set",
+                                                                 "edge_hours_per_day=6", "--dry-run"]):
+        done = subprocess.run([sys.executable, "-c", "import sys; from pipelines.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 2, (argv, done.stderr[-2000:])
+        assert done.stderr == f"{csv_file}: line 8, column splits_model: 'no' is not true or false; write true or false\n", argv
+    assert (sources / "manifest" / "patterns.toml").read_bytes() == manifest
+
+
 #: docs/data.md's section on adding a pattern, whose example row the copy adds as written.
 DATA_DOCS_SECTION = "## A communication pattern"
 
 
 def documented_row() -> str:
-    """The example row of docs/data.md's :data:`DATA_DOCS_SECTION` (its ``python`` block)."""
+    """The example row of docs/data.md's :data:`DATA_DOCS_SECTION`: the text its ``bash`` block's ``echo``
+    appends to sources/curated/patterns.csv."""
     text = (PROJECT_ROOT / "docs" / "data.md").read_text(encoding="utf-8")
     section = text[text.index(DATA_DOCS_SECTION):]
     section = section[:section.index("\n## ")]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
-    assert len(blocks) == 1, f"one python block in docs/data.md {DATA_DOCS_SECTION}"
-    return blocks[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
+    assert len(blocks) == 1, f"one bash block in docs/data.md {DATA_DOCS_SECTION}"
+    echo = [line for line in blocks[0].splitlines() if line.startswith("echo ")]
+    assert len(echo) == 1 and echo[0].endswith(f" >> sources/{PATTERNS_PATH}")
+    words = shlex.split(echo[0])
+    assert words[0] == "echo" and words[2:] == [">>", f"sources/{PATTERNS_PATH}"]
+    return words[1] + "\n"
+
+
+def _with_row(sources: Path, row: str) -> None:
+    """``row`` appended to the patterns' file of ``sources``, and its manifest entry's sha256 refreshed."""
+    csv_file = sources / PATTERNS_PATH
+    csv_file.write_text(csv_file.read_text(encoding="utf-8") + row, encoding="utf-8")
+    manifest = sources / "manifest" / "patterns.toml"
+    text = manifest.read_text(encoding="utf-8")
+    old = next(e.sha256 for e in load_manifest(sources) if e.id == PATTERNS_SOURCE_ID)
+    manifest.write_text(text.replace(old, sha256_file(csv_file)), encoding="utf-8")
 
 
 #: The documented row: devices all-reduce with each other (two home ends) and also send half the
@@ -163,15 +278,10 @@ def by(rows: list[dict], *keys: str) -> dict[tuple, dict]:
 def test_a_new_communication_pattern_by_rows_only(tmp_path: Path) -> None:
     root = tmp_path / "project"
     copy_project(root)
-    vocabulary = root / "schemas" / "vocabulary.py"
-    text = vocabulary.read_text(encoding="utf-8")
-    anchor = "    \"pipeline\": CommPattern("
-    assert text.count(anchor) == 1, "a pattern is one row of schemas/vocabulary.py PATTERN_ROWS"
-    line_end = text.index("\n", text.index(anchor)) + 1
     row = documented_row()
-    assert row.strip().startswith(f'"{NEW_PATTERN}": CommPattern(')
-    vocabulary.write_text(text[:line_end] + row + text[line_end:], encoding="utf-8")
-    assert touched_files(root) == ["schemas/vocabulary.py"]  # at most 3 files; here the vocabulary alone
+    assert row.startswith(f"{NEW_PATTERN},")
+    _with_row(root / "sources", row)
+    assert touched_files(root) == [f"sources/{PATTERNS_PATH}", "sources/manifest/patterns.toml"]  # a row and its sha256
 
     env = {k: v for k, v in os.environ.items() if k != SOURCES_ENV} | {"PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, str(root / "wh" / "edge_carbon.duckdb")], cwd=root, env=env,

@@ -351,9 +351,9 @@ def test_writers_of_the_manifest_take_turns_and_a_dry_run_never_waits(own_source
 
 
 DATA_MD = PROJECT_ROOT / "docs" / "data.md"
-#: The files docs/data.md's power-log example copies from the home folder, as the shipped logs
-#: (of the paper's RTX A5000 and M2 Pro runs) the test puts there: same content, other runs.
-HOME_FILES = {"gpu_run.csv": "power/synthetic/table1_gpu_r1.csv", "m2_run.txt": "power/synthetic/table1_laptop_r1.txt"}
+#: The files docs/data.md's power-log example copies into sources/power/own/, and the shipped
+#: samples it copies them from.
+HOME_FILES = {"gpu_run.csv": "power/examples/gpu_run.csv"}
 
 
 def documented_log_example() -> list[list[str]]:
@@ -376,10 +376,10 @@ def test_the_documented_logs_build_as_series_of_their_own(built_warehouse: Path,
     monkeypatch.setenv(SOURCES_ENV, str(sources))
     monkeypatch.chdir(tmp_path)
     setup, *registrations, make = documented_log_example()
-    # the block as written: mkdir -p DIR && cp ~/FILE... DIR/, the two registrations, then make run
+    # the block as written: mkdir -p DIR && cp the shipped sample DIR/, the registration, then make run
     assert setup[:5] == ["mkdir", "-p", "sources/power/own", "&&", "cp"] and setup[-1] == "sources/power/own/"
-    assert [Path(name).name for name in setup[5:-1]] == list(HOME_FILES)
-    assert len(registrations) == 2 and make == ["make", "run"]
+    assert setup[5:-1] == [f"sources/{shipped}" for shipped in HOME_FILES.values()]
+    assert len(registrations) == len(HOME_FILES) and make == ["make", "run"]
     (tmp_path / setup[2]).mkdir(parents=True)
     for name, shipped in HOME_FILES.items():
         shutil.copyfile(SOURCES_DIR / shipped, tmp_path / setup[2] / name)
@@ -392,28 +392,24 @@ def test_the_documented_logs_build_as_series_of_their_own(built_warehouse: Path,
     assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
     with duckdb.connect(str(tmp_path / "wh" / "edge_carbon.duckdb"), read_only=True) as con:
         con.execute(f"attach '{built_warehouse}' as without (read_only)")
-        # the paper's reproduction is the one built without the two logs, row for row both ways
+        # the paper's reproduction is the one built without the log, row for row both ways
         for left, right in (("marts", "without.marts"), ("without.marts", "marts")):
             assert con.execute(f"select count(*) from (select * from {left}.paper_reproduction "  # noqa: S608 - test constants
                                f"except all select * from {right}.paper_reproduction)").fetchone()[0] == 0
         paper = con.execute("select count(*) from (select * from marts.training_energy where series_id like 'table1_%' "
                             "except all select * from without.marts.training_energy)").fetchone()[0]
         mine = {r[0]: r[1:] for r in con.execute(
-            "select series_id, device_id, device_class, workload, n_runs, energy_j_mean, energy_j_ci95_low, reproduces, "
-            "reference_series_id, energy_ratio_vs_cloud_gpu from marts.training_energy where series_id like 'my_%'").fetchall()}
-        runs = dict(con.execute("select run_id, energy_j from staging.benchmark_runs "
-                                "where run_id in ('table1_gpu_r1', 'table1_laptop_r1', 'my_a5000_run1', 'my_m2pro_run1')").fetchall())
-        gpu_mean = con.execute("select energy_j_mean from marts.training_energy where series_id = 'table1_gpu'").fetchone()[0]
+            "select series_id, device_id, device_class, workload, n_runs, energy_j_mean, energy_j_ci95_low, reproduces "
+            "from marts.training_energy where series_id like 'my_%'").fetchall()}
+        runs = dict(con.execute("select run_id, energy_j from staging.benchmark_runs where run_id = 'my_a40_run1'").fetchall())
         rejected = con.execute("select count(*) from quarantine.rejected_rows where source_id like 'my_%'").fetchone()[0]
     assert paper == 0  # the paper's three series are as they were
-    workload = "OPT-125M training, paper Table 1"
-    assert set(mine) == {"my_a5000", "my_m2pro"}
-    assert mine["my_a5000"][:4] == ("nvidia-rtx-a5000", "workstation_gpu", workload, 1)
-    assert mine["my_m2pro"][:4] == ("apple-m2-pro", "laptop", workload, 1)
-    # each is its one run, the same content as the paper's first run of that device: the same energy
-    assert mine["my_a5000"][4] == pytest.approx(runs["my_a5000_run1"], rel=1e-12) and runs["my_a5000_run1"] == pytest.approx(runs["table1_gpu_r1"], rel=1e-12)
-    assert mine["my_m2pro"][4] == pytest.approx(runs["my_m2pro_run1"], rel=1e-12) and runs["my_m2pro_run1"] == pytest.approx(runs["table1_laptop_r1"], rel=1e-12)
-    for series_id, row in mine.items():
-        assert row[5:8] == (None, None, "table1_gpu")  # one run: no interval; not the paper's; ratio to the paper's GPU series
-        assert row[8] == pytest.approx(gpu_mean / row[4], rel=1e-12), series_id
+    assert set(mine) == {"my_a40"}
+    assert mine["my_a40"][:4] == ("nvidia-a40", "cloud_gpu", "ShuffleNetV2 on CIFAR-100, one epoch per power limit", 1)
+    # its one run: the trapezoid over the sample's 1 s steps, within 1% of the Zeus epochs' energy it was built from
+    watts = [float(line.split(", ")[3].removesuffix(" W")) for line in (SOURCES_DIR / HOME_FILES["gpu_run.csv"]).read_text().splitlines()[1:]]
+    assert runs["my_a40_run1"] == pytest.approx(sum((a + b) / 2 for a, b in zip(watts[:-1], watts[1:], strict=True)), rel=1e-9)
+    assert runs["my_a40_run1"] == pytest.approx(16842.26, rel=0.01)
+    assert mine["my_a40"][4] == pytest.approx(runs["my_a40_run1"], rel=1e-12)
+    assert mine["my_a40"][5:7] == (None, None)  # one run: no interval; not the paper's
     assert rejected == 0

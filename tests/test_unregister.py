@@ -7,6 +7,8 @@ and after a round trip can be compared. docs/data.md's examples are run as writt
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -73,13 +75,34 @@ def test_scenario_remove_undoes_scenario_new(project: Path, capsys: pytest.Captu
     code, _, err = _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])
     assert code == 0, err
     assert _status(project) == before + "?? sources/manifest/local.toml\n?? sources/scenarios/fewer_hours.csv\n"
-    code, out, err = _run(capsys, ["scenario", "remove", "fewer_hours"])
+    code, out, err = _run(capsys, ["scenario", "remove", "fewer_hours", "--delete-file"])
     assert (code, err) == (0, "")
     assert out.splitlines() == ["unregistered scenario_fewer_hours from sources/manifest/local.toml",
                                 "removed sources/manifest/local.toml (no entry left)",
                                 "deleted sources/scenarios/fewer_hours.csv"]
     assert _status(project) == before
     assert "fewer_hours" not in {str(e.options.get("scenario_id")) for e in load_manifest()}
+
+
+@pytest.mark.parametrize("kind", ["scenario", "log"])
+def test_both_commands_keep_the_file_by_default_and_say_so(kind: str, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """scenario remove and unregister treat the file alike: kept unless --delete-file, and the
+    last line names it and the way to delete it."""
+    before = _status(project)
+    if kind == "scenario":
+        assert _run(capsys, ["scenario", "new", "fewer_hours", "--extends", "paper_text", "--set", "edge_hours_per_day=6"])[0] == 0
+        file, argv = project / "sources" / "scenarios" / "fewer_hours.csv", ["scenario", "remove", "fewer_hours"]
+    else:
+        file = _copy_log(project)
+        _register_log(capsys, "my_gpu_run1", "sources/power/own/gpu_run.csv")
+        argv = ["unregister", "my_gpu_run1"]
+    rel = file.relative_to(project).as_posix()
+    code, out, err = _run(capsys, argv)
+    assert (code, err) == (0, "")
+    assert f"kept {rel}; delete it yourself or pass --delete-file" in out.splitlines()
+    assert file.is_file()
+    # the manifest is as shipped; the kept file is all that is left (a log below the ignored sources/power/own/)
+    assert _status(project) == before + ("" if kind == "log" else f"?? {rel}\n")
 
 
 def test_removing_one_entry_leaves_the_others_as_written(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,13 +194,12 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     warehouse = tmp_path / "wh" / "edge_carbon.duckdb"
     monkeypatch.setenv(WAREHOUSE_ENV, str(warehouse))
     before = _status(project)
-    # the docs' `cp ~/gpu_run.csv ~/m2_run.txt sources/power/own/`: copies of the paper's own logs
+    # the docs' `mkdir -p sources/power/own && cp sources/power/examples/gpu_run.csv sources/power/own/`, as written
+    setup, *register, _ = _commands("A benchmark power log")
+    _run_as_written(setup, project, make_run=lambda: None)
     logs = [project / "sources" / "power" / "own" / name for name in HOME_FILES]
-    logs[0].parent.mkdir(parents=True)
-    for log, shipped in zip(logs, HOME_FILES.values(), strict=True):
-        shutil.copyfile(SOURCES_DIR / shipped, log)
-    register = [c for c in _commands("A benchmark power log") if c.startswith(f"{EDGE_CARBON} register")]
-    assert len(register) == len(HOME_FILES)
+    assert all(log.is_file() for log in logs)
+    assert len(register) == len(HOME_FILES) and all(c.startswith(f"{EDGE_CARBON} register") for c in register)
     source_ids = []
     for line in register:
         assert "--dry-run" not in line and main(shlex.split(line)[1:]) == 0, line
@@ -205,11 +227,11 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     assert {shlex.split(line)[2] for line in undo if line.startswith(f"{EDGE_CARBON} unregister")} == set(source_ids)
     for line in undo[:-1]:
         _run_as_written(line, project, make_run)
-        if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, the file the user copied in stays
+        if line.startswith(f"{EDGE_CARBON} unregister"):  # the entry goes, and with --delete-file the copy too
             gone = shlex.split(line)[2]
             assert gone in source_ids and gone not in {e.id for e in load_manifest()}
-            assert all(log.is_file() for log in logs)
-    assert _status(project) == before  # after the docs' rm
+    assert not any(log.exists() for log in logs)
+    assert _status(project) == before
     assert not set(source_ids) & {e.id for e in load_manifest()}
     with dg.DagsterInstance.get() as instance:
         assert not set(source_ids) & set(instance.get_dynamic_partitions("power_logs"))
@@ -219,3 +241,91 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
         assert con.execute("select count(*) from meta.generations where run_id like 'unregister-%'").fetchone() == (len(source_ids),)
     _run_as_written(undo[-1], project, make_run)
     assert _status(project) == before
+
+
+# --- docs/data.md verbatim, in a fresh clone -------------------------------------------------
+
+#: What each shell block of docs/data.md adds, in order, and how the test finds it in the clone's
+#: warehouse after the block's `make run` (a query that counts it).
+ADDED = {
+    "A benchmark power log": "select count(*) from marts.training_energy where series_id = 'my_a40'",
+    "A communication pattern": "select count(*) from marts.communication where pattern = 'hierarchical_allreduce'",
+    "A scenario": "select count(*) from core.scenario_parameters where scenario_id = 'fewer_hours'",
+}
+UNDO_SECTION = "Taking it out again"
+
+
+def shell_blocks() -> list[tuple[str, str]]:
+    """(section, text) of every ``bash`` block of docs/data.md, in order."""
+    text = DATA_DOCS.read_text(encoding="utf-8")
+    out = []
+    for section in text.split("\n## ")[1:]:
+        title = section.split("\n", 1)[0]
+        out += [(title, block) for block in re.findall(r"```bash\n(.*?)```", section, re.DOTALL)]
+    return out
+
+
+def test_the_shell_blocks_are_the_ones_the_clone_test_runs() -> None:
+    """Every shell block is one the verbatim test below checks, and each copies from a shipped
+    sample (nothing from outside the clone: no ~, no absolute path)."""
+    blocks = shell_blocks()
+    assert [title for title, _ in blocks] == [*ADDED, UNDO_SECTION]
+    for _, block in blocks:
+        assert "~" not in block and not re.search(r"(^|\s)/", block), block
+    copied = re.findall(r"\bcp (\S+) sources/power/own/", blocks[0][1])
+    assert copied == ["sources/power/examples/gpu_run.csv"] and (PROJECT_ROOT / copied[0]).is_file()
+    assert subprocess.run(["git", "check-ignore", "-q", "sources/power/own/gpu_run.csv"], cwd=PROJECT_ROOT).returncode == 0
+
+
+def _borrowed_venv(clone: Path) -> None:
+    """The clone's .venv/: a folder (so .gitignore's ``.venv/`` covers it) of links into this checkout's
+    environment. Its ``make`` must not reinstall into the borrowed environment, so the clone's
+    pyproject.toml and constraints.txt are given a time before the environment's install stamps."""
+    venv = PROJECT_ROOT / ".venv"
+    (clone / ".venv").mkdir()
+    for item in venv.iterdir():
+        (clone / ".venv" / item.name).symlink_to(item)
+    stamp = min(p.stat().st_mtime for p in venv.glob(".installed*")) - 60
+    for name in ("pyproject.toml", "constraints.txt"):
+        os.utime(clone / name, (stamp, stamp))
+
+
+@pytest.mark.slow  # four full `make run` builds in a fresh clone
+def test_every_shell_block_of_the_data_docs_runs_verbatim_in_a_fresh_clone(tmp_path: Path) -> None:
+    """Each bash block of docs/data.md, as written, in `bash -e` at the root of a clone of this
+    checkout's HEAD (with ../shared beside it and this checkout's environment): each block's addition
+    reaches the warehouse, the user's log leaves the paper's reproduction as it is, and after "Taking it out again" the
+    clone's `git status --porcelain` is empty (the pattern's row included) and the additions are gone."""
+    clone = tmp_path / "edge-carbon"
+    subprocess.run(["git", "clone", "-q", str(PROJECT_ROOT), str(clone)], check=True, capture_output=True)
+    shared = PROJECT_ROOT.parent / "shared"
+    if shared.is_dir():
+        (tmp_path / "shared").symlink_to(shared.resolve())
+    _borrowed_venv(clone)
+    drop = ("PYTHONPATH", SOURCES_ENV, WAREHOUSE_ENV, "DAGSTER_HOME", "EDGE_CARBON_SITE", "MAKEFLAGS", "MFLAGS")
+    # the borrowed environment's editable install points at this checkout: the clone's code goes first
+    env = {k: v for k, v in os.environ.items() if k not in drop} | {"PYTHONPATH": str(clone)}
+    where = subprocess.run([".venv/bin/python", "-c", "import pipelines, schemas; print(pipelines.__file__, schemas.__file__)"],
+                           cwd=clone, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert all(Path(w).is_relative_to(clone) for w in where), where
+    installs = {p.name: p.read_bytes() for p in (PROJECT_ROOT / ".venv").glob("lib/python*/site-packages/__editable__*")}
+
+    def query(sql: str) -> list[tuple]:
+        with duckdb.connect(str(clone / "warehouse" / "edge_carbon.duckdb"), read_only=True) as con:
+            return con.execute(sql).fetchall()
+
+    reproductions = []
+    for title, block in shell_blocks():
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True, text=True,
+                              timeout=3600, check=False)
+        assert done.returncode == 0, f"{title}:\n{block}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        reproductions.append(sorted(query("select * from marts.paper_reproduction"), key=repr))
+        if title in ADDED:
+            assert query(ADDED[title])[0][0] > 0, title
+    assert title == UNDO_SECTION
+    assert subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout == ""
+    assert all(query(sql)[0][0] == 0 for sql in ADDED.values())
+    # the paper's reproduction with the user's log (the first build) is the one with nothing added (the last)
+    assert reproductions[-1] == reproductions[0]
+    assert {p.name: p.read_bytes() for p in (PROJECT_ROOT / ".venv").glob("lib/python*/site-packages/__editable__*")} == installs

@@ -188,6 +188,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "zones": {},
         "curated_zone_timezones": {},
         "scenario_zones": {},
+        "curated_patterns": {},
         # scenarios (pipelines/ingest/scenarios.py)
         "scenario": {
             "scenario_id": Option(meaning="the scenario's id (default: the source id)"),

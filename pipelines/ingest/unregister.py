@@ -12,9 +12,10 @@ is one line naming the fix (exit status 2) and nothing is written. It refuses:
 
 Then the entry's ``[[source]]`` block is cut from ``local.toml`` (written atomically, under the
 manifest lock); when no entry is left and only the header ``register`` wrote remains, the file
-is deleted, as it was before the first ``register``. ``unregister`` keeps the data file unless
-``--delete-file`` (you copied it there; it may be your only copy); ``scenario remove`` deletes
-the scenario's CSV, which ``scenario new`` wrote, unless ``--keep-file``.
+is deleted, as it was before the first ``register``. Both commands treat the data file the same
+way: they keep it (a log you copied there may be your only copy; a scenario CSV may hold your
+edits) and say so, ``kept <path>; delete it yourself or pass --delete-file``; with
+``--delete-file`` they delete it too.
 
 A sampled power log is also a Dagster partition and a partition of the lake: the CLI then
 deletes its partition from the Dagster instance (:func:`pipelines.cli.sync_partitions`) and
@@ -153,7 +154,7 @@ def write_removal(removal: Removal) -> list[str]:
         removal.entry.file.unlink(missing_ok=True)
         done.append(f"deleted {_rel(removal.entry.file)}")
     else:
-        done.append(f"kept {_rel(removal.entry.file)}")
+        done.append(f"kept {_rel(removal.entry.file)}; delete it yourself or pass --delete-file")
     return done
 
 
@@ -187,7 +188,7 @@ def unregister_cli(args: Any) -> tuple[int, SourceEntry | None]:
 
 
 def scenario_remove_cli(args: Any) -> tuple[int, SourceEntry | None]:
-    """``edge-carbon scenario remove NAME``: the scenario's entry and, unless ``--keep-file``, its CSV."""
+    """``edge-carbon scenario remove NAME``: the scenario's entry and, with ``--delete-file``, its CSV."""
     import sys
 
     try:
@@ -201,4 +202,4 @@ def scenario_remove_cli(args: Any) -> tuple[int, SourceEntry | None]:
         known = sorted(str(s) for s in by_scenario)
         print(f"scenario remove: no scenario {args.name!r}{_close(args.name, known)}; scenarios: {', '.join(known)}", file=sys.stderr)
         return 2, None
-    return _remove("scenario remove", entry.id, delete_file=not args.keep_file, dry_run=args.dry_run)
+    return _remove("scenario remove", entry.id, delete_file=args.delete_file, dry_run=args.dry_run)

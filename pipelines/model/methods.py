@@ -15,6 +15,7 @@ from typing import Any, get_type_hints
 
 import pyarrow as pa
 
+from schemas.patterns import CommPattern
 from schemas.vocabulary import (
     BASIS_RULES,
     CLAIM_HIGH,
@@ -129,12 +130,12 @@ def method_rows(key: str, rows: Mapping[str, Any], derived: Sequence[str] = ()) 
                      **{c: pa.array([getattr(row, c) for row in rows.values()], types[c]) for c in columns}})
 
 
-def pattern_rows() -> pa.Table:
+def pattern_rows(patterns: Mapping[str, CommPattern] = PATTERN_ROWS) -> pa.Table:
     """core.patterns (the model's view names the pattern ``name``): each communication pattern's traffic as
     coefficients of the model's byte and radio terms, the ends of each byte, whether it splits the model into
-    stages and whether a larger fleet carries its traffic (schemas/vocabulary.py PATTERN_ROWS), and whether it
-    moves any bytes."""
-    return method_rows("name", PATTERN_ROWS, derived=("moves_bytes",))
+    stages and whether a larger fleet carries its traffic (the rows of sources/curated/patterns.csv,
+    schemas/patterns.py), and whether it moves any bytes."""
+    return method_rows("name", patterns, derived=("moves_bytes",))
 
 
 def workload_rows() -> pa.Table:
@@ -157,8 +158,9 @@ def resize_power_rows() -> pa.Table:
     return method_rows("resize_power", RESIZE_POWER_ROWS)
 
 
-def reference_tables() -> dict[str, pa.Table]:
-    """Every reference table of the vocabulary, by its warehouse name."""
+def reference_tables(patterns: Mapping[str, CommPattern] = PATTERN_ROWS) -> dict[str, pa.Table]:
+    """Every reference table of the vocabulary, by its warehouse name; core.patterns holds ``patterns`` (the
+    rows of sources/curated/patterns.csv)."""
     return {
         "core.frames": frame_rows(),
         "core.frame_network_methods": frame_method_rows(),
@@ -174,7 +176,7 @@ def reference_tables() -> dict[str, pa.Table]:
             "rule": list(VERDICT_RULES.values()),
         }),
         "core.network_methods": network_method_rows(),
-        "core.patterns": method_rows("pattern", PATTERN_ROWS, derived=("moves_bytes",)),
+        "core.patterns": method_rows("pattern", patterns, derived=("moves_bytes",)),
         "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH], "feasible_share_min": [FEASIBLE_SHARE_MIN],
                                 "feasible_share_min_status": [FEASIBLE_SHARE_MIN_STATUS],
                                 "feasible_share_min_reasoning": [FEASIBLE_SHARE_MIN_REASONING]}),

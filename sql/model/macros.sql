@@ -175,7 +175,7 @@ create or replace temp macro comm_stages(devices, params, bytes_per_param, token
 
 -- Bytes a fleet of N (online) devices moves to train on `tokens` tokens: one linear combination of
 -- the byte terms, each times its coefficient in the pattern's row of core.patterns
--- (schemas/vocabulary.py PATTERN_ROWS), all divided by the compression factor:
+-- (sources/curated/patterns.csv), all divided by the compression factor:
 --   per sync: each device trains on its own batch of `tokens_per_device_step` tokens and the
 --     fleet synchronises every `local_steps_per_sync` steps, so
 --     syncs = tokens / (N x tokens per device step x local steps); per sync

@@ -11,8 +11,10 @@ from pipelines.defs.checks import staging_checks
 from pipelines.defs.metadata import column_metadata
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.tables import write_table
+from pipelines.ingest.manifest import ManifestError, load_manifest
 from pipelines.model.methods import reference_tables
 from pipelines.warehouse.dictionary import TABLES as DICTIONARY
+from schemas.patterns import PATTERNS_SOURCE_ID, read_pattern_rows
 
 #: table -> its pandera model (the dictionary's): every reference table of the vocabulary
 TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table in reference_tables()}
@@ -35,10 +37,15 @@ def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     methods each frame admits (its headline first); core.workload_kinds, core.embodied_policies,
     core.bases and core.verdicts: the other names a scenario or a mart uses; core.network_methods:
     how network energy is counted; core.patterns: the home and server ends of each pattern's
-    bytes; core.claim: the claim's bounds, which marts.verdict, marts.fleet_equivalence and
+    bytes (sources/curated/patterns.csv); core.claim: the claim's bounds, which marts.verdict, marts.fleet_equivalence and
     marts.paper_reproduction read.
     """
     con = warehouse.connection()
-    for table, rows in reference_tables().items():
+    # core.patterns: the rows of the patterns' source file, its sha256 checked against the manifest
+    entries = [e for e in load_manifest() if e.id == PATTERNS_SOURCE_ID]
+    if len(entries) != 1:
+        raise ManifestError("sources/manifest", f"the build needs the entry {PATTERNS_SOURCE_ID!r} (sources/curated/patterns.csv); "
+                                                "restore sources/manifest/patterns.toml")
+    for table, rows in reference_tables(read_pattern_rows(entries[0].verified_file())).items():
         # each table's pandera check runs in this step, on the rows just written (check_specs)
         yield write_table(con, table, pl.from_arrow(rows), TABLES[table])

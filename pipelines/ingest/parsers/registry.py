@@ -36,6 +36,7 @@ from pipelines.ingest.staging import Parser
 from schemas.device_specs import DeviceSpecs
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
+from schemas.patterns import read_pattern_frame
 from schemas.siting import ScenarioZones, ZoneTimezones
 from schemas.validation import ValidationCases
 
@@ -54,6 +55,7 @@ ZONES = "reference.zones"
 ZONE_TIMEZONES = "staging.zone_timezones"
 ELECTRICITY_DEMAND = "staging.electricity_demand"
 SCENARIO_ZONES = "core.scenario_zones"
+PATTERNS = "core.patterns"
 
 #: Grid intensity. The Ember parsers read the zone table (kind ``zones``,
 #: ``sources/curated/zones.csv``) through the manifest, so its sha256 is verified too.
@@ -95,6 +97,9 @@ ZONE_TIMEZONE_PARSERS: dict[str, Parser] = {"curated_zone_timezones": curated_pa
 ELECTRICITY_DEMAND_PARSERS: dict[str, Parser] = {"ember_demand": ember_demand_parser(zones_from_manifest)}
 SCENARIO_ZONE_PARSERS: dict[str, Parser] = {"scenario_zones": curated_parser(ScenarioZones)}
 
+#: Communication patterns (sources/curated/patterns.csv): read by the model_methods asset into core.patterns.
+PATTERN_PARSERS: dict[str, Parser] = {"curated_patterns": lambda path, options: read_pattern_frame(path)}
+
 #: table -> kind -> parser, for every table a manifest entry can feed.
 BY_TABLE: dict[str, dict[str, Parser]] = {
     POWER_SAMPLES: SAMPLED_PARSERS,
@@ -112,4 +117,5 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     ZONE_TIMEZONES: ZONE_TIMEZONE_PARSERS,
     ELECTRICITY_DEMAND: ELECTRICITY_DEMAND_PARSERS,
     SCENARIO_ZONES: SCENARIO_ZONE_PARSERS,
+    PATTERNS: PATTERN_PARSERS,
 }
