@@ -137,6 +137,16 @@ def test_curated_rows_win() -> None:
     assert devices.classes["nvidia-rtx-a5000"] == "workstation_gpu" and devices.classes["nvidia-geforce-rtx-4090"] == "desktop"
 
 
+def test_a_database_gpu_is_bounded_by_its_own_tdp() -> None:
+    """A log of a GPU only the database names is bounded at 2 x its TechPowerUp TDP, not its class's."""
+    from pipelines.ingest.plausibility import power_bound
+
+    assert power_bound("nvidia_smi", "nvidia-geforce-rtx-4090").max_w == 900.0  # TDP 450 W
+    assert power_bound("nvidia_smi", "nvidia-l4").max_w == 144.0  # TDP 72 W
+    assert power_bound("nvidia_smi", "nvidia-a40").why.startswith("2 x the TDP of nvidia-a40 (300 W)")  # curated row
+    assert "not in the device specs" in power_bound("nvidia_smi", "no-such-gpu").why
+
+
 def test_only_dates_are_unpickled(tmp_path: Path) -> None:
     path = tmp_path / "data.pkl"
     path.write_bytes(pickle.dumps([{"name": Path("x")}]))
@@ -171,11 +181,19 @@ def _register(device: str, source_id: str) -> list[str]:
 
 @pytest.mark.parametrize("device", ["nvidia-geforce-rtx-4090", "nvidia-l4"])
 def test_register_accepts_a_gpu_of_the_database(device: str, sources: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The log (an H100's synthetic series, up to ~700 W) sits below 2 x the RTX 4090's 450 W TDP; most
+    of it lies above 2 x the L4's 72 W, so register takes it with a warning counting the samples the
+    build will quarantine: the database's TDP bounds the log as a curated row's would."""
     specs = (sources / "curated" / "device_specs.csv").read_text(encoding="utf-8")
     assert device not in specs  # no hand-written row
     code = main(_register(device, "my_run"))
     out, err = capsys.readouterr()
-    assert code == 0 and err == "", err
+    assert code == 0, err
+    if device == "nvidia-l4":
+        assert err.startswith("register: warning: sources/power/own/gpu_run.csv: the build will quarantine ")
+        assert "(2 x the TDP of nvidia-l4 (72 W))" in err and err.count("\n") == 1
+    else:
+        assert err == "", err
     assert out.startswith("registered my_run in sources/manifest/local.toml")
     (mine,) = [e for e in load_manifest() if e.id == "my_run"]
     assert mine.options["device_id"] == device

