@@ -1,6 +1,7 @@
 # edge-carbon front door. Needs Python 3.11+ (3.11-3.13 are tested), make and git.
-#   make run    build the warehouse from the shipped data and print a summary; WORKERS=N runs it on
-#               Dagster's multiprocess executor with N worker processes (default: in one process)
+#   make run    build the warehouse from the shipped data and print a summary ending with the verdict;
+#               WORKERS=N runs it on Dagster's multiprocess executor with N worker processes (default:
+#               in one process); VERBOSE=1 prints Dagster's log (else in warehouse/.logs/)
 #   make test   run the test suite, without the tests marked slow (full rebuilds at the default
 #               run config); MARKERS=all runs every test (CI), MARKERS=slow only the slow ones;
 #               EXTRAS=dev,capture also installs the capture extra; PYTEST_ARGS go to pytest;
@@ -35,7 +36,7 @@ $(VENV)/.installed-$(EXTRAS): $(VENV)/.installed
 	@touch $@
 
 run: $(VENV)/.installed $(DAGSTER_HOME)/dagster.yaml
-	$(VENV)/bin/edge-carbon run $(if $(WORKERS),--workers $(WORKERS))
+	$(VENV)/bin/edge-carbon run $(if $(WORKERS),--workers $(WORKERS)) $(if $(VERBOSE),--verbose)
 
 test: $(VENV)/.installed-$(EXTRAS)
 	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(MARKERS),-m "$(if $(filter all,$(MARKERS)),slow or not slow,$(MARKERS))") $(PYTEST_ARGS)

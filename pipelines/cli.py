@@ -1,6 +1,7 @@
 """``edge-carbon``: build the warehouse, and register your own source files.
 
-    edge-carbon run                     materialise every asset on the shipped data, publish
+    edge-carbon run                     materialise every asset on the shipped data, publish, print the verdict
+    edge-carbon run --verbose           the same, with Dagster's log here (else in .logs/ beside the warehouse)
     edge-carbon run --rebuild           the same from an empty warehouse and lake (the old ones kept aside)
     edge-carbon sql "select ..."        query the published warehouse (read-only)
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
@@ -21,12 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from pipelines import locks
-from pipelines.paths import default_root, sql_text, warehouse_path
+from pipelines.paths import WAREHOUSE_ENV, default_root, warehouse_path
 
 #: The Dagster instance's folder (run history, event logs), as Dagster reads it.
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
 #: The instance settings ``make dev`` and ``edge-carbon run`` put into a new DAGSTER_HOME.
 INSTANCE_CONFIG = Path(__file__).with_name("dagster.yaml")
+#: What an interrupted build (Ctrl-C) says, and its exit status (128 + SIGINT, as a shell reports it).
+INTERRUPTED = "interrupted; the published warehouse is unchanged"
+INTERRUPTED_STATUS = 130
 #: Set (non-empty), hypothesis loads no plugins when it is imported (``edge-carbon run`` sets it).
 HYPOTHESIS_PLUGINS_ENV = "HYPOTHESIS_NO_PLUGINS"
 
@@ -74,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
     # hypothesis then loads every installed plugin (trio's runs a full garbage collection): about
     # half a second of a cold build that draws no examples. An explicit setting is kept.
     os.environ.setdefault(HYPOTHESIS_PLUGINS_ENV, "1")
+    from pipelines.run import console
     from pipelines.run.launch import materialise
+    from pipelines.run.report import failure_lines, next_lines, table_lines, verdict_lines
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.reach import unreached_lines
     from pipelines.warehouse.rebuild import damage, set_aside
@@ -95,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"--workers must be 1 or more, not {args.workers}", file=sys.stderr)
         return 2
     path = warehouse_path()
+    refused = folder_refusal(path)
+    if refused:
+        print(f"edge-carbon run: {refused}", file=sys.stderr)
+        return 2
     if args.rebuild:
         if args.logs or args.only != "all":
             print("edge-carbon run: --rebuild builds everything; leave out --logs and --only", file=sys.stderr)
@@ -107,40 +117,54 @@ def run(args: argparse.Namespace) -> int:
         if damaged:
             print(f"edge-carbon run: {damaged}", file=sys.stderr)
             return 1
-    with dagster_instance() as instance:
-        try:
-            outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
-                                  run_config=run_config, instance=instance)
-        except ValueError as exc:  # a log that is not registered, too many partitions
-            print(f"edge-carbon run: {exc}", file=sys.stderr)
-            return 2
+    command = console.command()
+    log = None if args.verbose else console.log_file(path)
+    if log is not None:
+        print(f"building {console.shown(path)} (Dagster's log: {console.shown(log)}; --verbose prints it here) ...", flush=True)
+    try:
+        with dagster_instance() as instance, console.Quiet(log) as quiet:
+            console.CURRENT.append(quiet)
+            try:
+                outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
+                                      run_config=run_config, instance=instance)
+            finally:
+                console.CURRENT.remove(quiet)
+    except ValueError as exc:  # a log that is not registered, too many partitions
+        print(f"edge-carbon run: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        outcome = None
     elapsed = time.perf_counter() - started
+    if outcome is None or outcome.interrupted:
+        print(INTERRUPTED, file=sys.stderr)
+        return INTERRUPTED_STATUS
     if not outcome.success:
-        for failure in outcome.failures:
-            print(f"FAILED {failure}", file=sys.stderr)
-        print(f"build failed after {elapsed:.1f}s; the previous warehouse (if any) is unchanged "
-              f"(run {outcome.run_id} in the Dagster instance at {home})", file=sys.stderr)
+        print("\n".join(failure_lines(outcome.failures, elapsed, log, command, outcome.run_id, home)), file=sys.stderr)
         return 1
     with open_readonly(path) as con:
-        tables = con.execute(sql_text("publish/summary.sql")).fetchall()
-        rejected = dict((t, (r, c)) for t, r, c in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall())
-        counts = {t: con.execute("select count(*) from query_table($t)", {"t": t}).fetchone()[0] for t, _ in tables}
-        unreached = unreached_lines(con)  # registered logs the build kept out of every mart, and why
-    print(f"built {path} in {elapsed:.1f}s")
-    print(f"{'table':40} {'rows':>10} {'rejected':>9}")
-    for table, _ in tables:
-        rows_rejected = rejected.get(table, (0, 0))[0]
-        print(f"{table:40} {counts[table]:>10,} {rows_rejected:>9,}")
-    for line in unreached:
-        print(line)
-    from dashboards import site_dir
+        lines = [f"built {path} in {elapsed:.1f}s: " + "; ".join(table_lines(con))]
+        lines += unreached_lines(con)  # registered logs the build kept out of every mart, and why
+        from dashboards import site_dir
 
-    index = site_dir() / "index.html"
-    if index.exists() and not args.skip_dashboards:
-        print(f"dashboards: {index}  (open in a browser; works offline)")
-    print('query it: edge-carbon sql "select * from marts.paper_reproduction"  (or any DuckDB client, read-only)')
-    print(f"run {', '.join(outcome.run_ids)} in the Dagster instance at {home} (make dev shows it)")
+        index = site_dir() / "index.html"
+        if index.exists() and not args.skip_dashboards:
+            lines.append(f"dashboards: {console.shown(index)}  (open in a browser; works offline)")
+        lines.append(f"run {', '.join(outcome.run_ids)} in the Dagster instance at {home} (make dev shows it)"
+                     + (f"; Dagster's log: {console.shown(log)}" if log else ""))
+        lines.append("")
+        lines += verdict_lines(con)
+    lines += next_lines(command)
+    print("\n".join(lines))
     return 0
+
+
+def folder_refusal(path: Path) -> str | None:
+    """Why ``path`` cannot be the published warehouse (a folder: the build writes beside the file
+    it names, and --rebuild would move it aside), in one line; None when it can."""
+    if path.is_dir():
+        return (f"{WAREHOUSE_ENV}={path} is a folder; name a file, e.g. {WAREHOUSE_ENV}={path / 'edge_carbon.duckdb'} "
+                "(the build writes its lake and working copies beside that file)")
+    return None
 
 
 def render_docs(args: argparse.Namespace) -> int:
@@ -313,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--rebuild", action="store_true",
                        help="start from an empty warehouse and an empty lake (a published file that cannot be opened); "
                             "the old file and lake are kept aside under a dated name")
+    build.add_argument("--verbose", action="store_true",
+                       help="print Dagster's log of the build here (default: into a file under the warehouse's folder, .logs/)")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",
                        help="Sobol base samples (a power of 2) for marts.uncertainty_drivers (default: the build's 256; "
                             "the full study of docs/findings.md is `edge-carbon sobol`)")

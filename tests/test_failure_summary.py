@@ -61,7 +61,7 @@ def test_a_failed_check_ends_the_cli_with_table_column_rule_and_a_row(tmp_path: 
     """A scenario whose edge side emits nothing (a zero-carbon grid and a laptop with no footprint,
     each within its bounds): the lifecycle and fleet marts' pandera checks refuse its rows (a
     total of 0, an infinite ratio). The CLI's last 10 lines name the table, the column, the rule
-    and a failing row with its scenario, and show no stack trace."""
+    and a failing row with its scenario, and the last says how to fix it; no stack trace."""
     sources = tmp_path / "sources"
     shutil.copytree(SOURCES_DIR, sources)
     monkeypatch.setenv(SOURCES_ENV, str(sources))
@@ -74,7 +74,8 @@ def test_a_failed_check_ends_the_cli_with_table_column_rule_and_a_row(tmp_path: 
     assert proc.returncode == 1, proc.stdout[-3000:]
     last = proc.stdout.splitlines()[-10:]
     text = "\n".join(last)
-    assert last[-1].startswith("build failed after "), text
+    assert last[-1].startswith("fix: scenario zero_grid "), text  # the fix is the last line
+    assert any(line.startswith("build failed after ") for line in proc.stdout.splitlines()), proc.stdout[-3000:]
     assert [t for t in TRACES if t in text] == [], text
     shown = [line.strip() for line in last]
     assert any(line.startswith("failing rows of marts.") for line in shown), text  # the table

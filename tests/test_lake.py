@@ -244,7 +244,7 @@ def test_killed_partitioned_run_leaves_the_last_good_state(built_warehouse: Path
     files_before = lake_files(published)
     env = {**os.environ, WAREHOUSE_ENV: str(published), "DAGSTER_HOME": str(tmp_path / "dh")}
     # kill it once it has written Parquet of its own
-    kill_run_when(["run", "--only", "ingest"], env, lambda line: "(streamed)" in line or len(lake_files(published)) > len(files_before))
+    kill_run_when(["run", "--only", "ingest", "--verbose"], env, lambda line: "(streamed)" in line or len(lake_files(published)) > len(files_before))
     assert sha256_file(published) == before_sha
     assert len(lake_files(published)) > len(files_before), "the killed run had written files"
     with open_readonly(published) as con:

@@ -104,7 +104,7 @@ def test_open_reader_and_materialisation_both_succeed(published: Path, tmp_path:
 def test_killed_run_leaves_previous_warehouse_complete(published: Path) -> None:
     before_sha, before = _sha(published), _counts(published)
     # kill it once it has written into its working copy
-    kill_run_when(["run"], {**os.environ, WAREHOUSE_ENV: str(published)}, lambda line: "verified" in line and "source files" in line)
+    kill_run_when(["run", "--verbose"], {**os.environ, WAREHOUSE_ENV: str(published)}, lambda line: "verified" in line and "source files" in line)
     assert _sha(published) == before_sha
     assert _counts(published) == before
 

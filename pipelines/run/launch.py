@@ -21,7 +21,6 @@ as every step costs a process), and the copy is published here once the run has 
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from pipelines.defs.definitions import BUILD_SELECTION, defs
 from pipelines.defs.partitions import sync_power_logs
 from pipelines.errors import EdgeCarbonError
 from pipelines.paths import warehouse_path
+from pipelines.run import console
 from pipelines.warehouse.database import publish_lock, publish_run
 
 SCOPES = ("all", "ingest", "downstream")
@@ -49,6 +49,8 @@ ENGINE_ERRORS = (dg.DagsterEventType.ENGINE_EVENT, dg.DagsterEventType.RESOURCE_
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 #: The error of a step that a blocking check failed (its check's metadata says what failed).
 CHECK_FAILED = "DagsterAssetCheckFailedError"
+#: The error of a step (or run) that an interrupt (Ctrl-C, SIGINT) stopped.
+INTERRUPTED = ("DagsterExecutionInterruptedError", "KeyboardInterrupt")
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Outcome:
     success: bool
     run_ids: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def run_id(self) -> str:
@@ -127,6 +130,24 @@ def root_cause(info: object) -> str:
     return (getattr(chosen, "message", "") or "").strip()
 
 
+def _chain(info: object) -> list[object]:
+    """A Dagster SerializableErrorInfo and its causes and contexts."""
+    chain: list[object] = []
+    while info is not None and all(info is not seen for seen in chain):
+        chain.append(info)
+        info = getattr(info, "cause", None) or getattr(info, "context", None)
+    return chain
+
+
+def interrupted(events: Sequence[Any]) -> bool:
+    """Whether an interrupt (Ctrl-C) stopped a step or the run of ``events``."""
+    for event in events:
+        error = getattr(event.event_specific_data, "error", None) if event.event_specific_data is not None else None
+        if any(getattr(item, "cls_name", None) in INTERRUPTED for item in _chain(error)):
+            return True
+    return False
+
+
 def check_failures(events: Sequence[Any], failed_steps: set[str]) -> list[str]:
     """Each check that failed in one of ``failed_steps`` (the steps its blocking checks failed):
     the asset and check, then the summary the check left in its metadata
@@ -164,7 +185,7 @@ def _failures(events: Sequence[Any]) -> list[str]:
 
 
 def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, instance: dg.DagsterInstance, run_config: dict[str, Any],
-             published: Path | None) -> tuple[bool, str, list[str]]:
+             published: Path | None) -> tuple[bool, str, list[str], bool]:
     """One run of ``keys``; with workers > 1 on the multiprocess executor, published here.
 
     A run whose publish was refused at its end (the in-process Warehouse resource raises as
@@ -180,7 +201,7 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
             resources={"warehouse": Warehouse(path=str(published))} if published else None,
         )
         failures = _failures(result.all_events)
-        return result.success and not failures, result.run_id, failures
+        return result.success and not failures, result.run_id, failures, interrupted(result.all_events)
     config = {
         **run_config,
         "execution": {"config": {"max_concurrent": workers, "start_method": {"forkserver": {"preload_modules": PRELOAD}}}},
@@ -194,17 +215,17 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
     with publish_lock(target, f"edge-carbon run --workers {workers}", waiting=_say):
         with dg.execute_job(dg.reconstructable(parallel_job), instance=instance, run_config=config, tags=tags,
                             asset_selection=sorted(keys, key=lambda k: k.to_user_string()), raise_on_error=False) as result:
-            success, run_id, failures = result.success, result.run_id, _failures(result.all_events)
+            success, run_id, failures, stopped = result.success, result.run_id, _failures(result.all_events), interrupted(result.all_events)
         try:
             publish_run(target, run_id, ok=success, log=log, lock=False)
         except EdgeCarbonError as exc:
-            return False, run_id, [f"run: {exc}"]
-    return success, run_id, failures
+            return False, run_id, [f"run: {exc}"], stopped
+    return success, run_id, failures, stopped
 
 
 def _say(message: str) -> None:
-    """A line for whoever started the launch (stderr)."""
-    print(message, file=sys.stderr, flush=True)
+    """A line for whoever started the launch (the console's stderr, also while the build's log goes to a file)."""
+    console.say(message)
 
 
 def materialise(
@@ -248,11 +269,12 @@ def materialise(
             logs_in_run = order.index(tags[RANGE_END]) - order.index(tags[RANGE_START]) + 1
             chunk = {"staging__power_samples": {"ops": {"plan_power_logs": {"config": {"chunk_logs": -(-logs_in_run // workers)}}}}}
             config["ops"] = {**config.get("ops", {}), **chunk}
-        success, run_id, failures = _execute(run_keys, tags, workers=workers, instance=instance, run_config=config, published=warehouse)
+        success, run_id, failures, stopped = _execute(run_keys, tags, workers=workers, instance=instance, run_config=config,
+                                                      published=warehouse)
         outcome.run_ids.append(run_id)
         outcome.failures += failures
         if not success:
-            outcome.success = False
+            outcome.success, outcome.interrupted = False, stopped
             break
     return outcome
 

@@ -7,7 +7,9 @@ that file with DuckDB. Instead:
    :func:`publish_lock`) and holds it until it has published or deleted its copy, so runs
    take turns and none loses another's update; a second run waits and says for which run.
 1. At run start the published file is copied to ``warehouse/.runs/<run_id>.duckdb``, and the
-   identity of the file copied recorded beside it (:mod:`pipelines.warehouse.generation`). The file
+   identity of the file copied recorded beside it (:mod:`pipelines.warehouse.generation`); a new
+   file, and a copy of a file of a newer storage version, is written at a storage version every
+   DuckDB client since 1.4 reads (:mod:`pipelines.warehouse.compat`). The file
    holds the small tables, the lake's catalog and its views (pipelines/warehouse/lake.py); the
    power logs' samples are Parquet in ``warehouse/lake/``, never copied.
 2. Every asset of the run writes through a connection to that copy (Parquet partitions are
@@ -49,7 +51,7 @@ import polars as pl
 from pipelines import locks
 from pipelines.errors import DamagedWarehouse
 from pipelines.paths import warehouse_path
-from pipelines.warehouse import lake, verify
+from pipelines.warehouse import compat, lake, verify
 from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.dictionary import describe_warehouse
 from pipelines.warehouse.generation import base_path, check_base, copy_published, forget_base, read_base, record_base, record_generation
@@ -150,7 +152,7 @@ def _connect(work: Path, published: Path) -> duckdb.DuckDBPyConnection:
     reported as the published file's damage (:class:`DamagedWarehouse`)."""
     con = None
     try:
-        con = pin(duckdb.connect(str(work)))
+        con = pin(compat.connect(work))
         con.execute("set TimeZone = 'UTC'")
         for schema in SCHEMAS:
             con.execute(f"create schema if not exists {schema}")
@@ -173,6 +175,8 @@ def _start(published: Path, work: Path) -> None:
     try:
         identity = copy_published(published, partial)
         if identity is not None:
+            with contextlib.suppress(duckdb.Error):  # a file that does not open is named as damaged by _connect
+                compat.rewrite_if_newer(partial)  # published at a storage version older clients cannot read
             os.replace(partial, work)
     finally:
         with contextlib.suppress(OSError):
@@ -256,7 +260,7 @@ def _finish(con: duckdb.DuckDBPyConnection, work: Path, published: Path, *, ok: 
             verify.clear_repairs(published)
             log.info(f"published warehouse {published} (generation {generation})")
         else:
-            log.warning(f"run had failures: previous warehouse at {published} left unchanged")
+            log.info(f"run had failures: previous warehouse at {published} left unchanged")
     finally:
         _discard(work)
 

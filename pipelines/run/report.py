@@ -1,0 +1,80 @@
+"""The lines ``edge-carbon run`` ends with: on success, what was built and then the verdict and the
+next commands, spelled as the user types them; on failure, what failed and its fix, last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+
+from pipelines.paths import sql_text
+from pipelines.run.console import shown
+from pipelines.run.fixes import fix_for, primary
+
+#: The schemas the summary counts tables in, in this order.
+SUMMARY_SCHEMAS = ("staging", "quarantine", "core", "marts")
+#: The query the success summary offers first (the whole verdict table).
+VERDICT_QUERY = ("select scenario_id, device_class, accounting_frame, network_method, embodied_policy, reduction_factor_with_comm, verdict "
+                 "from marts.verdict where is_headline")
+#: The second: what each mart holds (the data dictionary's table comments).
+DICTIONARY_QUERY = "select table_name, comment from duckdb_tables() where schema_name = 'marts'"
+
+
+def _r(value: float | None) -> str:
+    """An R value to two decimals, as the README gives it."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}"
+
+
+def table_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables and views per schema, and the tables that quarantined rows, in two lines."""
+    tables = [name for name, _ in con.execute(sql_text("publish/summary.sql")).fetchall()]
+    rejected = {t: r for t, r, _ in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall() if r}
+    per_schema = ", ".join(f"{schema} {n}" for schema in SUMMARY_SCHEMAS if (n := sum(t.startswith(schema + ".") for t in tables)))
+    lines = [f"{len(tables)} tables and views ({per_schema})"]
+    if rejected:
+        lines.append("rows rejected into quarantine.rejected_rows: " + ", ".join(f"{t} {n:,}" for t, n in sorted(rejected.items())))
+    return lines
+
+
+def verdict_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The headline verdict of the realistic scenarios, one row per scenario and device class."""
+    rows = con.execute(sql_text("publish/headline_verdict.sql")).fetchall()
+    if not rows:
+        return ["Does the claim hold? marts.verdict has no headline row of a realistic scenario in this build."]
+    low, high = rows[0][5], rows[0][6]
+    header = ("scenario", "device", "R with comm.", "p05-p95", "verdict")
+    table = [header] + [(scenario, device, _r(r), f"{_r(p05)}-{_r(p95)}", verdict)
+                        for scenario, device, r, p05, p95, _, _, verdict in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = [f"Does the claim hold? R = cloud emissions / edge emissions; the claim is R = {low:g}-{high:g} (R < 1: the edge emits more)"]
+    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in table]
+    return lines
+
+
+def next_lines(command: str) -> list[str]:
+    """The next commands, each as typed from the current directory (``command`` is edge-carbon as
+    the user types it); an activation hint when it is a virtual environment's script."""
+    lines = ["next, from this folder:", f'  {command} sql "{VERDICT_QUERY}"',
+             f'  {command} sql "{DICTIONARY_QUERY}"']
+    if command.endswith("bin/edge-carbon"):
+        activate = str(Path(command).parent / "activate")
+        lines.append(f"  . {activate}    # once per shell; then plain `edge-carbon sql ...` works")
+    return lines
+
+
+def failure_lines(failures: Sequence[str], elapsed: float, log: Path | None, command: str, run: str, home: Path) -> list[str]:
+    """What a failed build prints: the outcome and where its log is, what failed (the failures
+    the project or a check named, else all), then the fix; the fix is the last line."""
+    where = f"Dagster's log: {shown(log)} (--verbose prints it here)" if log else f"run {run} in the Dagster instance at {home}"
+    shown_failures = primary(failures)
+    lines = [f"build failed after {elapsed:.1f}s; the published warehouse is unchanged; {where}"]
+    hidden = len(failures) - len(shown_failures)
+    if hidden:
+        lines.append(f"({hidden} more step(s) failed for want of their inputs; the log has them)")
+    lines += [f"FAILED {failure}" for failure in shown_failures]
+    lines.append(fix_for(shown_failures, command, shown(log) if log else None))
+    return lines
