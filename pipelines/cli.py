@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     unreg.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
     unreg.set_defaults(func=unregister)
     args = parser.parse_args(argv)
-    from schemas.patterns import PatternFileError
+    from pipelines.ingest.manifest import PatternFileError
 
     try:
         return args.func(args)

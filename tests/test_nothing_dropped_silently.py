@@ -160,6 +160,31 @@ def test_a_scenario_reference_to_a_missing_row_is_one_line_naming_it(tmp_path: P
         "parent's value")
 
 
+@pytest.mark.parametrize(("row", "says"), [
+    ("horizon_years,-3,year,2,5,point,assumed,,my horizon\n", "parameter horizon_years: low <= value <= high"),  # outside its low-high
+    ("horizon_years,three,year,,,point,assumed,,my horizon\n", "column value"),  # not a number
+])
+def test_a_scenario_row_the_contract_refuses_stops_the_build_instead_of_inheriting(tmp_path: Path, row: str, says: str) -> None:
+    """A scenario row that fails to parse or fails its contract is never quarantined: leaving it out
+    would give the scenario its parent's value (or no value) under the user's name."""
+    from pipelines.errors import UnresolvedRow
+    from pipelines.ingest.scenarios import stage_scenarios
+    from tests.helpers import entry_for
+
+    parent = tmp_path / "parent.csv"
+    parent.write_text(HEADER + "horizon_years,3,year,2,5,point,paper,,the paper\n", encoding="utf-8")
+    mine = tmp_path / "mine.csv"
+    mine.write_text(HEADER + row, encoding="utf-8")
+    entries = [entry_for(parent, kind="scenario", table="core.scenario_parameters", options={"scenario_id": "parent"}, source_id="p"),
+               entry_for(mine, kind="scenario", table="core.scenario_parameters", options={"scenario_id": "mine", "extends": "parent"},
+                         source_id="m")]
+    with pytest.raises(UnresolvedRow) as raised:
+        stage_scenarios(duckdb.connect(), entries, run_id="run-1")
+    message = str(raised.value)
+    assert message.startswith("sources/mine.csv, line 2: scenario mine") and "\n" not in message, message
+    assert says in message and message.endswith("fix the row, or remove the row to inherit parent's value"), message
+
+
 def test_a_log_that_reaches_no_mart_is_named_with_the_reason() -> None:
     """The query and its lines over a warehouse of four logs: one in a series, one without a
     series_id (one sample quarantined), one whose run was quarantined, one never ingested."""

@@ -39,6 +39,9 @@ from typing import Any
 from pipelines.errors import ManifestError, SourceIntegrityError
 from pipelines.ingest.digests import sha256_of
 from pipelines.paths import SOURCES_DIR, sources_dir
+from schemas.patterns import (
+    PatternFileError as PatternFileError,  # a bad patterns source file, read on import
+)
 
 STATUSES = ("paper", "primary", "derived", "assumed")
 REQUIRED = ("id", "path", "title", "url", "license", "retrieved_on", "sha256", "kind", "table", "status")

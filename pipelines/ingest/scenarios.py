@@ -10,7 +10,6 @@ it looked for: the scenario never falls back to its parent's value in silence.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import polars as pl
 from pipelines.errors import ManifestError, UnresolvedRow
 from pipelines.ingest.manifest import SourceEntry
 from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.quarantine import Reject, located_rejects, rejects_frame, split_valid
+from pipelines.ingest.quarantine import Reject, split_valid
 from pipelines.ingest.staging import Staged, parse_entry
 from schemas.meta import conform, empty_frame
 from schemas.parameter_bounds import refusal
@@ -306,29 +305,48 @@ def stage_scenarios(con: duckdb.DuckDBPyConnection, entries: Sequence[SourceEntr
     then every row checked against :class:`ScenarioParameters`. A row that cannot be resolved
     (a reference that finds no row: a series whose log was unregistered, say) raises
     :class:`UnresolvedRow` naming it, since leaving it out would give its scenario the parent's
-    value in silence. Rows that cannot be parsed or checked are rejects stamped with their own
-    file and line: a row is matched back by (source_file, source_row), since the scenario files
-    share line numbers (``edge-carbon register`` refuses such a file before it is registered)."""
+    value in silence. So does a row that cannot be parsed or fails the contract (:func:`refused`):
+    a scenario row is never quarantined, and ``edge-carbon register`` refuses such a file before
+    it is registered."""
     parsed = {}
-    reject_frames = []
-    run_at = dt.datetime.now(dt.UTC)
+    by_path = {entry.path: entry for entry in entries}
     for entry in entries:
         result = parse_entry(entry, parse_scenario)
         scenario = str(entry.options.get("scenario_id", entry.id))
+        if result.rejects:  # a row left out would leave its scenario the parent's value, or none, without a word
+            raise refused(entry, result.rejects)
         parsed[scenario] = (entry, result.frame)
-        reject_frames.append(rejects_frame(result.rejects, table=TABLE, source_id=entry.id, source_file=entry.path,
-                                           run_id=run_id, at=run_at))
         log(f"scenario {scenario}: {result.frame.height} rows in {entry.path}")
     frame, rejects = resolve(con, parsed)
-    if rejects:  # a row left out would leave its scenario the parent's value, or none, without a word
+    if rejects:
         raise unresolved(rejects, parsed)
     frame = conform(ScenarioParameters, frame) if frame.height else empty_frame(ScenarioParameters)
     valid, row_rejects = split_valid(ScenarioParameters, frame, file="sources/scenarios")
     if row_rejects:
-        reject_frames.append(located_rejects(frame, row_rejects, table=TABLE, run_id=run_id, at=run_at))
+        first = min(row_rejects, key=lambda r: (str(r.source_file), r.source_row or 0))
+        entry = by_path.get(str(first.source_file).removeprefix("sources/"))
+        if entry is not None:
+            at = (pl.col("source_file") == first.source_file) & (pl.col("source_row") == first.source_row)
+            named = frame.filter(at).get_column("parameter").to_list() if "source_file" in frame.columns else []
+            raise refused(entry, row_rejects, first, named[0] if named else None)
+        raise UnresolvedRow(str(first.source_file), first.source_row, f"{first.reason}; fix the row or remove it")
     return Staged(
         table=TABLE,
         frame=valid.sort("scenario_id", "parameter"),
-        rejects=pl.concat(reject_frames) if reject_frames else empty_frame(RejectedRows),
+        rejects=empty_frame(RejectedRows),
         per_source=[],
     )
+
+
+def refused(entry: SourceEntry, rejects: Sequence[Reject], first: Reject | None = None,
+            parameter: str | None = None) -> UnresolvedRow:
+    """The error of a scenario file's first row that fails to parse or its contract: a scenario row
+    is never quarantined, since leaving it out would give its scenario the parent's value."""
+    first = first or min(rejects, key=lambda r: r.source_row or 0)
+    scenario = str(entry.options.get("scenario_id", entry.id))
+    parent = entry.options.get("extends")
+    inherit = f"or remove the row to inherit {parent}'s value" if parent else "or remove the row"
+    column = (f", parameter {parameter}" if parameter else "") + (f", column {first.column_name}" if first.column_name else "")
+    more = f" ({len(rejects) - 1} more rejected row(s) after it)" if len(rejects) > 1 else ""
+    return UnresolvedRow(f"sources/{entry.path}", first.source_row,
+                         f"scenario {scenario}{column}: {first.reason}; fix the row, {inherit}{more}")
