@@ -131,16 +131,19 @@ def test_range_ref_applies_a_measured_relative_ci(tmp_path: Path, con: duckdb.Du
 
 
 def test_rejects_of_two_files_that_share_a_line_number_keep_their_own_file(tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
-    """The model check runs over the rows of every scenario file together; each reject names the
-    file and line of its own row, matched by (file, row), not by the line alone."""
+    """The model check runs over the rows of every scenario file together; the build stops on the
+    first rejected row (a scenario row is never quarantined into its parent's value), naming the
+    file and line of its own row, matched by (file, row), not by the line alone, and counting the rest."""
+    from pipelines.errors import UnresolvedRow
     from pipelines.ingest.scenarios import stage_scenarios
 
     first = _scenario(tmp_path, "first", "hours,8,h/day,,,point,paper,,ok\nidle_share,0.5,1,,,point,guessed,,bad on line 3\n")
     second = _scenario(tmp_path, "second", "hours,6,h/day,,,point,paper,,ok\nidle_share,0.4,1,,,point,hoped,,bad on line 3 too\n")
-    staged = stage_scenarios(con, [first[0], second[0]], run_id="run-1")
-    got = sorted(staged.rejects.select("source_id", "source_file", "source_row", "column_name", "value").iter_rows())
-    assert got == [("scenario_first", "first.csv", 3, "status", "guessed"), ("scenario_second", "second.csv", 3, "status", "hoped")]
-    assert sorted(staged.frame.select("scenario_id", "parameter", "value").iter_rows()) == [("first", "hours", 8.0), ("second", "hours", 6.0)]
+    with pytest.raises(UnresolvedRow) as raised:
+        stage_scenarios(con, [second[0], first[0]], run_id="run-1")
+    message = str(raised.value)
+    assert message.startswith("sources/first.csv, line 3: scenario first, parameter idle_share, column status: "), message
+    assert message.endswith("fix the row, or remove the row (1 more rejected row(s) after it)"), message
 
 
 def test_a_factor_ref_may_name_a_measured_training_rate() -> None:
