@@ -125,10 +125,10 @@ def _cell(path: Path, line: int, column: str, text: str, kind: type) -> object:
         raise PatternFileError(f"{path}: line {line}, column {column}: {value!r} is not {want}; write {want}") from None
 
 
-def read_pattern_frame(path: Path | None = None) -> pl.DataFrame:
-    """The file's rows, typed and validated against :class:`PatternSources` (a bad cell or row is one
-    :class:`PatternFileError` line)."""
-    path = path or patterns_file()
+def _typed_rows(path: Path) -> list[dict[str, object]]:
+    """The file's rows with each coefficient typed (a bad cell or row is one :class:`PatternFileError`
+    line), in plain Python: the vocabulary reads it on import, also in Dagster's forkserver, where a
+    polars thread pool started before the fork would leave the forked step processes waiting on it."""
     if not path.is_file():
         raise PatternFileError(f"{path}: the communication patterns' file is missing; restore it (git checkout -- "
                                f"sources/{PATTERNS_PATH}) or set ${SOURCES_ENV} to a sources folder that has it")
@@ -149,6 +149,15 @@ def read_pattern_frame(path: Path | None = None) -> pl.DataFrame:
                 else:
                     row[column] = raw[column].strip() or None
             rows.append(row)
+    return rows
+
+
+def read_pattern_frame(path: Path | None = None) -> pl.DataFrame:
+    """The file's rows, typed and validated against :class:`PatternSources` (a bad cell or row is one
+    :class:`PatternFileError` line)."""
+    path = path or patterns_file()
+    rows = _typed_rows(path)
+    fields = {name: kind.__name__ for name, kind in get_type_hints(CommPattern).items()}
     schema = {c: {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}.get(fields.get(c, ""), pl.String) for c in COLUMNS}
     frame = pl.DataFrame(rows, schema=schema, orient="row")
     try:
@@ -161,7 +170,8 @@ def read_pattern_frame(path: Path | None = None) -> pl.DataFrame:
                                f"{first.get('check')}; fix the row (schemas/patterns.py PatternSources)") from None
 
 
-def read_pattern_rows(path: Path | None = None) -> dict[str, CommPattern]:
-    """pattern -> :class:`CommPattern`, in the file's order."""
-    frame = read_pattern_frame(path)
-    return {row["pattern"]: CommPattern(**{f: row[f] for f in CommPattern._fields}) for row in frame.iter_rows(named=True)}
+def read_pattern_rows(path: Path | None = None, *, validate: bool = True) -> dict[str, CommPattern]:
+    """pattern -> :class:`CommPattern`, in the file's order; ``validate=False`` types the cells only
+    (no polars, no pandera: the vocabulary's import; the build's ``model_methods`` validates the file)."""
+    rows = read_pattern_frame(path).iter_rows(named=True) if validate else _typed_rows(path or patterns_file())
+    return {str(row["pattern"]): CommPattern(**{f: row[f] for f in CommPattern._fields}) for row in rows}

@@ -16,7 +16,7 @@ from schemas.patterns import CommPattern, read_pattern_rows
 #: Communication patterns the model evaluates (core.patterns), in report order: the rows of
 #: sources/curated/patterns.csv (schemas/patterns.py), so a pattern is added, or taken out, by one row.
 #: The paper's idealized pattern (footnote 1) and its radio window send to a controller (a server).
-PATTERN_ROWS: dict[str, CommPattern] = read_pattern_rows()
+PATTERN_ROWS: dict[str, CommPattern] = read_pattern_rows(validate=False)  # typed only: model_methods validates the file
 #: Communication patterns the model evaluates, in report order.
 PATTERNS = tuple(PATTERN_ROWS)
 #: The patterns that move data (a scenario's ``comm_pattern`` is one of them).
