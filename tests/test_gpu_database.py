@@ -147,6 +147,14 @@ def test_a_database_gpu_is_bounded_by_its_own_tdp() -> None:
     assert "not in the device specs" in power_bound("nvidia_smi", "no-such-gpu").why
 
 
+@pytest.mark.parametrize("typed", ["nvidia-rtx-4090", "nvidia-rtx4090", "rtx4090", "geforce-4090"])
+def test_a_mistyped_gpu_finds_its_name_first(typed: str) -> None:
+    """Words are runs of letters or digits, so a missing dash or vendor still finds the GPU first."""
+    from pipelines.ingest.devices import closest_ids
+
+    assert closest_ids(typed, registered_devices(load_manifest()).classes)[0] == "nvidia-geforce-rtx-4090"
+
+
 def test_only_dates_are_unpickled(tmp_path: Path) -> None:
     path = tmp_path / "data.pkl"
     path.write_bytes(pickle.dumps([{"name": Path("x")}]))

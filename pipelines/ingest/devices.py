@@ -19,6 +19,7 @@ would quarantine or leave out names no device here either.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -84,15 +85,21 @@ class Devices:
         return Parsed(frame=frame.filter(~unknown), rejects=[*parsed.rejects, *rejects])
 
 
+_WORD = re.compile(r"[a-z]+|[0-9]+")
+
+
 def closest_ids(device_id: str, known: Iterable[str], n: int = CLOSEST) -> list[str]:
-    """The ``n`` known ids closest to ``device_id`` (difflib's ratio), those that hold every
-    dash-separated word of it first (``nvidia-rtx-4090`` -> ``nvidia-geforce-rtx-4090``)."""
+    """The ``n`` known ids closest to ``device_id`` (difflib's ratio): first those that hold every
+    dash-separated word of it (``nvidia-rtx-4090`` -> ``nvidia-geforce-rtx-4090``), then those that
+    hold every run of letters or of digits of it (``nvidia-rtx4090`` -> the same), then the rest."""
     ids = sorted(known)
-    words = set(device_id.lower().split("-"))
-    holding = [i for i in ids if words <= set(i.split("-"))]
-    first = difflib.get_close_matches(device_id, holding, n=n, cutoff=0)
-    rest = [i for i in difflib.get_close_matches(device_id, ids, n=2 * n, cutoff=0) if i not in first]
-    return [*first, *rest][:n]
+    typed = device_id.lower()
+    tiers = ([i for i in ids if set(typed.split("-")) <= set(i.split("-"))],
+             [i for i in ids if set(_WORD.findall(typed)) <= set(_WORD.findall(i))], ids)
+    found: list[str] = []
+    for tier in tiers:
+        found += [i for i in difflib.get_close_matches(device_id, tier, n=n, cutoff=0) if i not in found]
+    return found[:n]
 
 
 def registered_devices(entries: Sequence[SourceEntry]) -> Devices:
