@@ -34,16 +34,24 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     errors = base.mark_errorbar(ticks=True, color="#222").encode(
         x=alt.X("ci95_low_kj:Q", title="energy per run, kJ (mean, 95% CI)"), x2="ci95_high_kj:Q", tooltip=TOOLTIP)
     labels = base.transform_calculate(
-        label="format(datum.energy_ratio_vs_cloud_gpu, '.2f') + 'x'"
+        # a series of a workload the reference GPU never ran has no ratio: said so, never drawn as 0.00x
+        label="isValid(datum.energy_ratio_vs_cloud_gpu) ? format(datum.energy_ratio_vs_cloud_gpu, '.2f') + 'x' "
+              ": 'no ratio'"
     ).mark_text(align="left", dx=6).encode(x="ci95_high_kj:Q", text="label:N", tooltip=TOOLTIP)
     chart = alt.layer(bars, errors, labels).properties(
         width=700, height=alt.Step(50),
-        title="Energy per OPT-125M training run; label = reference GPU energy / device energy")
+        title="Energy per training run; label = reference GPU energy / device energy, same workload")
     synthetic = frame.get_column("is_synthetic").any()
+    reference = frame.get_column("reference_device_id")[0]
     others = frame.filter(pl.col("device_id") != pl.col("reference_device_id"))
-    ratios = ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x" for r in others.iter_rows(named=True))
-    answer = (f"Per OPT-125M training run the reference GPU ({frame.get_column('reference_device_id')[0]}) uses this many "
-              f"times the energy of each device: {ratios}." if others.height else "")
+    compared = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_not_null())
+    unmatched = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_null())
+    answer = " ".join(filter(None, [
+        f"For the same training workload the reference GPU ({reference}) uses this many times the energy of each device: "
+        + ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x ({r['workload']})"
+                    for r in compared.iter_rows(named=True)) + "." if compared.height else "",
+        "No ratio for " + ", ".join(f"{r['device_label']} ({r['workload']})" for r in unmatched.iter_rows(named=True))
+        + f": {reference} has no run of that workload." if unmatched.height else ""]))
     notes = ["Ratio > 1 means the device uses less energy than the reference GPU for the same workload."]
     if synthetic:
         notes.append("Some series are synthesised from the paper's stated power and time, not measured "

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -73,6 +74,14 @@ def test_verdict_lines_are_the_headline_rows(built_warehouse: Path) -> None:
         expected = [row["scenario_id"], row["device_class"], f"{row['reduction_factor_with_comm']:.2f}",
                     f"{row['p05_with_comm_all_draws']:.2f}-{row['p95_with_comm_all_draws']:.2f}", *row["verdict"].split()]
         assert line.split() == expected
+
+
+def test_a_build_without_the_verdict_says_so_in_one_line() -> None:
+    """`edge-carbon run --only marts/training_energy` publishes no marts.verdict: its summary says so, never fails."""
+    with duckdb.connect() as con:
+        con.execute("create schema marts; create table marts.training_energy (x integer)")
+        assert verdict_lines(con) == ["Does the claim hold? this build did not include marts.verdict; a full build "
+                                      "(make run, or edge-carbon run without --only) ends with the verdict"]
 
 
 def test_the_command_is_spelled_as_typed_from_here(monkeypatch: pytest.MonkeyPatch) -> None:
