@@ -46,12 +46,16 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     others = frame.filter(pl.col("device_id") != pl.col("reference_device_id"))
     compared = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_not_null())
     unmatched = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_null())
-    answer = " ".join(filter(None, [
-        f"For the same training workload the reference GPU ({reference}) uses this many times the energy of each device: "
-        + ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x ({r['workload']})"
-                    for r in compared.iter_rows(named=True)) + "." if compared.height else "",
-        "No ratio for " + ", ".join(f"{r['device_label']} ({r['workload']})" for r in unmatched.iter_rows(named=True))
-        + f": {reference} has no run of that workload." if unmatched.height else ""]))
+    sentences = []
+    if compared.height:
+        ratios = ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x ({r['workload']})"
+                           for r in compared.iter_rows(named=True))
+        sentences.append(f"For the same training workload the reference GPU ({reference}) uses this many times the energy "
+                         f"of each device: {ratios}.")
+    if unmatched.height:
+        names = ", ".join(f"{r['device_label']} ({r['workload']})" for r in unmatched.iter_rows(named=True))
+        sentences.append(f"No ratio for {names}: {reference} has no run of that workload.")
+    answer = " ".join(sentences)
     notes = ["Ratio > 1 means the device uses less energy than the reference GPU for the same workload."]
     if synthetic:
         notes.append("Some series are synthesised from the paper's stated power and time, not measured "
