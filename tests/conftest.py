@@ -48,8 +48,8 @@ def build(path: Path, *, default: bool = False, only: Sequence[str] = ()) -> dg.
     ``only``: asset keys (``"marts/training_energy"``); then just they and what they are built
     from are materialised, into a working copy of ``path`` as any run.
     """
-    from pipelines.defs.definitions import defs
-    from pipelines.defs.resources import Warehouse
+    from pipelines.definitions import defs
+    from pipelines.lib.resources import Warehouse
     from pipelines.run.launch import every_log
 
     job = defs.resolve_job_def("build_warehouse")

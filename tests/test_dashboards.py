@@ -211,9 +211,9 @@ def test_render_all_needs_a_warehouse(tmp_path: Path) -> None:
 
 
 def test_asset_renders_into_configured_folder(built_warehouse: Path, tmp_path: Path) -> None:
+    from pipelines.definitions import defs
     from pipelines.defs.assets.dashboards import SITE_KEY
-    from pipelines.defs.definitions import defs
-    from pipelines.defs.resources import Warehouse
+    from pipelines.lib.resources import Warehouse
 
     dashboards_site = next(a for a in defs.assets if SITE_KEY in a.keys)  # as defined, no resources bound
 

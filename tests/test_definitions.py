@@ -6,7 +6,7 @@ import re
 
 import dagster as dg
 
-from pipelines.defs.definitions import defs
+from pipelines.definitions import defs
 from pipelines.paths import PROJECT_ROOT
 
 
@@ -60,7 +60,7 @@ def test_staging_tables_of_the_contract_exist() -> None:
 
 
 def test_batched_log_gathers_lines_into_one_entry() -> None:
-    from pipelines.run.progress import BatchedLog
+    from pipelines.lib.progress import BatchedLog
 
     written: list[str] = []
     with BatchedLog(written.append, every_s=3600) as log:
@@ -93,7 +93,7 @@ def test_a_module_added_to_the_defs_folder_is_loaded_without_a_list(tmp_path, mo
     import sys
 
     import pipelines.defs
-    from pipelines.defs.definitions import folder, found
+    from pipelines.definitions import folder, found
 
     copy = tmp_path / "defs_copy"
     shutil.copytree(next(iter(pipelines.defs.__path__)), copy, ignore=shutil.ignore_patterns("__pycache__", "definitions.py"))
@@ -115,7 +115,7 @@ def test_a_module_added_to_the_defs_folder_is_loaded_without_a_list(tmp_path, mo
 def test_the_location_is_the_folder_scan_with_its_policy() -> None:
     """Every asset, check, job, schedule and sensor the folder defines is in the location once,
     with build_warehouse and the site added by definitions.py."""
-    from pipelines.defs.definitions import folder
+    from pipelines.definitions import folder
 
     found_keys = {key for assets_def in folder().assets or [] for key in assets_def.keys}
     graph = defs.resolve_asset_graph()
@@ -126,6 +126,6 @@ def test_the_location_is_the_folder_scan_with_its_policy() -> None:
 
 def test_the_location_module_holds_one_definitions_object() -> None:
     """Dagster's module loading (``dagster dev``, ``dg launch``) refuses a module with two."""
-    import pipelines.defs.definitions as location
+    import pipelines.definitions as location
 
     assert [name for name, value in vars(location).items() if isinstance(value, dg.Definitions)] == ["defs"]

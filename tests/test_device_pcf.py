@@ -12,7 +12,6 @@ import pytest
 
 from pipelines.defs.assets.sources import sources
 from pipelines.defs.assets.staging_tables import DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY
-from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
 from pipelines.ingest.manifest import entries_for, load_manifest
 from pipelines.ingest.parsers.boavizta import (
@@ -23,6 +22,7 @@ from pipelines.ingest.parsers.boavizta import (
     slug,
 )
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
+from pipelines.lib.resources import Warehouse
 from pipelines.paths import SOURCES_DIR
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl

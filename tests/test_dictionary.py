@@ -82,7 +82,7 @@ def test_scenario_columns_are_described_from_the_parameters(con) -> None:
 
 def test_registry_matches_the_assets() -> None:
     """Every asset that declares a pandera model is in the dictionary with that same model."""
-    from pipelines.defs.definitions import defs
+    from pipelines.definitions import defs
 
     graph = defs.resolve_asset_graph()
     declared = {}

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.defs.checks import pandera_summary
+from pipelines.lib.checks import pandera_summary
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
 from schemas.marts import LifecycleCarbon
 from schemas.meta import empty_frame

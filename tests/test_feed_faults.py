@@ -18,11 +18,11 @@ import polars as pl
 import pytest
 
 from pipelines.defs.assets.grid_feeds import grid_intensity_live
-from pipelines.defs.resources import Warehouse
 from pipelines.defs.schedules import grid_feeds_hourly, grid_feeds_job, refresh_request
 from pipelines.ingest.feeds.electricitymaps import ElectricityMapsApi
 from pipelines.ingest.feeds.landing import read_all, spool_dir
 from pipelines.ingest.feeds.uk_carbon_intensity import UkCarbonIntensityApi
+from pipelines.lib.resources import Warehouse
 from tests.test_feeds import (
     UK_PT24H,
     Answer,

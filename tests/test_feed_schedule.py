@@ -18,8 +18,7 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.defs.assets.grid_feeds import FRESHNESS_POLICY, LIVE_KEY
-from pipelines.defs.resources import Warehouse, feed_resources
+from pipelines.defs.assets.grid_feeds import FRESHNESS_POLICY
 from pipelines.defs.schedules import (
     LIVE_OP,
     RANGE_END_TAG,
@@ -33,6 +32,8 @@ from pipelines.ingest.feeds.uk_carbon_intensity import (
     RecordedUkCarbonIntensity,
     UkCarbonIntensityApi,
 )
+from pipelines.lib.keys import LIVE_KEY
+from pipelines.lib.resources import Warehouse, feed_resources
 from tests.conftest import with_run_config_for
 from tests.test_feeds import EM_HISTORY, Answer, ReplayServer, em_api, server, uk_api
 
@@ -161,7 +162,7 @@ def test_scheduled_run_rebuilds_charging_windows_and_scenarios_only(
     """One scheduled run: the recorded UK responses and a replayed Electricity Maps day for DE land in
     staging.grid_intensity_live, and marts.charging_windows, the charging_window scenario (its
     factor_ref) and the marts on the scenarios are rebuilt in the same run; nothing upstream is."""
-    from pipelines.defs.definitions import defs
+    from pipelines.definitions import defs
 
     shutil.copytree(built_warehouse.parent, tmp_path / "wh", ignore=shutil.ignore_patterns("site", ".runs"))
     published = tmp_path / "wh" / built_warehouse.name
@@ -216,7 +217,7 @@ def test_scheduled_run_rebuilds_charging_windows_and_scenarios_only(
 
 
 def test_grid_feeds_job_selects_the_live_feed_and_what_reads_it() -> None:
-    from pipelines.defs.definitions import defs
+    from pipelines.definitions import defs
 
     graph = defs.resolve_asset_graph()
     job = defs.resolve_job_def(grid_feeds_job.name)
@@ -239,11 +240,11 @@ def test_freshness_policy_is_evaluated_without_the_schedule() -> None:
     from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
     from dagster._daemon.freshness import FreshnessDaemon
 
-    from pipelines.defs.definitions import defs
+    from pipelines.definitions import defs
 
     assert defs.resolve_assets_def(LIVE_KEY).specs_by_key[LIVE_KEY].freshness_policy == FRESHNESS_POLICY
     start = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
-    origin = InProcessCodeLocationOrigin(LoadableTargetOrigin(module_name="pipelines.defs.definitions", attribute="defs"))
+    origin = InProcessCodeLocationOrigin(LoadableTargetOrigin(module_name="pipelines.definitions", attribute="defs"))
     with dg.instance_for_test() as instance, WorkspaceProcessContext(instance, InProcessWorkspaceLoadTarget([origin])) as workspace:
 
         def state_at(hours: float) -> str | None:

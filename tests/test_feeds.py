@@ -23,7 +23,6 @@ import polars as pl
 import pytest
 
 from pipelines.defs.assets.grid_feeds import grid_intensity_live
-from pipelines.defs.resources import Warehouse, feed_resources
 from pipelines.defs.schedules import (
     RANGE_END_TAG,
     RANGE_START_TAG,
@@ -37,6 +36,7 @@ from pipelines.ingest.feeds.uk_carbon_intensity import (
     UkCarbonIntensityApi,
     day_chunks,
 )
+from pipelines.lib.resources import Warehouse, feed_resources
 from pipelines.paths import SOURCES_DIR
 
 UK_PT24H = SOURCES_DIR / "grid/uk_api_recorded/national_pt24h_2023-03-15T1201Z.json"
@@ -446,7 +446,7 @@ def test_regional_forecast_and_latest(server: ReplayServer, tmp_path: Path, monk
     server.route = lambda path: Answer(200, json.dumps(record))
     payload = em_api(server).latest("US-MIDW-MISO")
     assert payload.url.endswith("/v3/carbon-intensity/latest?zone=US-MIDW-MISO&emissionFactorType=lifecycle")
-    from pipelines.defs.assets.grid_feeds import parse_payload
+    from pipelines.ingest.feeds.live import parse_payload
 
     frame, rejects = parse_payload(payload)
     assert frame.select("zone", "gco2e_per_kwh", "emission_scope").rows() == [("US-MIDW-MISO", 501.0, "lifecycle")] and rejects == []

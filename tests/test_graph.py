@@ -20,10 +20,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from pipelines.definitions import BUILD_COMMAND, OWNERS_BY_GROUP, defs
 from pipelines.defs.assets.dashboards import SITE_KEY
-from pipelines.defs.checks import DECLARED, ConnectionReader
-from pipelines.defs.definitions import BUILD_COMMAND, OWNERS_BY_GROUP, defs
-from pipelines.defs.resources import Warehouse, feed_resources
+from pipelines.lib.checks import DECLARED, ConnectionReader
+from pipelines.lib.resources import Warehouse, feed_resources
 from pipelines.paths import PROJECT_ROOT
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.lineage import tables_read, tables_read_by
@@ -122,7 +122,7 @@ class ReadOnlyWarehouse(Warehouse):
 
 def test_asset_checks_only_read(built_warehouse: Path) -> None:
     """Every check evaluates on a read-only connection to a built warehouse (no write error): each
-    check a table's step evaluates (pipelines.defs.checks), here on the table as stored, and the
+    check a table's step evaluates (pipelines.lib.checks), here on the table as stored, and the
     power samples' checks, steps of their own; all pass there but the live freshness check (the
     offline build has no live rows) and the utilisation warning. The checks the steps evaluate are
     exactly the checks the graph shows."""

@@ -13,7 +13,6 @@ import pytest
 
 from pipelines.defs.assets.sources import sources
 from pipelines.defs.assets.staging_tables import GRID_INTENSITY
-from pipelines.defs.resources import Warehouse
 from pipelines.errors import ManifestError, SourceParseError
 from pipelines.ingest.manifest import SourceEntry, load_manifest
 from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
@@ -21,6 +20,7 @@ from pipelines.ingest.parsers.ember import read_zones
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
 from pipelines.ingest.quarantine import split_valid
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
+from pipelines.lib.resources import Warehouse
 from pipelines.warehouse.database import open_readonly
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform

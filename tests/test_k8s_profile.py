@@ -27,7 +27,7 @@ from dagster_k8s.container_context import K8sContainerContext
 from dagster_k8s.job import UserDefinedDagsterK8sConfig, construct_dagster_k8s_job
 from dagster_k8s.models import k8s_model_from_dict, k8s_snake_case_dict
 
-from pipelines.defs.definitions import defs as local_defs
+from pipelines.definitions import defs as local_defs
 from pipelines.paths import PROJECT_ROOT, SOURCES_ENV, WAREHOUSE_ENV
 from pipelines.run import k8s
 from tests.helpers import pinned_versions
@@ -165,7 +165,7 @@ def test_every_manifest_is_a_valid_kubernetes_object(key: tuple[str, str]) -> No
 def test_the_code_server_serves_the_atomic_location_in_the_launcher_image() -> None:
     """One run-worker pod per run with the in-process executor (the run publishes once); the
     step-pod location (pipelines.run.k8s) is the opt-in the docs name."""
-    import pipelines.defs.definitions as single_pod
+    import pipelines.definitions as single_pod
 
     deployment = MANIFESTS[("Deployment", "edge-carbon-code")]
     spec = deployment["spec"]["template"]["spec"]

@@ -206,7 +206,7 @@ READER = textwrap.dedent(
 @pytest.mark.slow  # a reader subprocess held open through two runs
 def test_reader_holds_its_snapshot_through_a_partitioned_run_and_a_feed_run(built_warehouse: Path, tmp_path: Path) -> None:
     from pipelines.defs.assets.grid_feeds import grid_intensity_live
-    from pipelines.defs.resources import Warehouse, feed_resources
+    from pipelines.lib.resources import Warehouse, feed_resources
 
     published = copy_warehouse(built_warehouse, tmp_path / "wh" / "edge_carbon.duckdb")
     stop = tmp_path / "stop"

@@ -4,9 +4,13 @@
     pipelines.ingest   -> schemas, pipelines.ingest, leaves
     pipelines.warehouse-> schemas, pipelines.ingest (the rows it loads), pipelines.warehouse, leaves
     pipelines.model    -> schemas, pipelines.warehouse, pipelines.model, leaves
-    pipelines.defs     -> schemas, dashboards, ingest, warehouse, model, pipelines.run.progress, leaves
-                          (never the CLI, nor the rest of pipelines.run)
-    pipelines.run      -> schemas, dashboards, pipelines.defs, ingest, warehouse, model, itself, leaves
+    pipelines.lib      -> schemas, ingest, warehouse, model, itself, leaves (Dagster machinery
+                          that defines nothing: writers, checks factory, keys, resource, progress)
+    pipelines.defs     -> schemas, dashboards, ingest, warehouse, model, pipelines.lib, leaves
+                          (never the CLI, nor pipelines.run; no asset module imports another)
+    pipelines.definitions -> pipelines.defs, pipelines.lib, leaves (the code location beside defs/)
+    pipelines.run      -> schemas, dashboards, pipelines.definitions, pipelines.defs, pipelines.lib,
+                          ingest, warehouse, model, itself, leaves
     pipelines.cli      -> ingest, warehouse, model, leaves; pipelines.run, pipelines.defs and
                           dashboards only inside a function
     dashboards         -> dashboards
@@ -17,7 +21,7 @@
 
 Leaves (importable by every layer but schemas and dashboards): ``pipelines.paths``,
 ``pipelines.errors``, ``pipelines.identifiers`` and ``pipelines.locks``. ``dagster`` is imported
-only in ``pipelines.defs``, ``pipelines.run`` and ``bench`` (and inside functions of
+only in ``pipelines.lib``, ``pipelines.defs``, ``pipelines.definitions``, ``pipelines.run`` and ``bench`` (and inside functions of
 ``pipelines.cli``). Nothing under ``pipelines`` imports ``tools`` or ``bench``. No module of
 ``pipelines`` imports itself back through others (no cycle, counting imports inside functions),
 and ``pipelines/defs/`` stays thin: no function longer than :data:`THIN_LINES` lines that does
@@ -49,10 +53,14 @@ RULES: dict[str, tuple[str, ...]] = {
     "pipelines.ingest": ("schemas", "pipelines.ingest", *LEAVES),
     "pipelines.warehouse": ("schemas", "pipelines.ingest", "pipelines.warehouse", *LEAVES),
     "pipelines.model": ("schemas", "pipelines.warehouse", "pipelines.model", *LEAVES),
-    "pipelines.defs": ("schemas", "dashboards", "pipelines.defs", "pipelines.ingest", "pipelines.warehouse", "pipelines.model",
-                       "pipelines.run.progress", *LEAVES),
-    "pipelines.run": ("schemas", "dashboards", "pipelines.defs", "pipelines.ingest", "pipelines.warehouse", "pipelines.model",
-                      "pipelines.run", *LEAVES),
+    "pipelines.lib": ("schemas", "pipelines.ingest", "pipelines.warehouse", "pipelines.model", "pipelines.lib", *LEAVES),
+    "pipelines.defs": ("schemas", "dashboards", "pipelines.defs", "pipelines.lib", "pipelines.ingest", "pipelines.warehouse",
+                       "pipelines.model", *LEAVES),
+    "pipelines.defs.assets": ("schemas", "dashboards", "pipelines.defs", "pipelines.lib", "pipelines.ingest", "pipelines.warehouse",
+                              "pipelines.model", *LEAVES),
+    "pipelines.definitions": ("pipelines.defs", "pipelines.lib", *LEAVES),
+    "pipelines.run": ("schemas", "dashboards", "pipelines.definitions", "pipelines.defs", "pipelines.lib", "pipelines.ingest",
+                      "pipelines.warehouse", "pipelines.model", "pipelines.run", *LEAVES),
     "pipelines.cli": ("pipelines.ingest", "pipelines.warehouse", "pipelines.model", *LEAVES),
     "pipelines.paths": (),
     "pipelines.errors": (),
@@ -65,11 +73,16 @@ RULES: dict[str, tuple[str, ...]] = {
     "bench.baseline": ("bench.baseline", "schemas", "pipelines.model.uncertainty"),
 }
 #: layer -> what it must not import although an allowed prefix covers it.
-DENIED: dict[str, tuple[str, ...]] = {"tools": ("pipelines.defs", "pipelines.run", "pipelines.cli")}
+DENIED: dict[str, tuple[str, ...]] = {
+    "tools": ("pipelines.lib", "pipelines.defs", "pipelines.definitions", "pipelines.run", "pipelines.cli"),
+    # an asset module imports no other asset module: what two share lives in pipelines.lib
+    "pipelines.defs.assets": ("pipelines.defs.assets",),
+}
 #: Layers that may import these only inside a function body (imported when called).
-LAZY: dict[str, tuple[str, ...]] = {"pipelines.cli": ("pipelines.run", "pipelines.defs", "dashboards", "dagster")}
+LAZY: dict[str, tuple[str, ...]] = {"pipelines.cli": ("pipelines.run", "pipelines.defs", "pipelines.definitions", "pipelines.lib",
+                                                     "dashboards", "dagster")}
 #: Third-party packages that are allowed only in some layers.
-RESTRICTED = {"dagster": ("pipelines.defs", "pipelines.run", "bench"), "dagster_k8s": ("pipelines.run.k8s",)}
+RESTRICTED = {"dagster": ("pipelines.lib", "pipelines.defs", "pipelines.definitions", "pipelines.run", "bench"), "dagster_k8s": ("pipelines.run.k8s",)}
 #: A function of pipelines/defs/ longer than this that does not use Dagster is domain logic.
 THIN_LINES = 40
 
@@ -166,7 +179,7 @@ def project_sources() -> tuple[dict[str, str], set[str]]:
 
 def test_the_project_keeps_its_layers() -> None:
     sources, packages = project_sources()
-    assert "pipelines.defs.definitions" in sources and "schemas.vocabulary" in sources
+    assert "pipelines.definitions" in sources and "schemas.vocabulary" in sources
     assert violations(sources, packages) == []
 
 
@@ -182,18 +195,23 @@ def test_every_module_belongs_to_a_layer() -> None:
         ("schemas.x", "import pipelines.model.formula\n", "layer schemas may import only schemas"),
         ("schemas.x", "from pipelines.errors import ManifestError\n", "layer schemas"),
         ("pipelines.ingest.x", "from pipelines.warehouse.queries import query_pl\n", "layer pipelines.ingest"),
-        ("pipelines.ingest.x", "import dagster as dg\n", "dagster is allowed only in pipelines.defs"),
+        ("pipelines.ingest.x", "import dagster as dg\n", "dagster is allowed only in pipelines.lib"),
         ("pipelines.warehouse.x", "from pipelines.model.formula import evaluate\n", "layer pipelines.warehouse"),
-        ("pipelines.model.x", "from pipelines.defs.resources import Warehouse\n", "layer pipelines.model"),
+        ("pipelines.model.x", "from pipelines.lib.resources import Warehouse\n", "layer pipelines.model"),
         ("pipelines.model.x", "from pipelines.ingest.manifest import SourceEntry\n", "layer pipelines.model"),
         ("dashboards.x", "from pipelines.warehouse.queries import query_pl\n", "layer dashboards"),
-        ("tools.x", "from pipelines.defs.definitions import defs\n", "layer tools"),
+        ("tools.x", "from pipelines.definitions import defs\n", "layer tools"),
         ("pipelines.defs.x", "from tools.capture import cli\n", "layer pipelines.defs"),
-        ("pipelines.cli", "from pipelines.defs.definitions import defs\n", "layer pipelines.cli"),
+        ("pipelines.cli", "from pipelines.definitions import defs\n", "layer pipelines.cli"),
         ("pipelines.cli", "import dagster\n", "dagster is allowed only"),
         ("pipelines.ingest.parsers.x", "from ...defs import staging\n", "layer pipelines.ingest"),
         ("pipelines.defs.x", "def f():\n    from pipelines.cli import main\n", "layer pipelines.defs"),
         ("pipelines.defs.assets.x", "from pipelines.run.launch import materialise\n", "layer pipelines.defs"),
+        ("pipelines.defs.assets.x", "from pipelines.defs.assets.marts import SCENARIOS\n", "layer pipelines.defs.assets"),
+        ("pipelines.defs.x", "from pipelines.lib.progress import BatchedLog\nfrom pipelines.run.progress import x\n", "layer pipelines.defs"),
+        ("pipelines.lib.x", "from pipelines.defs.partitions import POWER_LOGS\n", "layer pipelines.lib"),
+        ("pipelines.lib.x", "from pipelines.run.launch import materialise\n", "layer pipelines.lib"),
+        ("tools.x", "from pipelines.lib.tables import write_table\n", "layer tools"),
         ("tools.capture.x", "def f():\n    from pipelines import cli\n", "layer tools"),
         ("tools.x", "from pipelines.run.launch import materialise\n", "layer tools"),
         ("pipelines.run.x", "from pipelines.cli import main\n", "layer pipelines.run"),
@@ -216,12 +234,15 @@ def test_the_checker_allows_the_rules() -> None:
         "pipelines.ingest.x": "from pipelines.errors import ManifestError\nfrom schemas.meta import conform\nfrom pipelines import paths\n",
         "pipelines.model.x": "from pipelines.warehouse.queries import query_pl\n",
         "pipelines.defs.x": "import dagster as dg\nfrom dashboards import shell\nfrom pipelines.model import formula\n",
-        "pipelines.cli": "def run():\n    import dagster as dg\n    from pipelines.defs.definitions import defs\n",
+        "pipelines.cli": "def run():\n    import dagster as dg\n    from pipelines.definitions import defs\n",
         "tools.x": "from pipelines.ingest.parsers import rapl\nfrom schemas.vocabulary import PATTERNS\n"
                    "from pipelines.ingest.registration import Request\n",
         "pipelines.warehouse.x": "from pipelines.ingest.staging import Staged\n",
-        "pipelines.defs.x2": "from pipelines.run.progress import BatchedLog\nfrom pipelines.warehouse.power_logs import stage_runs\n",
-        "pipelines.run.x": "import dagster as dg\nfrom pipelines.defs.definitions import defs\n",
+        "pipelines.defs.x2": "from pipelines.lib.progress import BatchedLog\nfrom pipelines.warehouse.power_logs import stage_runs\n",
+        "pipelines.run.x": "import dagster as dg\nfrom pipelines.definitions import defs\n",
+        "pipelines.lib.x": "import dagster as dg\nfrom pipelines.warehouse import tables\nfrom pipelines.lib.keys import key_of\n",
+        "pipelines.defs.assets.x": "from pipelines.defs.partitions import POWER_LOGS\nfrom pipelines.lib.tables import sql_table\n",
+        "pipelines.definitions": "from pipelines.defs.assets.dashboards import site_asset\nfrom pipelines.lib.keys import LIVE_KEY\n",
         "pipelines.cli.x": "def run():\n    from pipelines.run.launch import materialise\n",
         "bench.x": "import dagster as dg\nfrom pipelines.run.launch import materialise\nfrom dashboards import render_all\n",
         "bench.baseline.x": "import numpy as np\nfrom pipelines.model.uncertainty import Draws\nfrom schemas.vocabulary import PATTERNS\n",
@@ -290,7 +311,7 @@ def test_no_module_of_pipelines_imports_itself_back() -> None:
     sources, packages = project_sources()
     ours = {m: s for m, s in sources.items() if _within(m, "pipelines")}
     graph = import_graph(ours, packages)
-    assert graph["pipelines.run.launch"] >= {"pipelines.defs.definitions"}  # the graph sees the imports
+    assert graph["pipelines.run.launch"] >= {"pipelines.definitions"}  # the graph sees the imports
     assert cycles(graph) == []
 
 
@@ -298,12 +319,12 @@ def test_the_cycle_finder_finds_a_circle_through_a_function_import() -> None:
     sources = {
         "pipelines.cli": "def run():\n    from pipelines.run.launch import materialise\n",
         "pipelines.run.launch": "def fail():\n    from pipelines.cli import root_cause\n",
-        "pipelines.defs.checks": "from pipelines.defs.staging import key_of\n",
-        "pipelines.defs.staging": "def table():\n    from pipelines.defs.checks import staging_checks\n",
-        "pipelines.defs.keys": "import dagster\n",
+        "pipelines.lib.checks": "from pipelines.lib.staging import key_of\n",
+        "pipelines.lib.staging": "def table():\n    from pipelines.lib.checks import staging_checks\n",
+        "pipelines.lib.keys": "import dagster\n",
     }
     assert cycles(import_graph(sources)) == [["pipelines.cli", "pipelines.run.launch"],
-                                             ["pipelines.defs.checks", "pipelines.defs.staging"]]
+                                             ["pipelines.lib.checks", "pipelines.lib.staging"]]
 
 
 def long_functions_without_dagster(source: str, limit: int = THIN_LINES) -> list[tuple[str, int]]:
@@ -330,6 +351,18 @@ def test_defs_holds_no_domain_logic() -> None:
              for path in sorted((PROJECT_ROOT / "pipelines" / "defs").rglob("*.py"))
              if (long := long_functions_without_dagster(path.read_text(encoding="utf-8")))}
     assert found == {}, "move these into pipelines/ingest, pipelines/warehouse or pipelines/model"
+
+
+#: Machinery that defines nothing; it lives in pipelines/lib/, and the code location beside defs/.
+NOT_DEFINITIONS = ("checks.py", "tables.py", "metadata.py", "keys.py", "staging.py", "resources.py", "progress.py",
+                   "definitions.py")
+
+
+def test_defs_holds_definitions_only() -> None:
+    defs = PROJECT_ROOT / "pipelines" / "defs"
+    assert sorted(p.name for p in defs.rglob("*.py") if p.name in NOT_DEFINITIONS) == []
+    assert (PROJECT_ROOT / "pipelines" / "definitions.py").is_file()
+    assert (PROJECT_ROOT / "pipelines" / "lib" / "tables.py").is_file()
 
 
 def test_the_thin_check_tells_a_shell_from_domain_logic() -> None:

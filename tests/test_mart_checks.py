@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main as cli
-from pipelines.defs.resources import Warehouse
+from pipelines.lib.resources import Warehouse
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl, read_pl
@@ -134,8 +134,8 @@ def test_a_failed_check_fails_the_step_that_wrote_the_table_and_blocks_downstrea
     """A table's blocking checks run in the step that writes it, on the rows written: a failed one
     fails that step once the table is written, nothing downstream runs, the run publishes nothing,
     and the failure names the table, the column, the rule and the row."""
-    from pipelines.defs import checks
-    from pipelines.defs.tables import write_table
+    from pipelines.lib import checks
+    from pipelines.lib.tables import write_table
     from pipelines.run.launch import check_failures
 
     monkeypatch.setattr(checks, "DECLARED", dict(checks.DECLARED))  # the test's table is declared for this test only

@@ -221,7 +221,7 @@ def test_a_log_that_reaches_no_mart_is_named_with_the_reason() -> None:
 
 def _check_summary(result, name: str) -> list[str] | None:  # type: ignore[no-untyped-def]
     """The summary lines of the check ``name`` in a build's events (None if it passed)."""
-    from pipelines.defs.checks import SUMMARY_KEY
+    from pipelines.lib.checks import SUMMARY_KEY
 
     for event in result.all_events:
         data = event.event_specific_data

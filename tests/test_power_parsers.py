@@ -12,7 +12,6 @@ import pytest
 
 from pipelines.defs.assets.power_logs import power_runs, power_samples, power_samples_checks
 from pipelines.defs.assets.sources import sources
-from pipelines.defs.resources import Warehouse
 from pipelines.errors import SourceParseError
 from pipelines.ingest.energy.integration import counter_energy, integrate
 from pipelines.ingest.energy.runs import runs_from_samples
@@ -25,6 +24,7 @@ from pipelines.ingest.parsers.powermetrics import parse_powermetrics
 from pipelines.ingest.parsers.rapl import parse_rapl
 from pipelines.ingest.parsers.zeus import parse_zeus_power
 from pipelines.ingest.staging import Parser, Staged
+from pipelines.lib.resources import Warehouse
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.power_logs import RUNS_TABLE, SAMPLES_TABLE, stage_power_logs
 from schemas.benchmark_runs import BenchmarkRuns

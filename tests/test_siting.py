@@ -339,9 +339,9 @@ def de_day_2023(value: float) -> str:
 
 
 def test_siting_assets_refresh_eagerly_with_the_feed() -> None:
-    from pipelines.defs.assets.grid_feeds import LIVE_KEY
-    from pipelines.defs.definitions import defs
+    from pipelines.definitions import defs
     from pipelines.defs.schedules import grid_feeds_job
+    from pipelines.lib.keys import LIVE_KEY
 
     graph = defs.resolve_asset_graph()
     downstream = dg.AssetSelection.assets(LIVE_KEY).downstream().resolve(graph)
@@ -353,11 +353,11 @@ def test_siting_assets_refresh_eagerly_with_the_feed() -> None:
 
 def test_a_feed_refresh_of_one_zone_restamps_its_siting_rows_only(built_warehouse: Path, tmp_path: Path, server: ReplayServer,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from pipelines.defs.assets.grid_feeds import LIVE_KEY
-    from pipelines.defs.definitions import defs
-    from pipelines.defs.resources import Warehouse
+    from pipelines.definitions import defs
     from pipelines.defs.schedules import LIVE_OP, RANGE_END_TAG, RANGE_START_TAG, grid_feeds_job
     from pipelines.ingest.feeds.uk_carbon_intensity import RecordedUkCarbonIntensity
+    from pipelines.lib.keys import LIVE_KEY
+    from pipelines.lib.resources import Warehouse
 
     shutil.copytree(built_warehouse.parent, tmp_path / "wh", ignore=shutil.ignore_patterns("site", ".runs"))
     published = tmp_path / "wh" / built_warehouse.name

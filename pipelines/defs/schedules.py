@@ -1,4 +1,4 @@
-"""The grid-feed job and its schedule (registered in pipelines/defs/definitions.py).
+"""The grid-feed job and its schedule (registered in pipelines/definitions.py).
 
 ``grid_feeds`` materialises staging.grid_intensity_live for a range of UTC days (one run per
 range: the asset splits requests within each API's limits), then everything downstream of it
@@ -20,9 +20,11 @@ import datetime as dt
 
 import dagster as dg
 
-from pipelines.defs.assets.grid_feeds import FEEDS, LIVE_KEY, GridFeedsConfig
+from pipelines.defs.assets.grid_feeds import GridFeedsConfig
 from pipelines.ingest.feeds.electricitymaps import ElectricityMapsFeed
+from pipelines.ingest.feeds.live import FEEDS
 from pipelines.ingest.feeds.uk_carbon_intensity import UkCarbonIntensityFeed
+from pipelines.lib.keys import LIVE_KEY
 
 #: Dagster's run tags for a partition range (one run over several days).
 RANGE_START_TAG = "dagster/asset_partition_range_start"

@@ -1,6 +1,6 @@
 """Shared machinery of the staging layer: parse each manifest file, validate, write, quarantine.
 
-Every staging asset follows the same path (the Dagster part in pipelines/defs/staging.py):
+Every staging asset follows the same path (the Dagster part in pipelines/lib/staging.py):
 
 1. pick the manifest entries whose ``table`` is the asset's table;
 2. verify each file's sha256, then parse it with the parser registered for its ``kind``;

@@ -1,5 +1,5 @@
 """The code location on Kubernetes: the same assets, jobs, schedules and resources as
-:mod:`pipelines.defs.definitions`, with every step of a run in its own pod (``dagster-k8s``).
+:mod:`pipelines.definitions`, with every step of a run in its own pod (``dagster-k8s``).
 
 The code server of the profile in ``pipelines/deploy/k8s/`` loads this module
 (``dagster api grpc -m pipelines.run.k8s``); it needs the ``k8s`` extra. How it scales:
@@ -23,10 +23,10 @@ from typing import Any
 import dagster as dg
 from dagster_k8s import k8s_job_executor
 
-from pipelines.defs.definitions import build_warehouse, definitions
-from pipelines.defs.resources import Warehouse
+from pipelines.definitions import build_warehouse, definitions
 from pipelines.defs.schedules import grid_feeds_job
 from pipelines.errors import EdgeCarbonError, StalePublish
+from pipelines.lib.resources import Warehouse
 from pipelines.warehouse.database import publish_run
 
 #: Step pods of one run at a time (the executor's ``max_concurrent``), by default and at most.

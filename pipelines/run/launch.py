@@ -28,10 +28,10 @@ from typing import Any
 
 import dagster as dg
 
-from pipelines.defs.checks import SUMMARY_KEY
-from pipelines.defs.definitions import BUILD_SELECTION, defs
+from pipelines.definitions import BUILD_SELECTION, defs
 from pipelines.defs.partitions import sync_power_logs
 from pipelines.errors import EdgeCarbonError
+from pipelines.lib.checks import SUMMARY_KEY
 from pipelines.paths import warehouse_path
 from pipelines.run import console
 from pipelines.warehouse.database import publish_lock, publish_run
@@ -151,7 +151,7 @@ def interrupted(events: Sequence[Any]) -> bool:
 def check_failures(events: Sequence[Any], failed_steps: set[str]) -> list[str]:
     """Each check that failed in one of ``failed_steps`` (the steps its blocking checks failed):
     the asset and check, then the summary the check left in its metadata
-    (:data:`pipelines.defs.checks.SUMMARY_KEY`: table, column, rule, failing rows), else its
+    (:data:`pipelines.lib.checks.SUMMARY_KEY`: table, column, rule, failing rows), else its
     metadata as ``key: value`` lines."""
     out = []
     for event in events:
@@ -190,7 +190,7 @@ def _execute(keys: set[dg.AssetKey], tags: dict[str, str], *, workers: int, inst
 
     A run whose publish was refused at its end (the in-process Warehouse resource raises as
     it tears down, which Dagster logs without failing the run) counts as failed here."""
-    from pipelines.defs.resources import Warehouse
+    from pipelines.lib.resources import Warehouse
 
     job = defs.resolve_job_def("build_warehouse").get_subset(asset_selection=keys)
     if "ops" in run_config:  # config only for the ops this run has

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.defs.definitions import definitions
+from pipelines.definitions import definitions
 
 JOB = definitions(executor=dg.multiprocess_executor).resolve_job_def("build_warehouse")
 

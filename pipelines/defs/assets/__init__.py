@@ -1,1 +1,1 @@
-"""Asset modules, one per domain. ``pipelines.defs.definitions`` loads every module of the defs folder."""
+"""Asset modules, one per domain. ``pipelines.definitions`` loads every module of the defs folder."""

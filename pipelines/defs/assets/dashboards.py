@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import dagster as dg
 
 from dashboards import CATALOG_TABLES, SITE_ENV, STATIC_EXPORTS, render_site, site_dir, tables_read
-from pipelines.defs.resources import Warehouse
+from pipelines.lib.resources import Warehouse
 from pipelines.warehouse.dictionary import describe_warehouse
 
 

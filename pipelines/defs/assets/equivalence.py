@@ -7,10 +7,10 @@ evaluates the model's one formula (sql/model/evaluate.sql) over all scenarios at
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import write_table
+from pipelines.lib.checks import staging_checks
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import write_table
 from pipelines.model.formula import evaluate, scenario_inputs, substitute
 from pipelines.warehouse.queries import query_pl
 from schemas.reviewers import Communication, EmbodiedAllocation, FleetSizing

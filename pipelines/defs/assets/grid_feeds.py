@@ -15,41 +15,28 @@ running; the ``grid_intensity_live_fresh`` check also looks at the age of the ne
 """
 
 import datetime as dt
-import json
-from logging import Logger
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import duckdb
 import polars as pl
 
-from pipelines.defs.checks import Reader, check_results, staging_checks, table_check
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import build_table
-from pipelines.errors import EdgeCarbonError, SourceParseError
 from pipelines.ingest.feeds import landing
 from pipelines.ingest.feeds.electricitymaps import ElectricityMapsFeed
-from pipelines.ingest.feeds.http import FeedError, Payload
+from pipelines.ingest.feeds.http import FeedError
+from pipelines.ingest.feeds.live import FEEDS, LIVE_TABLE, RAW_TABLE, land_payloads
 from pipelines.ingest.feeds.uk_carbon_intensity import UkCarbonIntensityFeed
-from pipelines.ingest.parsers.electricitymaps import parse_electricitymaps_payload
-from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_payload
-from pipelines.ingest.quarantine import Reject, rejects_frame, split_valid
+from pipelines.lib.checks import Reader, check_results, staging_checks, table_check
+from pipelines.lib.keys import LIVE_KEY
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import build_table
 from pipelines.paths import sql_text
-from pipelines.warehouse import lake
-from pipelines.warehouse.database import LAKE_TABLES, lake_views
+from pipelines.warehouse.live_feed import ensure_tables, write_feed_batch
 from pipelines.warehouse.queries import query_pl
-from pipelines.warehouse.tables import ensure_table, preview_md
+from pipelines.warehouse.tables import preview_md
 from schemas.charging_windows import ChargingWindows
 from schemas.grid_intensity import GridIntensity
-from schemas.meta import conform, empty_frame
-from schemas.quarantine import RejectedRows
-from schemas.raw_payloads import CarbonIntensityPayloads
 
-LIVE_TABLE = "staging.grid_intensity_live"
-RAW_TABLE = "raw.carbon_intensity_payloads"
-LIVE_KEY = dg.AssetKey(["staging", "grid_intensity_live"])
 #: One partition per UTC day; end_offset=1 makes today a partition too.
 DAILY = dg.DailyPartitionsDefinition(start_date="2023-01-01", end_offset=1)
 #: The freshness check warns when the newest live period ended longer ago than this.
@@ -57,164 +44,6 @@ FRESHNESS_LIMIT = dt.timedelta(days=2)
 #: Time since the last materialisation: WARN after three missed hourly refreshes, FAIL after a
 #: day (by then yesterday has left the schedule's yesterday-and-today range; backfill it).
 FRESHNESS_POLICY = dg.FreshnessPolicy.time_window(fail_window=dt.timedelta(days=1), warn_window=dt.timedelta(hours=3))
-SOURCE_IDS = {"uk_carbon_intensity": "feed_uk_carbon_intensity", "electricitymaps": "feed_electricitymaps"}
-FEEDS = tuple(SOURCE_IDS)
-
-
-def ensure_tables(con: duckdb.DuckDBPyConnection, published: Path, log: Logger | None = None) -> None:
-    """raw.carbon_intensity_payloads and staging.grid_intensity_live as views over their lake
-    files (empty with none), and the quarantine table; ``log`` hears of a lake row dropped for
-    repair (:func:`pipelines.warehouse.database.lake_views`)."""
-    ensure_table(con, "quarantine.rejected_rows", RejectedRows)
-    lake_views(con, published, log=log)
-
-
-def _uk_zone_options(payload: Payload, obj: Any) -> tuple[Any, dict[str, Any]]:
-    """Regional responses nest the records one level down; return (payload for the parser, options)."""
-    options: dict[str, Any] = {"fetched_at": payload.fetched_at, "zone": payload.zone}
-    if payload.zone == "GB":
-        return obj, options
-    inner = obj.get("data") if isinstance(obj, dict) else None
-    if isinstance(inner, list) and len(inner) == 1 and isinstance(inner[0], dict):
-        inner = inner[0]
-    if not isinstance(inner, dict) or not isinstance(inner.get("data"), list):
-        return obj, options
-    region = inner.get("shortname") or f"NESO region {inner.get('regionid')}"
-    options.update(zone_name=f"{region} (NESO region)", country_iso3="GBR")
-    return {"data": inner["data"]}, options
-
-
-def parse_payload(payload: Payload) -> tuple[pl.DataFrame, list[Reject]]:
-    """Rows (GridIntensity columns) and record-level rejects of one 200 payload.
-
-    Raises SourceParseError naming the URL when the body is not the expected JSON.
-    """
-    try:
-        obj = json.loads(payload.body)
-    except (ValueError, RecursionError) as exc:
-        raise SourceParseError(payload.url, None, f"not valid JSON ({len(payload.body)} bytes, truncated?): {str(exc).splitlines()[0]}") from None
-    if payload.source == "uk_carbon_intensity":
-        obj, options = _uk_zone_options(payload, obj)
-        parsed = parse_uk_ci_payload(obj, payload.url, options)
-    elif payload.source == "electricitymaps":
-        if isinstance(obj, dict) and "history" not in obj and "carbonIntensity" in obj:
-            obj = {"zone": obj.get("zone"), "history": [obj]}  # a /latest response: one record
-        parsed = parse_electricitymaps_payload(obj, payload.url, {"fetched_at": payload.fetched_at, "zone": payload.zone})
-    else:
-        raise SourceParseError(payload.url, None, f"unknown feed {payload.source!r}")
-    frame = parsed.frame.with_columns(
-        pl.lit(SOURCE_IDS[payload.source]).alias("source_id"),
-        pl.lit(f"{RAW_TABLE}/{payload.payload_id}").alias("source_file"),
-    )
-    return frame, list(parsed.rejects)
-
-
-def land_payloads(
-    con: duckdb.DuckDBPyConnection, pending: list[tuple[Payload, str]], run_id: str
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
-    """Parse each pending payload: (raw rows, staged rows, quarantine rows, errors of this run)."""
-    now = dt.datetime.now(dt.UTC)
-    raw_rows: list[dict[str, Any]] = []
-    frames: list[pl.DataFrame] = []
-    rejects: list[pl.DataFrame] = []
-    errors: list[str] = []
-    for payload, received_by in pending:
-        source_id, source_file = SOURCE_IDS[payload.source], f"{RAW_TABLE}/{payload.payload_id}"
-        status, error, rows = "ok", None, 0
-        if payload.status != 200:
-            status, error = "http_error", f"HTTP {payload.status} after retries: {payload.body[:200]!r}"
-        else:
-            try:
-                frame, row_rejects = parse_payload(payload)
-                frame = conform(GridIntensity, frame)
-                valid, check_rejects = split_valid(GridIntensity, frame, file=payload.url)
-                rows = valid.height
-                frames.append(valid)
-                rejects.append(rejects_frame(row_rejects + check_rejects, table=LIVE_TABLE, source_id=source_id,
-                                             source_file=source_file, run_id=run_id, at=now))
-            except EdgeCarbonError as exc:
-                status, error = "unparseable", str(exc)
-                rejects.append(rejects_frame([Reject(None, None, "payload_parse", None, str(exc))], table=LIVE_TABLE,
-                                             source_id=source_id, source_file=source_file, run_id=run_id, at=now))
-        if error is not None and received_by == run_id:
-            errors.append(f"grid feed {payload.source}: {payload.url}: {error}" if status == "http_error" else error)
-        raw_rows.append({**payload_row(payload), "parse_status": status, "error": error, "rows_parsed": rows, "run_id": received_by or run_id})
-    raw = conform(CarbonIntensityPayloads, pl.DataFrame(raw_rows, schema=dict(_raw_schema()))) if raw_rows else empty_frame(CarbonIntensityPayloads)
-    staged = pl.concat(frames, how="vertical") if frames else empty_frame(GridIntensity)
-    quarantined = pl.concat(rejects, how="vertical") if rejects else empty_frame(RejectedRows)
-    return raw, staged, quarantined, errors
-
-
-def payload_row(payload: Payload) -> dict[str, Any]:
-    """Raw-table columns of a payload (before its parse outcome)."""
-    return payload.as_row()
-
-
-def _raw_schema() -> dict[str, pl.DataType]:
-    from schemas.meta import polars_schema
-
-    return polars_schema(CarbonIntensityPayloads)
-
-
-def sql_statements(relative: str) -> list[str]:
-    """The statements of a multi-statement ``.sql`` file (split on ``;``, comment lines dropped)."""
-    out = []
-    for chunk in sql_text(relative).split(";"):
-        body = "\n".join(line for line in chunk.splitlines() if not line.strip().startswith("--")).strip()
-        if body:
-            out.append(body)
-    return out
-
-
-def upsert_days(current: pl.DataFrame, incoming: pl.DataFrame) -> pl.DataFrame:
-    """The rows of the days ``incoming`` touches after the upsert (sql/feeds/upsert_live.sql),
-    run on a scratch connection over ``current``, those days' stored rows: every key of the
-    upsert (zone, period, signal...) lies within one UTC day, so a day is upserted alone."""
-    scratch = duckdb.connect()
-    try:
-        scratch.execute("set TimeZone = 'UTC'")
-        scratch.execute("create schema staging")
-        scratch.register("_current", conform(GridIntensity, current).to_arrow())
-        scratch.execute(f"create table {LIVE_TABLE} as select * from _current")  # noqa: S608 - module constant
-        scratch.register("_incoming", conform(GridIntensity, incoming).to_arrow())
-        for statement in sql_statements("feeds/upsert_live.sql"):
-            scratch.execute(statement)
-        return conform(GridIntensity, query_pl(scratch, f"select * from {LIVE_TABLE}"))  # noqa: S608 - module constant
-    finally:
-        scratch.close()
-
-
-def write_feed_batch(con: duckdb.DuckDBPyConnection, published: Path, run_id: str, raw: pl.DataFrame, staged: pl.DataFrame,
-                     quarantined: pl.DataFrame) -> dict[str, int]:
-    """The batch into the lake and the run's working copy, in one transaction: the raw payloads
-    as a new file of each fetch day (append-only; days before today compacted to one file), the
-    live rows of each day they touch upserted into a new file of that day (the day's previous
-    file superseded), the quarantine rows appended. No file of a day the batch does not touch is
-    written, and the DuckDB file holds none of these rows."""
-    root = lake.lake_root(published)
-    raw_spec, live_spec = LAKE_TABLES[RAW_TABLE], LAKE_TABLES[LIVE_TABLE]
-    raw_files = lake.write_partitions(raw, RAW_TABLE, raw_spec, root, run_id)
-    days = sorted(set(staged.select(live_spec.key).to_series().to_list())) if staged.height else []
-    live_files: list[lake.LakeFile] = []
-    if days:
-        merged = upsert_days(lake.read_partitions(con, LIVE_TABLE, live_spec, root, days), staged)
-        live_files = lake.write_partitions(merged, LIVE_TABLE, live_spec, root, run_id)
-    con.execute("begin transaction")
-    try:
-        lake.commit(con, RAW_TABLE, raw_files, replaces=[])
-        lake.commit(con, LIVE_TABLE, live_files, replaces=days)
-        if quarantined.height:
-            con.register("_rejects", quarantined.to_arrow())
-            con.execute("insert into quarantine.rejected_rows by name select * from _rejects")
-            con.unregister("_rejects")
-        compacted = lake.compact(con, RAW_TABLE, raw_spec, root, run_id, before=dt.datetime.now(dt.UTC).date().isoformat())
-        con.execute("commit")
-    except BaseException:
-        con.execute("rollback")
-        raise
-    for table, spec in ((RAW_TABLE, raw_spec), (LIVE_TABLE, live_spec)):
-        lake.refresh_view(con, table, spec.model, root, union_by_name=spec.union_by_name)
-    return {"days_written": len(days), "raw_files": len(raw_files), "raw_days_compacted": len(compacted)}
 
 
 class GridFeedsConfig(dg.Config):
@@ -334,7 +163,7 @@ def grid_intensity_live(
         if payload.payload_id in new_ids and payload.payload_id not in seen:
             seen.add(payload.payload_id)
             pending.append((payload, run_id))
-    raw, staged, quarantined, parse_errors = land_payloads(con, pending, context.run_id)
+    raw, staged, quarantined, parse_errors = land_payloads(pending, context.run_id)
     written = write_feed_batch(con, warehouse.published, context.run_id, raw, staged, quarantined)
     errors += parse_errors
     summary = query_pl(con, sql_text("feeds/freshness.sql"))

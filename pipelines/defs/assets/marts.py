@@ -2,25 +2,17 @@
 
 import dagster as dg
 
-from pipelines.defs.checks import Reader, summary_metadata, table_check
-from pipelines.defs.keys import SOURCES_KEY
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import SqlTable, with_metadata, write_table
+from pipelines.lib.checks import Reader, summary_metadata, table_check
+from pipelines.lib.keys import SOURCES_KEY
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import sql_table, with_metadata, write_table
 from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
 from pipelines.paths import sql_text
-from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.reach import unreached
 from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import COMPUTE_ONLY
-
-
-def sql_table(table: str, also_reads: tuple[str, ...] = (), *, joins_sources: bool = False) -> SqlTable:
-    """``table`` built from ``sql/<schema>/<name>.sql``, checked against its model in the dictionary's
-    registry (``joins_sources``: and every source_id joins staging.sources)."""
-    return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads, joins_sources)
-
 
 SCENARIOS = sql_table("core.scenarios")
 TRAINING_ENERGY = sql_table("marts.training_energy")

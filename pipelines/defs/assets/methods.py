@@ -7,11 +7,11 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import write_table
 from pipelines.ingest.manifest import ManifestError, load_manifest
+from pipelines.lib.checks import staging_checks
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import write_table
 from pipelines.model.methods import reference_tables
 from pipelines.warehouse.dictionary import TABLES as DICTIONARY
 from schemas.patterns import PATTERNS_SOURCE_ID, read_pattern_rows

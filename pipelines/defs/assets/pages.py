@@ -4,8 +4,8 @@ and shapes."""
 
 import dagster as dg
 
-from pipelines.defs.assets.marts import sql_table
-from pipelines.defs.resources import Warehouse
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import sql_table
 
 SCENARIO_IDS = sql_table("marts.scenarios")
 SOURCES = sql_table("marts.sources")

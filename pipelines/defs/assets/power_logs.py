@@ -16,14 +16,14 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
-from pipelines.defs.checks import source_ids_description, source_ids_result, staging_checks
-from pipelines.defs.keys import SOURCES_KEY, key_of
-from pipelines.defs.metadata import column_metadata
 from pipelines.defs.partitions import POWER_LOGS, registered_logs
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import result_metadata, staged_result
 from pipelines.ingest.manifest import entries_for
-from pipelines.run.progress import BatchedLog
+from pipelines.lib.checks import source_ids_description, source_ids_result, staging_checks
+from pipelines.lib.keys import SOURCES_KEY, key_of
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.progress import BatchedLog
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import result_metadata, staged_result
 from pipelines.warehouse import lake, verify
 from pipelines.warehouse.power_logs import (
     CHUNK_LOGS,

@@ -2,14 +2,14 @@
 
 import dagster as dg
 
-from pipelines.defs.checks import Reader, staging_checks, summary_metadata, table_check
-from pipelines.defs.keys import SOURCES_KEY
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import staged_result
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
-from pipelines.run.progress import BatchedLog
+from pipelines.lib.checks import Reader, staging_checks, summary_metadata, table_check
+from pipelines.lib.keys import SOURCES_KEY
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.progress import BatchedLog
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import staged_result
 from pipelines.warehouse.tables import preview_md, write_staged
 from schemas.scenario_parameters import ScenarioParameters
 

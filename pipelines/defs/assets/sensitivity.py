@@ -3,10 +3,10 @@
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import write_table
+from pipelines.lib.checks import staging_checks
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import write_table
 from pipelines.model.formula import scenario_inputs
 from pipelines.model.sensitivity import HOURS, MULTIPLIERS, break_even, grid, tornado
 from pipelines.warehouse.queries import query_pl

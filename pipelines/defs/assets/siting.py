@@ -11,14 +11,14 @@ only the siting rows whose intensities or R changed (``computed_run_id``).
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.assets.grid_feeds import ensure_tables
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import staging_table
-from pipelines.defs.tables import SqlTable, build_table_in_place, with_metadata
 from pipelines.ingest.parsers import registry
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import staging_table
+from pipelines.lib.tables import SqlTable, build_table_in_place, with_metadata
 from pipelines.model.formula import model_view, scenario_inputs
 from pipelines.paths import sql_text
 from pipelines.warehouse.lineage import tables_read_by
+from pipelines.warehouse.live_feed import ensure_tables
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.marts import Siting, SitingSummary

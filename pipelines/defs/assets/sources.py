@@ -4,14 +4,14 @@
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import SOURCES_KEY, result_metadata, staged_result
 from pipelines.ingest import digests
 from pipelines.ingest.manifest import load_manifest, verify
 from pipelines.ingest.staging import Staged
-from pipelines.run.progress import BatchedLog
+from pipelines.lib.checks import staging_checks
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.progress import BatchedLog
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import SOURCES_KEY, result_metadata, staged_result
 from pipelines.warehouse.tables import write_staged
 from schemas.meta import conform, empty_frame
 from schemas.quarantine import RejectedRows

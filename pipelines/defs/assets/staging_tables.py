@@ -1,6 +1,6 @@
 """The staging tables staged straight from their manifest files, one declaration each.
 
-Each :func:`~pipelines.defs.staging.staging_table` call names the table, its pandera model
+Each :func:`~pipelines.lib.staging.staging_table` call names the table, its pandera model
 (the Columns tab and the blocking checks), the parsers of its manifest ``kind``s, its group and
 what the table holds. Tables with more to them have their own modules (``sources``,
 ``power_logs``, ``scenarios``, ``grid_feeds``).
@@ -9,10 +9,10 @@ what the table holds. Tables with more to them have their own modules (``sources
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.staging import staging_table
 from pipelines.ingest.gpu_database import curated_first, database_sources
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.parsers import registry
+from pipelines.lib.staging import staging_table
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity

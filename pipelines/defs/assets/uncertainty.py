@@ -7,10 +7,10 @@ import dagster as dg
 import duckdb
 import polars as pl
 
-from pipelines.defs.checks import staging_checks
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import write_table
+from pipelines.lib.checks import staging_checks
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import write_table
 from pipelines.model.formula import scenario_inputs
 from pipelines.model.uncertainty import (
     DEFAULT_SEED,

@@ -8,12 +8,11 @@ then ``make run`` (docs/validation.md).
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.assets.marts import sql_table
-from pipelines.defs.checks import Reader, table_check
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.staging import staging_table
-from pipelines.defs.tables import with_metadata
 from pipelines.ingest.parsers import registry
+from pipelines.lib.checks import Reader, table_check
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import staging_table
+from pipelines.lib.tables import sql_table, with_metadata
 from pipelines.warehouse.queries import query_pl
 from schemas.validation import ValidationCases
 

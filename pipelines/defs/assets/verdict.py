@@ -3,9 +3,9 @@
 import dagster as dg
 import polars as pl
 
-from pipelines.defs.checks import Reader, table_check
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import SqlTable, with_metadata
+from pipelines.lib.checks import Reader, table_check
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import SqlTable, with_metadata
 from pipelines.model.formula import evaluate, scenario_inputs
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md

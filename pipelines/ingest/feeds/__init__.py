@@ -1,5 +1,5 @@
 """Live grid-intensity feed clients, each with a recorded twin (bound as Dagster resources in
-pipelines/defs/resources.py).
+pipelines/lib/resources.py).
 
 - :mod:`pipelines.ingest.feeds.uk_carbon_intensity`: UK Carbon Intensity API (no key).
 - :mod:`pipelines.ingest.feeds.electricitymaps`: Electricity Maps v3 (token from ELECTRICITYMAPS_TOKEN).

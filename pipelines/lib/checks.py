@@ -3,7 +3,7 @@
 A table's checks are declared once, beside its asset, which lists their specs in its
 ``check_specs``: :func:`staging_checks` (the pandera model holds, every source_id joins
 staging.sources) and :func:`table_check` (a rule of the table's own). The writers of
-:mod:`pipelines.defs.tables` and :mod:`pipelines.defs.staging` evaluate every check declared for
+:mod:`pipelines.lib.tables` and :mod:`pipelines.lib.staging` evaluate every check declared for
 the table they wrote (:func:`check_results`) and return the results with its materialisation;
 the schema check validates the frame just written, reading the table back only where no frame
 is at hand. A check so costs no step of its own: the Dagster UI still shows each check with its
@@ -29,8 +29,8 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.keys import SOURCES_KEY, key_of
 from pipelines.ingest.quarantine import check_descriptions, explain_check, unique_keys
+from pipelines.lib.keys import SOURCES_KEY, key_of
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import read_pl, table_exists
 

@@ -1,5 +1,5 @@
-"""The Dagster code location: every definition found in the ``pipelines/defs/`` folder, and
-project-wide policy.
+"""The Dagster code location, beside the folder it loads: every definition found in
+``pipelines/defs/``, and project-wide policy.
 
 ``dagster dev`` and ``dg dev`` run from the repository root load this module (see
 ``[tool.dagster]`` and ``[tool.dg]`` in ``pyproject.toml``). The assets, checks, jobs, schedules
@@ -19,8 +19,8 @@ import dagster as dg
 
 import pipelines.defs
 from pipelines.defs.assets.dashboards import site_asset
-from pipelines.defs.assets.grid_feeds import LIVE_KEY
-from pipelines.defs.resources import Warehouse, feed_resources
+from pipelines.lib.keys import LIVE_KEY
+from pipelines.lib.resources import Warehouse, feed_resources
 
 #: The folder whose modules are loaded, and the folder above the ``pipelines`` package (the
 #: checkout, or site-packages in an installed wheel such as the Kubernetes image's).
@@ -33,8 +33,9 @@ def found(defs_root: object = DEFS_ROOT, project_root: Path = PROJECT_ROOT) -> d
 
     ``dg.load_defs(defs_root=...)`` builds this same component tree, without reading
     pyproject.toml (which an installed wheel lacks, unlike ``dg.load_from_defs_folder``); the
-    tree is built here directly, as ``load_defs`` is deprecated. This module is in the folder
-    too: it is loaded while it is being imported, before it defines anything, so it adds nothing.
+    tree is built here directly, as ``load_defs`` is deprecated. The folder holds definitions
+    only; the machinery they share (writers, checks, keys, the warehouse resource) is
+    :mod:`pipelines.lib`.
     """
     with warnings.catch_warnings():  # the folder loader's own helpers are marked preview; the loading is not the user's concern
         warnings.simplefilter("ignore", dg.PreviewWarning)

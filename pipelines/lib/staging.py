@@ -1,6 +1,6 @@
 """Staging inside Dagster: parse each manifest file with progress in the run log, then
 validate (pipelines/ingest/staging.py) and write (pipelines/warehouse/tables.py), and check the
-rows written (pipelines/defs/checks.py)."""
+rows written (pipelines/lib/checks.py)."""
 
 
 import inspect
@@ -13,15 +13,15 @@ import dagster as dg
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.checks import Reader, check_results, staging_checks
-from pipelines.defs.keys import SOURCES_KEY, key_of
-from pipelines.defs.metadata import column_metadata
-from pipelines.defs.resources import Warehouse
-from pipelines.defs.tables import with_metadata
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry, entries_for
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
-from pipelines.run.progress import BatchedLog
+from pipelines.lib.checks import Reader, check_results, staging_checks
+from pipelines.lib.keys import SOURCES_KEY, key_of
+from pipelines.lib.metadata import column_metadata
+from pipelines.lib.progress import BatchedLog
+from pipelines.lib.resources import Warehouse
+from pipelines.lib.tables import with_metadata
 from pipelines.warehouse.tables import preview_md, write_staged
 
 
@@ -125,7 +125,7 @@ def staging_table(
 
     ``finish`` runs on the combined valid rows before writing (e.g. a stable sort);
     ``summarize`` adds materialisation metadata from the written rows. The table's blocking
-    checks (:func:`~pipelines.defs.checks.staging_checks`) run in the asset's step.
+    checks (:func:`~pipelines.lib.checks.staging_checks`) run in the asset's step.
     """
     checks = staging_checks(table, model)
 

@@ -1,5 +1,5 @@
 """The warehouse's table writers (pipelines/warehouse/tables.py) as Dagster materialisations,
-each with the results of the written table's checks (:mod:`pipelines.defs.checks`)."""
+each with the results of the written table's checks (:mod:`pipelines.lib.checks`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
-from pipelines.defs.checks import ConnectionReader, check_results, staging_checks
-from pipelines.defs.metadata import column_metadata
+from pipelines.lib.checks import ConnectionReader, check_results, staging_checks
+from pipelines.lib.metadata import column_metadata
 from pipelines.warehouse import tables
+from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.lineage import tables_read_by
 
 _OWN = ("table", "row_count", "preview", "sql_file", "frame")
@@ -72,7 +73,7 @@ class SqlTable:
     The asset's deps are the tables the SQL reads (:func:`pipelines.warehouse.lineage.tables_read`),
     plus ``also_reads``: tables the asset's Python reads before the SQL runs (e.g. core.scenarios
     through :func:`pipelines.model.formula.scenario_inputs`). With a model, the asset has the
-    model's blocking checks (:func:`pipelines.defs.checks.staging_checks`; ``joins_sources``: also
+    model's blocking checks (:func:`pipelines.lib.checks.staging_checks`; ``joins_sources``: also
     the join of every source_id), evaluated as :meth:`build` writes the table.
     """
 
@@ -94,7 +95,7 @@ class SqlTable:
         self, *, group: str, kinds: set[str] | None = None, check_specs: Sequence[dg.AssetCheckSpec] = (), **kwargs: Any
     ) -> Callable[..., dg.AssetsDefinition]:
         """``@dg.asset`` for this table: key, group, kinds, derived deps, the model's columns and
-        checks, and ``check_specs`` (checks of the table's own, :func:`pipelines.defs.checks.table_check`)."""
+        checks, and ``check_specs`` (checks of the table's own, :func:`pipelines.lib.checks.table_check`)."""
         metadata = column_metadata(self.model) if self.model is not None else {}
         checks = staging_checks(self.table, self.model, joins_sources=self.joins_sources) if self.model is not None else []
         return dg.asset(
@@ -108,3 +109,9 @@ class SqlTable:
     ) -> dg.MaterializeResult:
         """Run the SQL into the table (cast to the model) as the asset's materialisation, with its checks."""
         return build_table(con, self.table, self.sql_file, params, self.model, relations)
+
+
+def sql_table(table: str, also_reads: tuple[str, ...] = (), *, joins_sources: bool = False) -> SqlTable:
+    """``table`` built from ``sql/<schema>/<name>.sql``, checked against its model in the dictionary's
+    registry (``joins_sources``: and every source_id joins staging.sources)."""
+    return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads, joins_sources)
