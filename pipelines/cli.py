@@ -281,7 +281,7 @@ def sync_partitions() -> None:
 
 def scenario(args: argparse.Namespace) -> int:
     """Write and register a scenario that extends another with a few parameters changed."""
-    from pipelines.ingest.registration import scenario_cli
+    from pipelines.ingest.scenario_new import scenario_cli
 
     return scenario_cli(args)
 

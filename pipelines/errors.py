@@ -68,3 +68,7 @@ class LakeFileError(WarehouseError):
 
 class StalePublish(WarehouseError):
     """The published warehouse moved on while a run worked on its copy (another publisher)."""
+
+
+class Refused(EdgeCarbonError):
+    """A registration refused before anything was written; the message names the fix."""

@@ -20,7 +20,8 @@ import pytest
 from pipelines.cli import main
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import load_manifest
-from pipelines.ingest.registration import KIND_OPTIONS, kind_parsers, toml_value
+from pipelines.ingest.manifest_writing import toml_value
+from pipelines.ingest.register_options import KIND_OPTIONS, kind_parsers
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 
 GPU_LOG = "power/synthetic/table1_gpu_r1.csv"

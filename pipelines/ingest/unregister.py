@@ -31,20 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipelines.errors import EdgeCarbonError
+from pipelines.errors import EdgeCarbonError, Refused
 from pipelines.ingest.manifest import SourceEntry, _entry
 from pipelines.ingest.manifest_lock import manifest_lock
-from pipelines.ingest.registration import (
-    _LOCAL_HEADER,
-    KIND_OPTIONS,
-    LOCAL_MANIFEST,
-    SCENARIO_TABLE,
-    Refused,
-    _close,
-    _manifest_entries,
-    _rel,
-    atomic_write,
-)
+from pipelines.ingest.manifest_writing import _LOCAL_HEADER, LOCAL_MANIFEST, _rel, atomic_write
+from pipelines.ingest.register_options import KIND_OPTIONS, _close
+from pipelines.ingest.registration import SCENARIO_TABLE, _manifest_entries
 from pipelines.paths import sources_dir
 
 #: The line that opens a manifest entry.

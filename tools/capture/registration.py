@@ -128,8 +128,9 @@ def register_all(
     folder (with ``copy``, logs elsewhere are copied to ``<sources>/power/own/<series_id>/``
     first); no run id may already be a source id. Nothing is registered unless all pass.
     """
+    from pipelines.errors import Refused
     from pipelines.ingest.manifest import load_manifest
-    from pipelines.ingest.registration import Refused, register
+    from pipelines.ingest.registration import register
     from pipelines.paths import sources_dir
 
     manifest = load_run_manifest(manifest_path)
