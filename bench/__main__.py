@@ -3,7 +3,7 @@
 1. **nvidia-smi ingest.** A 5,000,000-sample nvidia-smi log (two GPUs, a few ``[N/A]``
    cells) is generated into ``bench/out/`` (in a subprocess: see :func:`generate_log`). Three
    implementations read it (:mod:`bench.ingest_workers`): the project's, as a power-log
-   partition does (``pipelines.warehouse.power_logs.ingest_logs``: the digest, the streamed
+   partition does (``pipelines.warehouse.power_log_lake.ingest_logs``: the digest, the streamed
    parse and checks, the pandera row checks, the trapezoid per channel, the rows staged in a
    scratch DuckDB database and written to the partition's Parquet file); the floor, DuckDB's own
    ``read_csv`` of the file into a table; and a plain pandas one (:mod:`bench.pandas_baseline`,

@@ -42,7 +42,8 @@ def project_ingest(path: Path, scratch: Path) -> Energies:
 
     from pipelines.ingest.digests import sha256_of
     from pipelines.ingest.manifest import SourceEntry
-    from pipelines.warehouse.power_logs import SAMPLES_TABLE, ingest_logs
+    from pipelines.warehouse.power_log_lake import ingest_logs
+    from pipelines.warehouse.power_logs import SAMPLES_TABLE
 
     entry = SourceEntry(id="bench_log", path=path.name, title="bench log", url="https://example.invalid/bench", license="CC0-1.0",
                         retrieved_on=dt.date(2026, 1, 1), sha256=sha256_of(path), kind="nvidia_smi",

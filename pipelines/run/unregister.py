@@ -14,14 +14,15 @@ from pathlib import Path
 from pipelines.defs.partitions import registered_logs
 from pipelines.warehouse import verify
 from pipelines.warehouse.database import open_readonly, working_copy
-from pipelines.warehouse.power_logs import SAMPLES_TABLE, commit_logs
+from pipelines.warehouse.power_log_lake import commit_logs
+from pipelines.warehouse.power_logs import SAMPLES_TABLE
 
 LOG = logging.getLogger("edge_carbon.unregister")
 
 
 def retire_logs(published: Path) -> list[str]:
     """In the published warehouse, retire the lake partitions of power logs no longer registered,
-    with :func:`pipelines.warehouse.power_logs.commit_logs` (what a build's commit does): their
+    with :func:`pipelines.warehouse.power_log_lake.commit_logs` (what a build's commit does): their
     catalog rows superseded, so the samples view stops naming their files (the lake's sweep
     deletes them after its retention), and their runs and rejected rows dropped. It goes
     through a working copy, published as a run's is. Nothing happens when no published lake

@@ -25,13 +25,9 @@ from pipelines.lib.progress import BatchedLog
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import result_metadata, staged_result
 from pipelines.warehouse import lake, verify
-from pipelines.warehouse.power_logs import (
+from pipelines.warehouse.power_log_lake import (
     CHUNK_LOGS,
-    RUNS_TABLE,
-    SAMPLES_TABLE,
-    SERIES_TABLE,
     IngestedLog,
-    check_declared_run_ids,
     commit_logs,
     commit_table,
     committed_file_problems,
@@ -39,6 +35,12 @@ from pipelines.warehouse.power_logs import (
     ingest_logs,
     ingested_log_runs,
     logs_to_repair,
+)
+from pipelines.warehouse.power_logs import (
+    RUNS_TABLE,
+    SAMPLES_TABLE,
+    SERIES_TABLE,
+    check_declared_run_ids,
     series_markdown,
     stage_runs,
 )
@@ -92,7 +94,7 @@ def ingest_power_logs(context: dg.OpExecutionContext, warehouse: Warehouse, keys
 def repair_logs(context: dg.OpExecutionContext, warehouse: Warehouse, done: set[str]) -> list[IngestedLog]:
     """The registered logs whose current file a refused publish put on the repair list, and
     that is still missing or of another size, ingested again (those not in ``done``); a log no
-    longer registered is retired by the commit instead (:func:`pipelines.warehouse.power_logs.logs_to_repair`)."""
+    longer registered is retired by the commit instead (:func:`pipelines.warehouse.power_log_lake.logs_to_repair`)."""
     again, lines = logs_to_repair(warehouse.connection(), warehouse.published, done=done)
     for line in lines:
         context.log.warning(line)
