@@ -47,7 +47,6 @@ Missing a target is reported; a failed materialisation is fatal.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import json
 import os
 import resource
@@ -58,210 +57,35 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
+from bench.catalog import CATALOG_FILES, catalog_commit
+from bench.fleet_sources import (
+    ADDED_NAME,
+    FLEET_LOGS,
+    FLEET_SAMPLES,
+    FleetLog,
+    cache_dir,
+    ensure_fleet,
+    load_fleet,
+    make_sources,
+    write_manifest,
+)
+from pipelines.paths import PROJECT_ROOT, SOURCES_ENV, WAREHOUSE_ENV
 
 if TYPE_CHECKING:  # the driver's Report; imported lazily to keep this module importable alone
-    from bench.__main__ import Report
+    from bench.report import Report
 
-OUT_DIR: Path = PROJECT_ROOT / "bench" / "out"
-FLEET_LOGS = 2000
-FLEET_SAMPLES = 10_000
-#: Log i (1-based) is generated with seed SEED_BASE + i.
-SEED_BASE = 1000
-#: The folder below the sources folder that holds the fleet's logs, and the manifest file.
-FLEET_FOLDER = "fleet"
-MANIFEST_NAME = "fleet.toml"
-#: The manifest file of the logs added one at a time to a grown fleet (figures b and c).
-ADDED_NAME = "fleet_added.toml"
-INDEX_NAME = "fleet.json"
-#: The device of every fleet log (a row of the shipped sources/curated/device_specs.csv).
-DEVICE_ID = "nvidia-rtx-a5000"
-TABLE = "staging.power_samples"
 #: Fleet sizes at which the marginal time per added log is measured (then the whole fleet).
 STEPS = (100, 500)
 TARGET_WORKERS_RATIO = 1.0
 TARGET_CPU_TOLERANCE = 0.10
 TARGET_ONE_LOG_RATIO = 50.0
 TARGET_FLAT = 1.2
-#: Catalog rows committed by figure (d).
-CATALOG_FILES = 20_000
 
 
 # --- the fleet: logs, sources folder, manifest ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class FleetLog:
-    """One generated log: its manifest id, path below the sources folder, digest, size."""
-
-    id: str
-    path: str
-    sha256: str
-    samples: int
-    seed: int
-    bytes: int
-
-
-def log_id(number: int) -> str:
-    """The manifest id of log ``number`` (1-based): ``fleet_00001``."""
-    return f"fleet_{number:05d}"
-
-
-def log_name(number: int) -> str:
-    """The file name of log ``number``: ``log_00001.csv``."""
-    return f"log_{number:05d}.csv"
-
-
-def cache_dir(logs: int, samples: int, out_dir: Path = OUT_DIR) -> Path:
-    """Where a fleet of ``logs`` x ``samples`` is cached: ``bench/out/fleet_<logs>x<samples>/``."""
-    return out_dir / f"fleet_{logs}x{samples}"
-
-
-def _read_index(directory: Path) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads((directory / INDEX_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_index(directory: Path, index: dict[str, dict[str, Any]]) -> None:
-    tmp = directory / f".{INDEX_NAME}.part"
-    tmp.write_text(json.dumps(index, indent=0, sort_keys=True), encoding="utf-8")
-    tmp.replace(directory / INDEX_NAME)
-
-
-def ensure_fleet(directory: Path, count: int, samples: int, *, progress: Callable[[str], None] | None = None) -> list[FleetLog]:
-    """Logs 1..``count`` of ``samples`` samples in ``directory``, generated where not cached.
-
-    A log is reused when the index (``fleet.json``) records it at this sample count and the
-    file still has the recorded size; otherwise it is written again and hashed.
-    """
-    from bench.nvidia_smi_log import write_log
-    from pipelines.ingest.digests import sha256_file
-
-    directory.mkdir(parents=True, exist_ok=True)
-    index = _read_index(directory)
-    logs: list[FleetLog] = []
-    made = 0
-    try:
-        for number in range(1, count + 1):
-            name, seed = log_name(number), SEED_BASE + number
-            file = directory / name
-            hit = index.get(name)
-            fresh = (
-                hit is not None and hit.get("samples") == samples and hit.get("seed") == seed
-                and file.is_file() and file.stat().st_size == hit.get("bytes")
-            )
-            if not fresh:
-                write_log(file, samples, seed=seed)
-                hit = {"samples": samples, "seed": seed, "bytes": file.stat().st_size, "sha256": sha256_file(file)}
-                index[name] = hit
-                made += 1
-                if progress is not None and made % 250 == 0:
-                    progress(f"generated {made} logs ({number}/{count})")
-            assert hit is not None
-            logs.append(FleetLog(id=log_id(number), path=f"{FLEET_FOLDER}/{name}", sha256=str(hit["sha256"]),
-                                 samples=samples, seed=seed, bytes=int(hit["bytes"])))
-    finally:
-        if made:
-            _write_index(directory, index)
-    return logs
-
-
-def load_fleet(directory: Path) -> list[FleetLog]:
-    """The logs recorded in ``directory``'s index, in order (for the worker subprocess)."""
-    index = _read_index(directory)
-    logs = []
-    number = 1
-    while (hit := index.get(log_name(number))) is not None:
-        logs.append(FleetLog(id=log_id(number), path=f"{FLEET_FOLDER}/{log_name(number)}", sha256=str(hit["sha256"]),
-                             samples=int(hit["samples"]), seed=int(hit["seed"]), bytes=int(hit["bytes"])))
-        number += 1
-    return logs
-
-
-def make_sources(root: Path, fleet_dir: Path, shipped: Path = SOURCES_DIR) -> Path:
-    """``<root>/sources``: the shipped sources folder's subfolders symlinked (not ``manifest``),
-    ``manifest/`` holding copies of every shipped manifest file, and ``fleet/`` linked to
-    ``fleet_dir``. The fleet's own manifest file is written by :func:`write_manifest`."""
-    sources = root / "sources"
-    sources.mkdir(parents=True)
-    for child in sorted(shipped.iterdir()):
-        if child.name == "manifest" or child.name.startswith("."):
-            continue
-        if child.name == FLEET_FOLDER:
-            raise FileExistsError(f"the shipped sources already have a {FLEET_FOLDER}/ folder: {child}")
-        (sources / child.name).symlink_to(child.resolve(), target_is_directory=child.is_dir())
-    manifest = sources / "manifest"
-    manifest.mkdir()
-    for toml in sorted((shipped / "manifest").glob("*.toml")):
-        if toml.name == MANIFEST_NAME:
-            raise FileExistsError(f"the shipped manifest already has a {MANIFEST_NAME}: {toml}")
-        shutil.copyfile(toml, manifest / toml.name)
-    (sources / FLEET_FOLDER).symlink_to(fleet_dir.resolve(), target_is_directory=True)
-    return sources
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
-    raise TypeError(f"no TOML form for {value!r}")
-
-
-def manifest_entry(log: FleetLog, retrieved_on: dt.date) -> str:
-    """One ``[[source]]`` entry, in the form of the shipped nvidia_smi entries
-    (``sources/manifest/power_synthetic.toml``)."""
-    number = log.id.removeprefix("fleet_")
-    fields = {
-        "id": log.id,
-        "path": log.path,
-        "title": f"Synthetic fleet power log {number}: NVIDIA RTX A5000, {log.samples:,} samples (nvidia_smi)",
-        "url": "https://example.invalid/edge-carbon/bench/fleet",
-        "license": "CC0-1.0",
-        "attribution": "edge-carbon benchmark; generated by bench/nvidia_smi_log.py",
-        "retrieved_on": retrieved_on,
-        "sha256": log.sha256,
-        "kind": "nvidia_smi",
-        "table": TABLE,
-        "status": "assumed",
-        "notes": f"Generated by bench/fleet.py (seed {log.seed}) for the fleet benchmark; not a measurement.",
-    }
-    options = {
-        "run_id": log.id,
-        "device_id": DEVICE_ID,
-        "model": "OPT-125M",
-        "workload": "synthetic fleet benchmark (bench/fleet.py)",
-        "is_synthetic": True,
-        "timezone": "UTC",
-    }
-    lines = ["[[source]]", *(f"{key} = {_toml(value)}" for key, value in fields.items()), "", "[source.options]",
-             *(f"{key} = {_toml(value)}" for key, value in options.items())]
-    return "\n".join(lines) + "\n"
-
-
-def write_manifest(sources: Path, logs: Sequence[FleetLog], count: int, *, start: int = 0, name: str = MANIFEST_NAME) -> Path:
-    """``<sources>/manifest/<name>`` (``fleet.toml``) listing logs ``start`` to ``count`` (0-based,
-    ``count`` excluded) of ``logs``, replaced atomically."""
-    if not 0 <= start <= count <= len(logs):
-        raise ValueError(f"cannot list logs {start}-{count}: the fleet has {len(logs)}")
-    today = dt.datetime.now(dt.UTC).date()
-    header = (f"# The fleet benchmark's synthetic nvidia-smi logs ({start + 1}-{count} of {len(logs)}), written by bench/fleet.py.\n"
-              "# NOT measurements. Regenerated on every run of the benchmark.\n")
-    text = header + "".join("\n" + manifest_entry(log, today) for log in logs[start:count])
-    path = sources / "manifest" / name
-    tmp = path.with_name(f".{name}.part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
 
 
 def plural(workers: int) -> str:
@@ -554,53 +378,3 @@ def fleet_growth(report: Report, tmp: Path, sources: Path, directory: Path, logs
 # --- figure (d): the catalog's commit ------------------------------------------------------
 
 
-def catalog_files(count: int) -> list[Any]:
-    """``count`` catalog entries of new files, one per log, as a fleet's ingest writes them."""
-    from pipelines.warehouse.lake import LakeFile
-
-    return [LakeFile(TABLE, "source_id", log_id(n), f"power_samples/source_id={log_id(n)}/part-bench-{n:06d}.parquet",
-                     FLEET_SAMPLES, 150_000, "bench") for n in range(1, count + 1)]
-
-
-def commit_row_by_row(con: Any, files: Sequence[Any], now: dt.datetime) -> None:
-    """The baseline of figure (d): one ``insert`` statement a catalog row."""
-    from pipelines.warehouse import lake
-
-    lake.ensure_catalog(con)
-    for item in files:
-        con.execute(f"insert into {lake.CATALOG} values ($table_name, $partition_column, $partition_key, $file, "  # noqa: S608
-                    "$row_count, $size_bytes, $run_id, $now, null)", {**item.as_row(), "now": now})
-
-
-def time_commit(files: Sequence[Any], row_by_row: bool) -> float:
-    """Seconds to commit ``files`` into a fresh in-memory catalog, one transaction; checks the count."""
-    import duckdb
-
-    from pipelines.warehouse import lake
-
-    con = duckdb.connect()
-    now = dt.datetime.now(dt.UTC)
-    started = time.perf_counter()
-    con.execute("begin")
-    if row_by_row:
-        commit_row_by_row(con, files, now)
-    else:
-        lake.commit(con, TABLE, files, replaces=[f.partition_key for f in files], now=now)
-    con.execute("commit")
-    seconds = time.perf_counter() - started
-    (count,) = con.execute(f"select count(*) from {lake.CATALOG}").fetchone()  # noqa: S608 - constant
-    con.close()
-    if count != len(files):
-        raise RuntimeError(f"catalog commit: {count:,} rows for {len(files):,} files")
-    return seconds
-
-
-def catalog_commit(report: Report, count: int = CATALOG_FILES, repeats: int = 3) -> None:
-    """Figure (d): see the module docstring."""
-    files = catalog_files(count)
-    batched = statistics.median(time_commit(files, row_by_row=False) for _ in range(repeats))
-    baseline = statistics.median(time_commit(files, row_by_row=True) for _ in range(repeats))
-    print(f"fleet (d): catalog commit of {count:,} files: {batched:.2f} s in one statement, {baseline:.2f} s one a row "
-          f"(medians of {repeats})", flush=True)
-    report.add(f"fleet: catalog commit of {count:,} files, one statement / one a row (medians)",
-               f"{batched:.2f} s / {baseline:.2f} s ({baseline / batched:.0f}x)")

@@ -17,15 +17,10 @@ import pyarrow as pa
 import pytest
 
 from bench import nvidia_smi_log
-from bench.__main__ import (
-    MC_RTOL,
-    RTOL,
-    current_rss_bytes,
-    peak_rss_bytes,
-    per_draw_difference,
-    summary_difference,
-)
 from bench.baseline import numpy_model
+from bench.ingest import RTOL
+from bench.memory import current_rss_bytes, peak_rss_bytes
+from bench.monte_carlo import MC_RTOL, per_draw_difference, summary_difference
 from bench.pandas_baseline import ingest
 from pipelines.model.uncertainty import Draws, draw_inputs
 from pipelines.paths import PROJECT_ROOT
@@ -284,7 +279,8 @@ def test_monte_carlo_worker_times_sql_and_numpy(built_warehouse: Path) -> None:
 
 
 def test_test_suite_figure_is_the_median_and_a_failure_is_fatal() -> None:
-    from bench.__main__ import TARGET_TESTS_S, Report, bench_tests
+    from bench.cold_run import TARGET_TESTS_S, bench_tests
+    from bench.report import Report
 
     report = Report()
     bench_tests(report, 3, (sys.executable, "-c", "print('3 passed in 0.01s')"))

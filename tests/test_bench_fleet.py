@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from bench import fleet
+from bench import catalog, fleet, fleet_sources
 from bench.nvidia_smi_log import na_rows
 from pipelines.ingest.digests import sha256_file
 from pipelines.ingest.manifest import entries_for, load_manifest, verify
@@ -29,14 +29,14 @@ SAMPLES = 200
 
 
 @pytest.fixture
-def tiny_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[fleet.FleetLog]]:
+def tiny_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[fleet_sources.FleetLog]]:
     """A sources folder holding a 3-log fleet, all of it in the manifest."""
     # the sha256 cache goes beside the warehouse: keep it out of the checkout
     monkeypatch.setenv(WAREHOUSE_ENV, str(tmp_path / "warehouse" / "edge_carbon.duckdb"))
-    directory = fleet.cache_dir(LOGS, SAMPLES, tmp_path / "out")
-    logs = fleet.ensure_fleet(directory, LOGS, SAMPLES)
-    sources = fleet.make_sources(tmp_path, directory)
-    fleet.write_manifest(sources, logs, LOGS)
+    directory = fleet_sources.cache_dir(LOGS, SAMPLES, tmp_path / "out")
+    logs = fleet_sources.ensure_fleet(directory, LOGS, SAMPLES)
+    sources = fleet_sources.make_sources(tmp_path, directory)
+    fleet_sources.write_manifest(sources, logs, LOGS)
     return sources, logs
 
 
@@ -44,23 +44,23 @@ def fleet_entries(sources: Path) -> list:
     return [e for e in entries_for("staging.power_samples", load_manifest(sources)) if e.manifest_file == "manifest/fleet.toml"]
 
 
-def test_manifest_lists_every_log_with_its_sha256(tiny_fleet: tuple[Path, list[fleet.FleetLog]]) -> None:
+def test_manifest_lists_every_log_with_its_sha256(tiny_fleet: tuple[Path, list[fleet_sources.FleetLog]]) -> None:
     sources, logs = tiny_fleet
     entries = fleet_entries(sources)
     assert [e.id for e in entries] == [log.id for log in logs] == ["fleet_00001", "fleet_00002", "fleet_00003"]
     assert all(re.fullmatch(r"[A-Za-z0-9_]+", e.id) for e in entries)
     assert len({e.sha256 for e in entries}) == LOGS  # different seeds, different logs
     for entry in entries:
-        assert entry.file.is_file() and entry.file.parent.name == fleet.FLEET_FOLDER
+        assert entry.file.is_file() and entry.file.parent.name == fleet_sources.FLEET_FOLDER
         assert entry.sha256 == sha256_file(entry.file)
         verify(entry)  # the pipeline's own check
         assert entry.kind == "nvidia_smi" and entry.status in ("derived", "assumed")
         assert entry.url.startswith("http")
-        assert entry.options["device_id"] == fleet.DEVICE_ID and entry.options["run_id"] == entry.id
+        assert entry.options["device_id"] == fleet_sources.DEVICE_ID and entry.options["run_id"] == entry.id
         assert entry.options["timezone"] == "UTC" and entry.options["is_synthetic"] is True
 
 
-def test_shipped_sources_are_all_there(tiny_fleet: tuple[Path, list[fleet.FleetLog]]) -> None:
+def test_shipped_sources_are_all_there(tiny_fleet: tuple[Path, list[fleet_sources.FleetLog]]) -> None:
     sources, _ = tiny_fleet
     shipped = load_manifest(SOURCES_DIR)
     ours = load_manifest(sources)
@@ -75,7 +75,7 @@ def test_shipped_sources_are_all_there(tiny_fleet: tuple[Path, list[fleet.FleetL
                if child.name != "manifest" and not child.name.startswith("."))
 
 
-def test_one_log_parses_to_its_samples(tiny_fleet: tuple[Path, list[fleet.FleetLog]]) -> None:
+def test_one_log_parses_to_its_samples(tiny_fleet: tuple[Path, list[fleet_sources.FleetLog]]) -> None:
     sources, _ = tiny_fleet
     entry = fleet_entries(sources)[0]
     parsed = SAMPLED_PARSERS["nvidia_smi"](entry.verified_file(), entry.options)
@@ -87,23 +87,23 @@ def test_one_log_parses_to_its_samples(tiny_fleet: tuple[Path, list[fleet.FleetL
 
 def test_device_is_a_shipped_device() -> None:
     specs = pl.read_csv(SOURCES_DIR / "curated" / "device_specs.csv", infer_schema_length=0)
-    assert fleet.DEVICE_ID in specs.get_column("device_id").to_list()
+    assert fleet_sources.DEVICE_ID in specs.get_column("device_id").to_list()
 
 
-def test_manifest_grows_and_the_fleet_is_reused(tiny_fleet: tuple[Path, list[fleet.FleetLog]], tmp_path: Path) -> None:
+def test_manifest_grows_and_the_fleet_is_reused(tiny_fleet: tuple[Path, list[fleet_sources.FleetLog]], tmp_path: Path) -> None:
     sources, logs = tiny_fleet
-    fleet.write_manifest(sources, logs, 1)
+    fleet_sources.write_manifest(sources, logs, 1)
     assert [e.id for e in fleet_entries(sources)] == ["fleet_00001"]
-    fleet.write_manifest(sources, logs, 2)
+    fleet_sources.write_manifest(sources, logs, 2)
     assert [e.id for e in fleet_entries(sources)] == ["fleet_00001", "fleet_00002"]
     with pytest.raises(ValueError):
-        fleet.write_manifest(sources, logs, LOGS + 1)
-    directory = fleet.cache_dir(LOGS, SAMPLES, tmp_path / "out")
+        fleet_sources.write_manifest(sources, logs, LOGS + 1)
+    directory = fleet_sources.cache_dir(LOGS, SAMPLES, tmp_path / "out")
     stamps = {p.name: p.stat().st_mtime_ns for p in directory.glob("log_*.csv")}
-    again = fleet.ensure_fleet(directory, LOGS + 1, SAMPLES)  # one more log: only it is written
+    again = fleet_sources.ensure_fleet(directory, LOGS + 1, SAMPLES)  # one more log: only it is written
     assert again[:LOGS] == logs and again[LOGS].id == "fleet_00004"
     assert {p.name: p.stat().st_mtime_ns for p in directory.glob("log_*.csv") if p.name in stamps} == stamps
-    assert fleet.load_fleet(directory) == again
+    assert fleet_sources.load_fleet(directory) == again
 
 
 def test_steps() -> None:
@@ -137,11 +137,11 @@ sys.exit(worker(sys.argv[1]))
 
 
 @pytest.mark.parametrize("fail", ["", "downstream"])
-def test_grow_worker_protocol(tiny_fleet: tuple[Path, list[fleet.FleetLog]], tmp_path: Path, fail: str) -> None:
+def test_grow_worker_protocol(tiny_fleet: tuple[Path, list[fleet_sources.FleetLog]], tmp_path: Path, fail: str) -> None:
     """The grow worker against a stand-in ``materialise``: the order of its launches, the manifest
     it registers before each, and its stdout (progress lines, then one JSON object)."""
     sources, logs = tiny_fleet
-    directory = fleet.cache_dir(LOGS, SAMPLES, tmp_path / "out")
+    directory = fleet_sources.cache_dir(LOGS, SAMPLES, tmp_path / "out")
     calls = tmp_path / "calls.jsonl"
     args = {"mode": "grow", "fleet": str(directory), "steps": [1, 2], "repeats": 1}
     env = fleet.worker_env(sources, tmp_path / "run")
@@ -168,16 +168,16 @@ def test_grow_worker_protocol(tiny_fleet: tuple[Path, list[fleet.FleetLog]], tmp
 
 
 def test_catalog_commit_baseline_writes_the_same_rows() -> None:
-    files = fleet.catalog_files(5)
-    assert [f.partition_key for f in files] == [fleet.log_id(n) for n in range(1, 6)]
+    files = catalog.catalog_files(5)
+    assert [f.partition_key for f in files] == [fleet_sources.log_id(n) for n in range(1, 6)]
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     tables = []
     for row_by_row in (False, True):
         con = duckdb.connect()
         if row_by_row:
-            fleet.commit_row_by_row(con, files, now)
+            catalog.commit_row_by_row(con, files, now)
         else:
-            lake.commit(con, fleet.TABLE, files, replaces=[], now=now)
+            lake.commit(con, fleet_sources.TABLE, files, replaces=[], now=now)
         tables.append(con.execute(f"select * from {lake.CATALOG} order by file").fetchall())  # noqa: S608 - constant
     assert tables[0] == tables[1] and len(tables[0]) == 5
     assert tables[0][0][-2:] == (now, None)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bench import page, results
-from bench.__main__ import Report, parse_args, remove_generated
+from bench.__main__ import parse_args, remove_generated
+from bench.report import Report
 from pipelines.warehouse.docs import between
 
 #: What the issue asks the results file to name, whatever else it holds.
