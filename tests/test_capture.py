@@ -22,10 +22,11 @@ torch = pytest.importorskip("torch", reason="needs the capture extra: make test 
 from pipelines.cli import main as edge_carbon
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 from tools.capture import backends
-from tools.capture.backends import NVIDIA_SMI_HEADER, RAPL_HEADER, RaplBackend
+from tools.capture.backends import RaplBackend
 from tools.capture.cli import EXIT_NO_BACKEND, main
 from tools.capture.model import CONFIGS, CausalLM, parameter_count
 from tools.capture.protocol import read_back, software_versions
+from tools.capture.recording import NVIDIA_SMI_HEADER, RAPL_HEADER
 from tools.capture.registration import _type_options
 
 FAKE_W = 123.0
@@ -322,7 +323,7 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
 def test_a_reading_at_the_same_instant_is_not_written_twice(tmp_path: Path) -> None:
     import io
 
-    from tools.capture.backends import PolledRecording
+    from tools.capture.recording import PolledRecording
 
     stamps = iter(["2026/01/01 00:00:00.000", "2026/01/01 00:00:00.000", "2026/01/01 00:00:00.001"])
     handle = io.StringIO()

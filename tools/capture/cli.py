@@ -21,7 +21,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from tools.capture.backends import BACKENDS, NoBackendError, detect
+from tools.capture.backends import BACKENDS, detect
 from tools.capture.model import CONFIGS
 from tools.capture.protocol import (
     MAX_PERIOD_S,
@@ -32,6 +32,7 @@ from tools.capture.protocol import (
     run_capture,
     slug,
 )
+from tools.capture.recording import NoBackendError
 from tools.capture.registration import RegistrationError, register_all
 
 #: Exit status when no power backend is available.

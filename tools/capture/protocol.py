@@ -33,8 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.capture.backends import Backend
 from tools.capture.model import CONFIGS, ModelConfig, Trainer, parameter_count
+from tools.capture.recording import Backend
 from tools.capture.registration import MANIFEST_FORMAT, register_argv
 
 MIN_REPEATS = 5
