@@ -3,7 +3,7 @@
 Every figure on the page comes from ``bench/results.json``, the committed output of
 ``python -m bench --json``: the run's machine, load, commit and date, then one table per group
 of figures. ``python -m bench page`` rewrites the part of the page between the markers;
-``python -m bench page --check`` only says whether it matches, and ``tests/test_bench_page.py``
+``python -m bench page --check`` only says whether it matches, and ``tests/bench/test_bench_page.py``
 fails when it does not, so no figure on the page is typed by hand.
 """
 

@@ -117,7 +117,7 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
         lead = verdict.lead(con)
         # every page inlines its data (the site works offline); its rows grow with the scenarios.
         # Specs are not re-validated against the Vega-Lite schema here (half a second a build):
-        # tests/test_dashboards.py validates every chart of every page.
+        # tests/dashboards/test_dashboards.py validates every chart of every page.
         with alt.data_transformers.disable_max_rows():
             specs = {page.slug: {name: site_spec(chart) for name, chart in page.charts.items()} for page in pages}
             lead_specs = {name: site_spec(chart) for name, chart in lead.charts.items()}

@@ -29,7 +29,7 @@ TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]
 
 #: Device multipliers m and edge hours per day of marts.sensitivity_grid (the sliders step
 #: through exactly these). A copy of pipelines.model.sensitivity's MULTIPLIERS and HOURS, which
-#: build that mart: the dashboards read tables only (tests/test_dashboards.py keeps them equal).
+#: build that mart: the dashboards read tables only (tests/dashboards/test_dashboards.py keeps them equal).
 MULTIPLIER_STEP = 0.25
 MULTIPLIERS = [round(0.25 * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
 HOURS_MIN, HOURS_MAX = 1, 24

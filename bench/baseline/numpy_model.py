@@ -1,7 +1,7 @@
 """The Monte Carlo benchmark's numpy baseline: the model's headline reduction factor, vectorised.
 
 A baseline to time ``make bench``'s SQL against and to check it by, not a second model: the
-model is ``sql/model/evaluate.sql``, and tests/test_bench.py holds this copy to it on every
+model is ``sql/model/evaluate.sql``, and tests/bench/test_bench.py holds this copy to it on every
 scenario and branch. A change to the model's formula is made there, then mirrored here.
 
 

@@ -421,6 +421,9 @@ def register_cli(args: Any) -> int:
 def _register_cli(args: Any) -> int:
     import sys
 
+    # every register command loads the vocabulary first (it reads the patterns file once per process,
+    # as the build does), so a bad row there stops it with that file's one line before anything is written
+    import schemas.vocabulary  # noqa: F401
     try:
         if args.refresh:
             digest, where = refresh(args.refresh)

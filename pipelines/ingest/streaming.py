@@ -27,7 +27,7 @@ Memory is a few blocks plus DuckDB's ``memory_limit`` while the log streams (by 
 the rows are written twice (a temporary scratch table of this stream, then the staged table or,
 with ``parquet``, the partition's Parquet file) and checked by pandera block by block. The peak
 does not grow with the log: it is about 1.3x the size of a 100 MB log and a fraction of larger
-ones (``tests/test_ingest_memory.py`` holds it under 1.5x at 100 MB; ``bench/results.json`` and
+ones (``tests/ingest/test_ingest_memory.py`` holds it under 1.5x at 100 MB; ``bench/results.json`` and
 docs/benchmarks.md have the figures at 273 MB and 2 GB). The power-log partitions stream every
 nvidia-smi log larger than one block this way, through a scratch database of their step whose
 connection keeps that limit, straight to the partition's Parquet file

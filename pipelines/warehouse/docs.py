@@ -3,7 +3,7 @@ docs/findings.md (the full verdict table) and docs/validation.md.
 
 Every number in these sections is read from ``marts.verdict``, ``marts.paper_reproduction``,
 ``marts.uncertainty_drivers`` and ``marts.validation`` of a published warehouse (``edge-carbon docs``);
-``tests/test_docs.py`` renders them again from a fresh build and compares every block, so a copied
+``tests/docs/test_docs.py`` renders them again from a fresh build and compares every block, so a copied
 number cannot go stale. The full Sobol study (``edge-carbon sobol``) writes its indices to
 :data:`FULL_STUDY_RESULTS`, and its block is rendered from that file, with its own sample count.
 """

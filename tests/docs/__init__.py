@@ -1,0 +1,1 @@
+"""The docs, rendered from the warehouse."""

@@ -1,0 +1,258 @@
+"""The verdict in README.md and docs/findings.md is the warehouse's: rendered again from a fresh build and compared.
+README opens with it in plain words: three sentences, a table of the headline rows and a glossary of its columns."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.docs import (
+    ANSWER_BEGIN,
+    ANSWER_END,
+    BEGIN,
+    DRIVERS_BEGIN,
+    DRIVERS_END,
+    DRIVERS_FULL_BEGIN,
+    DRIVERS_FULL_END,
+    END,
+    ENDS_BEGIN,
+    ENDS_END,
+    FULL_STUDY_BASE_SAMPLES,
+    FULL_STUDY_RESULTS,
+    GLOSSARY_BEGIN,
+    GLOSSARY_END,
+    HEADLINE_BEGIN,
+    HEADLINE_COLUMNS,
+    HEADLINE_END,
+    REPRODUCTION_BEGIN,
+    REPRODUCTION_END,
+    VALIDATION_BEGIN,
+    VALIDATION_END,
+    answer_from,
+    between,
+    claim_answer,
+    drivers_table,
+    ends_table,
+    full_drivers_table,
+    glossary,
+    headline_table,
+    read_full_study,
+    replace_between,
+    reproduction_table,
+    validation_table,
+    verdict_table,
+)
+from pipelines.warehouse.queries import query_pl
+from schemas.vocabulary import (
+    VERDICT_BELOW,
+    VERDICT_EDGE_MORE,
+    VERDICT_HOLDS,
+    VERDICT_INFEASIBLE,
+    VERDICT_UNCERTAIN,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow  # the docs quote a default `make run` (50,000 draws per scenario): a second, full build
+def test_every_generated_block_is_the_warehouse(default_warehouse: Path) -> None:
+    """Every block `edge-carbon docs` renders from a build, rendered again from a fresh default build: every number equal."""
+    with open_readonly(default_warehouse) as con:
+        table = verdict_table(con)
+        headline = headline_table(con)
+        reproduction = reproduction_table(con)
+        drivers = drivers_table(con)
+        validation = validation_table(con)
+        answer = claim_answer(con)
+    assert "realistic_consequential" in table and "| **measured_rates** |" in table
+    readme = (ROOT / "README.md").read_text()
+    assert between(readme, ANSWER_BEGIN, ANSWER_END) == answer, "README.md's answer is stale: run `make run` then `edge-carbon docs`"
+    assert between(readme, HEADLINE_BEGIN, HEADLINE_END) == headline, "README.md's headline table is stale: run `edge-carbon docs`"
+    assert between(readme, GLOSSARY_BEGIN, GLOSSARY_END) == glossary()
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    assert BEGIN not in readme, "the full verdict table is docs/findings.md's"
+    assert between(findings, BEGIN, END) == table, "docs/findings.md's verdict is stale: run `edge-carbon docs`"
+    assert between(findings, REPRODUCTION_BEGIN, REPRODUCTION_END) == reproduction
+    assert between(findings, DRIVERS_BEGIN, DRIVERS_END) == drivers, "docs/findings.md's drivers are stale: run `edge-carbon docs`"
+    assert between((ROOT / "docs" / "validation.md").read_text(), VALIDATION_BEGIN, VALIDATION_END) == validation
+
+
+#: Columns of the verdict table that depend on the Monte Carlo (p05-p95 twice, the band over every draw, the feasible
+#: share, the shares of feasible draws reaching 1 and 4, the verdict).
+MONTE_CARLO_COLUMNS = ("p05-p95", "p05-p95, all draws", "feasible share", "feasible, R >= 1 / R >= 4", "verdict (set by)")
+#: Columns of README's headline table that depend on the Monte Carlo (the band over every draw, the share of draws
+#: reaching the claim, the verdict).
+HEADLINE_MONTE_CARLO_COLUMNS = ("range in 90% of draws", "draws reaching 4x", "verdict")
+
+
+def points(table: str, monte_carlo: tuple[str, ...]) -> list[list[str]]:
+    """Each line of a Markdown table without the columns named in ``monte_carlo``."""
+    header = [c.strip() for c in table.splitlines()[0].split("|")]
+    return [[c for i, c in enumerate(line.split("|")) if header[i] not in monte_carlo] for line in table.splitlines()]
+
+
+def test_findings_verdict_point_values_are_the_warehouse(built_warehouse: Path) -> None:
+    """The columns that hold at any run config (all but the Monte Carlo's) against the small test
+    build; the whole table is checked by the slow test above."""
+    with open_readonly(built_warehouse) as con:
+        table = verdict_table(con)
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    assert len(points(table, MONTE_CARLO_COLUMNS)[2]) == len(table.splitlines()[2].split("|")) - 6
+    assert points(between(findings, BEGIN, END), MONTE_CARLO_COLUMNS) == points(table, MONTE_CARLO_COLUMNS), (
+        "docs/findings.md's verdict is stale: run `make run` then `edge-carbon docs`")
+
+
+def test_readme_headline_point_values_are_the_warehouse(built_warehouse: Path) -> None:
+    """README's headline table against the small test build, but for its Monte Carlo columns (the slow test above
+    compares them at the defaults): one row per realistic scenario and device class, the rows that set the verdicts."""
+    with open_readonly(built_warehouse) as con:
+        table = headline_table(con)
+        expected = query_pl(con, "select scenario_id, device_class, reduction_factor_with_comm from marts.verdict "
+                                 "where is_headline and accounting_frame <> 'as_published' and network_method = verdict_driver_method "
+                                 "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power "
+                                 "order by accounting_frame, scenario_id, device_class")
+    quoted = between((ROOT / "README.md").read_text(), HEADLINE_BEGIN, HEADLINE_END)
+    assert points(quoted, HEADLINE_MONTE_CARLO_COLUMNS) == points(table, HEADLINE_MONTE_CARLO_COLUMNS), (
+        "README.md's headline table is stale: run `make run` then `edge-carbon docs`")
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in quoted.splitlines()[2:]]
+    assert [(r[0], r[1], r[2]) for r in rows] == [(s, c, f"{v:.2f}") for s, c, v in expected.rows()]
+    assert {r[0] for r in rows} == {"realistic_attributional", "realistic_consequential"}
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split after each full stop that a capital letter follows."""
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip())
+
+
+def test_readme_opens_its_answer_with_three_sentences(built_warehouse: Path) -> None:
+    """"Does the claim hold?" opens with the generated answer, then the headline table; its first sentence
+    (the paper's own numbers, computation only) holds at any run config, the whole answer at the
+    defaults (the slow test above)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Does the claim hold?\n", 1)[1]
+    assert section.lstrip("\n").startswith(ANSWER_BEGIN)
+    assert section.index(ANSWER_END) < section.index(HEADLINE_BEGIN) < section.index("### Glossary")
+    quoted = sentences(between(readme, ANSWER_BEGIN, ANSWER_END))
+    assert len(quoted) == 3, quoted
+    with open_readonly(built_warehouse) as con:
+        fresh = sentences(claim_answer(con))
+    assert len(fresh) == 3 and quoted[0] == fresh[0]
+    assert "times as much carbon as the laptops" in quoted[0] and "(the claim: 4-8 times)" in quoted[0]
+
+
+#: Words a newcomer cannot read before the glossary defines them: the model's symbol, its dimensions and statistics.
+JARGON = (r"\bR\b", r"\bframe\b", r"\bbasis\b", r"network method", r"\bp05\b", r"\bp95\b", r"Monte Carlo",
+          r"as_published", r"measured_rates", r"attributional", r"consequential")
+
+
+def test_readme_answers_in_plain_words_in_its_first_60_lines() -> None:
+    """README's first 60 lines hold the three sentences and the headline table (4 rows, at most 7
+    columns); the sentences use none of the model's jargon; README stays under 250 lines."""
+    readme = (ROOT / "README.md").read_text()
+    lines = readme.splitlines()
+    assert len(lines) < 250, f"README.md has {len(lines)} lines"
+    top = "\n".join(lines[:60])
+    answer = between(readme, ANSWER_BEGIN, ANSWER_END)
+    assert ANSWER_END in top and answer in top
+    for word in JARGON:
+        assert not re.search(word, answer), f"README's answer uses {word!r} before the glossary defines it"
+    assert len(sentences(answer)) == 3
+    assert HEADLINE_END in top
+    table = between(readme, HEADLINE_BEGIN, HEADLINE_END).splitlines()
+    header = [c.strip() for c in table[0].split("|")[1:-1]]
+    assert header == list(HEADLINE_COLUMNS) and len(header) <= 7
+    body = table[2:]
+    assert len(body) == 4 and all(len(line.split("|")) - 2 == len(header) for line in body), body
+    assert {tuple(c.strip() for c in line.split("|")[1:3]) for line in body} == {
+        (s, c) for s in ("realistic_attributional", "realistic_consequential") for c in ("laptop", "phone")}
+
+
+def test_every_column_of_the_headline_table_is_in_the_glossary() -> None:
+    readme = (ROOT / "README.md").read_text()
+    match = re.search(r"^#{2,3} Glossary\n(.*?)(?=^#{1,3} )", readme, flags=re.S | re.M)
+    assert match, "README.md has no Glossary section"
+    section = match.group(1)
+    header = [c.strip() for c in between(readme, HEADLINE_BEGIN, HEADLINE_END).splitlines()[0].split("|")[1:-1]]
+    for column in header:
+        assert f"**{column}**" in section, f"the Glossary does not define the column {column!r}"
+    # and the words the answer uses that a newcomer may not know
+    for term in ("cloud GPU", "fleet", "home link", "random draws"):
+        assert term in section, term
+    assert readme.count("Glossary\n") == 1
+
+
+def _headline(*rows: tuple[str, str, str, float, float, float | None, float | None, str]) -> pl.DataFrame:
+    """marts.verdict headline rows: (scenario, frame, class, R, R with comm, p05 and p95 with comm, verdict) at a 10 MB/s link."""
+    names = ["scenario_id", "accounting_frame", "device_class", "reduction_factor", "reduction_factor_with_comm",
+             "p05_with_comm_all_draws", "p95_with_comm_all_draws", "verdict"]
+    return pl.DataFrame([dict(zip(names, r, strict=True)) for r in rows]).with_columns(
+        pl.lit(10.0).alias("link_mb_per_s"),
+        # the share of every draw that is feasible and reaches 4: a quarter where the band reaches 4, else none
+        pl.when(pl.col("p95_with_comm_all_draws") >= 4).then(0.25).otherwise(0.0).alias("share_feasible_r_ge_4"))
+
+
+def test_the_answer_reads_the_verdicts() -> None:
+    paper = [("paper", "as_published", "laptop", 9.5, 9.2, None, None, VERDICT_INFEASIBLE),
+             ("paper", "as_published", "phone", 3.1, 2.95, None, None, VERDICT_INFEASIBLE),
+             ("high", "as_published", "laptop", 10.244, 9.9, None, None, VERDICT_INFEASIBLE)]
+    real = [("real", "attributional", "laptop", 1.56, 0.59, 0.18, 1.88, VERDICT_BELOW),
+            ("real", "attributional", "phone", 0.5, 0.04, 0.01, 0.14, VERDICT_EDGE_MORE),
+            ("other", "consequential", "laptop", 5.11, 1.79, 0.57, 5.85, VERDICT_UNCERTAIN)]
+    text = answer_from(_headline(*paper, *real))
+    first, second, third = sentences(text)
+    assert first == ("On the paper's own numbers, counting computation only, the cloud GPUs emit 9.50-10.24 times as much "
+                     "carbon as the laptops doing the same work and 3.10 times as much as the phones (the claim: 4-8 times), "
+                     "but none of the paper's 3 fleets could send their training traffic over the paper's 10 MB/s home link.")
+    assert second == ("On the 3 fleets that can send their traffic, network energy included, the cloud emits 0.59-1.79 times "
+                      "as much carbon as the laptops doing the same work and 0.04 times as much as the phones; in 95% of "
+                      "random draws of the uncertain inputs it is at most 5.85 times, and 4 times or more in 0%-25% of them.")
+    assert third == ("So the claim holds for certain on none of these 3 fleets: on 1 the devices emit more carbon than the "
+                     "cloud; on 1 the devices emit less carbon than the cloud, but not 4 times less; and on 1 the random "
+                     "draws fall on both sides of 4 times.")
+    # a feasible paper fleet and a holding verdict change the words, not just the numbers
+    holding = [("paper", "as_published", "laptop", 9.5, 9.2, 8.0, 10.0, VERDICT_HOLDS), *paper[1:], *real]
+    first, second, third = sentences(answer_from(_headline(*holding)))
+    assert first.endswith("but only 1 of the paper's 3 fleets could send their training traffic over the paper's 10 MB/s home link.")
+    assert second.endswith("and 4 times or more in 0%-25% of them.")
+    assert third.startswith("So the claim holds on 1 of these 4 fleets: on 1 the devices emit more carbon than the cloud;")
+    assert sentences(answer_from(_headline(holding[0])))[2] == (
+        "So the claim holds on this one fleet: the cloud emits at least 4 times as much carbon as the devices, as claimed.")
+    assert sentences(answer_from(_headline(real[1])))[1].startswith("On the one fleet that can send its traffic,")
+    # every fleet the same verdict: all of them, in one clause
+    assert sentences(answer_from(_headline(real[1], real[1])))[2] == (
+        "So the claim holds on none of these 2 fleets: on both the devices emit more carbon than the cloud.")
+    # no fleet that could exist: still three sentences, none of them a number the rows do not give
+    assert len(sentences(answer_from(_headline(*paper)))) == 3
+
+
+def test_findings_pattern_ends_are_the_vocabulary() -> None:
+    assert between((ROOT / "docs" / "findings.md").read_text(), ENDS_BEGIN, ENDS_END) == ends_table()
+
+
+def test_findings_quote_the_build_and_the_full_sobol_study(built_warehouse: Path) -> None:
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    # the build's study states its own sample count (the default build's 256)
+    assert between(findings, DRIVERS_BEGIN, DRIVERS_END).startswith("Sobol base samples: 256 (")
+    # the full study's block is its results file, rendered
+    full = ROOT / FULL_STUDY_RESULTS
+    with open_readonly(built_warehouse) as con:
+        assert between(findings, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END) == full_drivers_table(full, con)
+    study = read_full_study(full)
+    assert set(study.get_column("base_samples")) == {FULL_STUDY_BASE_SAMPLES}
+    top = study.filter((study.get_column("pattern") == "none") & (study.get_column("rank") == 1))
+    assert top.height > 0
+    # the top driver's first-order index is known to better than +-0.05 in every scenario and class
+    assert (2 * top.get_column("s1_ci95") < 0.1).all(), top
+    # it studied the model's inputs as they are: every scenario's drawn parameters, no more, no fewer
+    with open_readonly(built_warehouse) as con:
+        drawn = query_pl(con, "select distinct scenario_id, parameter from marts.uncertainty_drivers")
+    assert sorted(drawn.rows()) == sorted(study.select("scenario_id", "parameter").unique().rows())
+
+
+def test_replace_between_keeps_the_rest() -> None:
+    text = f"intro\n{BEGIN}\nold\n{END}\noutro\n"
+    assert replace_between(text, BEGIN, END, "new") == f"intro\n{BEGIN}\nnew\n{END}\noutro\n"

@@ -1,0 +1,1 @@
+"""Files to typed rows: parsers, energy, feeds, scenarios, registration."""

@@ -1,0 +1,1 @@
+"""The marts, each against rows and arithmetic done by hand."""

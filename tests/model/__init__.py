@@ -1,0 +1,1 @@
+"""The model's rows: methods, patterns, devices, draws, feasibility."""

@@ -1,0 +1,1 @@
+"""``edge-carbon run`` and the scheduled feed runs."""

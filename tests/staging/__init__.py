@@ -1,0 +1,1 @@
+"""The staged reference tables: device footprints and specs, network energy, training rates, grids."""

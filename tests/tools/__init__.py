@@ -1,0 +1,1 @@
+"""Outside the code location: capture and the synthetic logs."""

@@ -1,0 +1,1 @@
+"""The warehouse: the lake, publishing, clients, the dictionary, concurrent runs."""
