@@ -9,6 +9,7 @@ import polars as pl
 
 from schemas.marts import finite_positive
 from schemas.vocabulary import (
+    BASES,
     DEVICE_CLASS_PATTERN,
     NETWORK_METHODS,
     PATTERNS,
@@ -20,25 +21,20 @@ PATTERN_LIST = list(PATTERNS)
 
 
 class FleetSizing(pa.DataFrameModel):
-    """marts.fleet_sizing: devices per cloud GPU on every basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B)."""
+    """marts.fleet_sizing: devices per cloud GPU on each equivalence basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B) x basis (a row of core.bases)."""
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     model_id: str = pa.Field(description="Model the fleet trains (staging.model_configs).")
     params: float = pa.Field(gt=0, description="Parameters.")
-    devices_peak_flops: float = pa.Field(ge=1, description="Devices per GPU on peak FLOPS (formula, not a stated count).")
-    devices_peak_fp16: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on FP16/BF16 peak (GPU tensor cores). Null where the class lacks the figures.")
-    devices_memory_bandwidth: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on memory bandwidth. Null where the class lacks the figures.")
-    devices_roofline: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on roofline-attainable throughput at the scenario's intensity. Null where the class lacks the figures.")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis (core.bases): " + ", ".join(BASES) + ".")
+    devices: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on the basis (its formula; peak_flops never takes a stated count here). Null where the class lacks the basis's figures.")
     devices_memory_capacity: float = pa.Field(nullable=True, ge=1, description="Memory floor: devices holding the model's training state per GPU holding it (a floor under every basis, not an equivalence). Null where the class lacks the figures.")
-    devices_availability: float = pa.Field(nullable=True, ge=1, description="Devices per GPU on peak FLOPS with the online fraction and slowdown. Null where the class lacks the figures.")
-    devices_binding: float = pa.Field(ge=1, description="max(roofline with availability, memory capacity): devices needed at the least.")
-    devices_measured_throughput: float = pa.Field(nullable=True, ge=1, description="Devices per GPU from the measured time of the same job, with availability, at least the memory floor. Null where the class lacks the figures.")
-    binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which of the two binds.")
+    binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which binds the binding basis: roofline with availability, or the memory floor.")
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "model_id"]
+        unique = ["scenario_id", "device_class", "model_id", "basis"]
 
 
 class Communication(pa.DataFrameModel):

@@ -11,7 +11,10 @@ Two builds of temporary copies, each checked against a hand computation from the
   lead chart) move with them;
 * in the same copy, a fourth accounting frame added by one vocabulary row and a scenario file
   naming it: core.frames holds it, marts.verdict and marts.lifecycle_carbon have its rows, and its
-  figures are those of the frames whose rules it borrows.
+  figures are those of the frames whose rules it borrows;
+* and a ninth equivalence basis added by one vocabulary row: core.bases holds it, and
+  marts.fleet_sizing and marts.fleet_equivalence have its rows, equal to those of the basis whose
+  rules it borrows.
 """
 
 from __future__ import annotations
@@ -162,7 +165,7 @@ COPY_SCRIPT = textwrap.dedent("""
         assert main(["register", f"sources/scenarios/{scenario_id}.csv", "--id", f"scenario_{scenario_id}", "--kind", "scenario",
                      "--title", f"{scenario_id} (test)", "--status", "assumed", "--option", f"scenario_id={scenario_id}",
                      "--option", f"extends={parent}"]) == 0
-    result = build(path, only=["marts/verdict", "marts/lifecycle_carbon"])
+    result = build(path, only=["marts/verdict", "marts/lifecycle_carbon", "marts/fleet_sizing", "marts/fleet_equivalence"])
     assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
     with duckdb.connect(str(path), read_only=True) as con:
         claim = con.execute("select claim_low, claim_high from core.claim").fetchall()
@@ -177,8 +180,12 @@ COPY_SCRIPT = textwrap.dedent("""
             "scenario_id", "device_class", "network_method", "devices", "comm_kwh", "edge_embodied_kgco2e",
             "cloud_embodied_per_gpu_kgco2e").rows()
         spec = page.build(con).charts["verdict"].to_dict()
+        bases = [r[0] for r in con.execute("select basis from core.bases order by position").fetchall()]
+        sizing = con.execute("select scenario_id, device_class, model_id, basis, devices from marts.fleet_sizing order by all").fetchall()
+        equivalence = con.execute("select scenario_id, device_class, basis, devices_per_gpu from marts.fleet_equivalence "
+                                  "order by all").fetchall()
     print(json.dumps({"claim": claim, "verdicts": verdicts, "frames": frames, "scenarios": scenarios, "lifecycle": lifecycle,
-                      "model": model, "spec": spec}, default=str))
+                      "model": model, "spec": spec, "bases": bases, "sizing": sizing, "equivalence": equivalence}, default=str))
 """)
 #: A fourth accounting frame, as one entry of schemas/vocabulary.py FRAMES: the attributional
 #: frame's embodied rules (the node amortised, embodied carbon per use hour) with the
@@ -200,6 +207,14 @@ FRAME_CSV = HEADER + (
     "Marginal core power (test).,\n"
     "router_marginal_w_per_mbps,,W/(Mbit/s),,,point,primary,network_energy.factor_id=malmodin2020_fixed_cpe_access_marginal.value,"
     "Marginal router power (test).,\n"
+)
+
+
+#: A ninth equivalence basis, as one entry of schemas/vocabulary.py BASIS_RULES: peak_fp16's rules
+#: under another name, so its counts are peak_fp16's, row for row.
+NEW_BASIS = "peak_fp16_copy"
+BASIS_ENTRY = (
+    f'    "{NEW_BASIS}": Basis("Peak FP16/BF16 FLOPS again (a test basis).", "TFLOPS", False, False, False, fp16_peak=1.0),\n'
 )
 
 
@@ -236,6 +251,7 @@ def copy_build(root: Path, bounds: tuple[float, float] | None, *, fourth_frame: 
     added = {}
     if fourth_frame:
         edit_vocabulary(root, "\n}\nACCOUNTING_FRAMES = tuple(FRAMES)\n", "\n" + FRAME_ENTRY + "}\nACCOUNTING_FRAMES = tuple(FRAMES)\n")
+        edit_vocabulary(root, "\n}\nBASES = tuple(BASIS_RULES)\n", "\n" + BASIS_ENTRY + "}\nBASES = tuple(BASIS_RULES)\n")
         (root / "sources" / "scenarios" / f"{FRAME_SCENARIO}.csv").write_text(FRAME_CSV, encoding="utf-8")
         added[FRAME_SCENARIO] = "realistic_attributional"
     env = {k: v for k, v in os.environ.items() if k != SOURCES_ENV} | {"PYTHONPATH": str(root)}
@@ -300,3 +316,16 @@ def test_a_fourth_accounting_frame_by_rows(copies: dict[str, tuple[Path, dict]])
         assert comm_kwh == pytest.approx(consequential[1], rel=1e-12) and comm_kwh != pytest.approx(attributional[1])
         assert edge_embodied == pytest.approx(attributional[2], rel=1e-12) and edge_embodied != pytest.approx(consequential[2])
         assert cloud_embodied == pytest.approx(attributional[3], rel=1e-12)
+
+
+def test_a_basis_by_one_row(copies: dict[str, tuple[Path, dict]]) -> None:
+    """One vocabulary row adds an equivalence basis: its rows are in the basis-keyed marts with no other
+    change (marts.fleet_sizing is one row per basis), and they equal the rows of the basis whose rules it borrows."""
+    shipped, moved = copies["shipped"][1], copies["moved"][1]
+    assert moved["bases"] == [*shipped["bases"], NEW_BASIS]
+    for table, key in (("sizing", 3), ("equivalence", 2)):
+        rows = {tuple(r[:key + 1]): r[key + 1] for r in moved[table]}
+        assert {tuple(r[:key + 1]): r[key + 1] for r in shipped[table]}.items() <= rows.items(), table
+        copied = {k[:key]: v for k, v in rows.items() if k[key] == NEW_BASIS}
+        original = {k[:key]: v for k, v in rows.items() if k[key] == "peak_fp16"}
+        assert copied and copied == original, table

@@ -72,12 +72,12 @@ def test_memory_floor_for_opt_66b(built_warehouse: Path) -> None:
     laptops = math.ceil(state_bytes / (M2PRO_MEMORY_GB * 1e9 * 0.5))  # 8 GB usable -> 132
     phones = math.ceil(state_bytes / (PHONE_MEMORY_GB * 1e9 * 0.5))  # 4 GB usable -> 264
     assert (gpus, laptops, phones) == (15, 132, 264)
-    rows = dict(query_rows(built_warehouse, "select device_class, devices_memory_capacity from marts.fleet_sizing "
+    rows = dict(query_rows(built_warehouse, "select distinct device_class, devices_memory_capacity from marts.fleet_sizing "
                                             "where scenario_id = 'vendor_fp32' and model_id = 'OPT-66B'"))
     assert rows == {"laptop": math.ceil(laptops / gpus), "phone": math.ceil(phones / gpus)}  # 8.8 -> 9, 17.6 -> 18
     # throughput still binds at 66B per GPU: 30 laptops on peak FLOPS > 9 on memory
-    basis, binding = one(built_warehouse, "select binding_basis, devices_binding from marts.fleet_sizing "
-                                          "where scenario_id = 'vendor_fp32' and model_id = 'OPT-66B' and device_class = 'laptop'")
+    basis, binding = one(built_warehouse, "select binding_basis, devices from marts.fleet_sizing where scenario_id = 'vendor_fp32' "
+                                          "and model_id = 'OPT-66B' and device_class = 'laptop' and basis = 'binding'")
     assert (basis, binding) == ("roofline", math.ceil(H100_FP32_TFLOPS * 24 / (M2PRO_FP32_TFLOPS * 8)))
 
 

@@ -14,7 +14,7 @@ from pipelines.lib.tables import write_table
 from pipelines.model.formula import evaluate, scenario_inputs, substitute
 from pipelines.warehouse.queries import query_pl
 from schemas.reviewers import Communication, EmbodiedAllocation, FleetSizing
-from schemas.vocabulary import COMPUTE_ONLY, FLEET_CLASS, POLICIES
+from schemas.vocabulary import BASES, COMPUTE_ONLY, FLEET_CLASS, POLICIES
 
 KINDS = {"duckdb", "polars"}
 SCENARIOS = ["core", "scenarios"]
@@ -39,7 +39,8 @@ def model_size_inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]
 def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     """Devices per cloud GPU on every equivalence basis, per OPT size (125M-66B), and which basis binds.
 
-    Grain: scenario x edge device class x model size. The memory-capacity count is the
+    Grain: scenario x edge device class x model size x basis: a basis added by its row of core.bases
+    (schemas/vocabulary.py BASIS_RULES) has its rows here with no other change. The memory-capacity count is the
     devices holding the model's training state (16 B per parameter with mixed-precision Adam)
     per GPU holding it; the binding count is max(roofline with availability, memory).
     Answers the reviewers' objection 1 (peak FLOPS is the wrong equivalence).
@@ -48,16 +49,18 @@ def fleet_sizing(warehouse: Warehouse) -> dg.MaterializeResult:
     # per class: a mixed fleet's sum has no count per basis of its own
     evaluated = evaluate(warehouse.connection(), inputs, all_bases=True).filter(
         (pl.col("pattern") == COMPUTE_ONLY) & (pl.col("device_class") != FLEET_CLASS))
-    wide = evaluated.pivot(on="basis", index=["scenario_id", "variant_id", "device_class"], values="devices_formula")
+    keys = ["scenario_id", "variant_id", "device_class"]
     binding = evaluated.filter(pl.col("basis") == "binding").select(
-        "scenario_id", "variant_id", "device_class", pl.col("devices_memory_floor").alias("memory_capacity"),
+        *keys, pl.col("devices_memory_floor").alias("devices_memory_capacity"),
         pl.when(pl.col("devices_from") == "memory_capacity").then(pl.lit("memory_capacity")).otherwise(pl.lit("roofline")).alias("binding_basis"))
     frame = (
-        wide.join(binding, on=["scenario_id", "variant_id", "device_class"])
+        evaluated.select(*keys, "basis", pl.col("devices_formula").alias("devices"))
+        .join(binding, on=keys)
         .join(models.select("model_id", "params"), left_on="variant_id", right_on="model_id")
-        .rename({"variant_id": "model_id", "memory_capacity": "devices_memory_capacity",
-                 **{b: f"devices_{b}" for b in wide.columns if b not in ("scenario_id", "variant_id", "device_class")}})
-        .sort("scenario_id", "device_class", "params")
+        .rename({"variant_id": "model_id"})
+        # the bases in core.bases's order
+        .sort("scenario_id", "device_class", "params", pl.col("basis").replace_strict({b: i for i, b in enumerate(BASES)}))
+        .select("scenario_id", "device_class", "model_id", "params", "basis", "devices", "devices_memory_capacity", "binding_basis")
     )
     return write_table(warehouse.connection(), "marts.fleet_sizing", frame, FleetSizing)
 
