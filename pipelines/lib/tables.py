@@ -4,6 +4,7 @@ each with the results of the written table's checks (:mod:`pipelines.lib.checks`
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec
@@ -15,6 +16,7 @@ import polars as pl
 
 from pipelines.lib.checks import ConnectionReader, check_results, staging_checks
 from pipelines.lib.metadata import column_metadata
+from pipelines.paths import SQL_DIR, sql_text
 from pipelines.warehouse import tables
 from pipelines.warehouse.dictionary import TABLES
 from pipelines.warehouse.lineage import tables_read_by
@@ -115,3 +117,51 @@ def sql_table(table: str, also_reads: tuple[str, ...] = (), *, joins_sources: bo
     """``table`` built from ``sql/<schema>/<name>.sql``, checked against its model in the dictionary's
     registry (``joins_sources``: and every source_id joins staging.sources)."""
     return SqlTable(table, f"{table.replace('.', '/')}.sql", TABLES.get(table), also_reads, joins_sources)
+
+
+#: The header line of a SQL file whose table is built from that file and its contract alone:
+#: ``-- asset: group=marts``. The loader (``pipelines/defs/assets/sql_tables.py``) makes its asset.
+ASSET_HEADER = re.compile(r"^-- asset: group=([a-z_]+)[ \t]*$", re.M)
+#: The schemas whose SQL files may declare their tables so.
+DECLARING_SCHEMAS = ("core", "marts")
+
+
+@dataclass(frozen=True)
+class DeclaredTable:
+    """A table its SQL file declares: the table (SQL and contract), its asset group, and its description
+    (the file's leading comment, without the header line)."""
+
+    table: SqlTable
+    group: str
+    description: str
+
+
+def leading_comment(sql: str) -> str:
+    """The comment lines that open ``sql``, as one paragraph (the ``-- asset:`` header left out)."""
+    lines = []
+    for line in sql.splitlines():
+        if not line.startswith("--"):
+            break
+        if not ASSET_HEADER.match(line):
+            lines.append(line[2:].strip())
+    return " ".join(line for line in lines if line)
+
+
+def declared_tables(schemas: Sequence[str] = DECLARING_SCHEMAS) -> list[DeclaredTable]:
+    """Every table of ``schemas`` whose ``sql/<schema>/<table>.sql`` carries the ``-- asset:`` header,
+    with its contract from the dictionary's registry, in file order."""
+    found = []
+    for schema in schemas:
+        for entry in sorted(SQL_DIR.joinpath(schema).iterdir(), key=lambda e: e.name):
+            if not entry.name.endswith(".sql"):
+                continue
+            text = sql_text(f"{schema}/{entry.name}")
+            header = ASSET_HEADER.search(text)
+            if header is None:
+                continue
+            table = sql_table(f"{schema}.{entry.name.removesuffix('.sql')}")
+            if table.model is None:
+                raise ValueError(f"sql/{schema}/{entry.name}: declares an asset, but {table.table} has no contract in "
+                                 "pipelines/warehouse/dictionary.py's registry")
+            found.append(DeclaredTable(table, header.group(1), leading_comment(text)))
+    return found

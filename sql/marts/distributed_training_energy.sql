@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.distributed_training_energy (paper Table 2, our estimate: the paper's cells are not
 -- published). Grain: scenario x edge device class (core.scenario_devices) x communication
 -- pattern, for OPT-1.3B.

@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.grid_annual: annual average grid carbon intensity per zone and year, lifecycle scope
 -- (staging.grid_intensity's annual_average rows, e.g. Ember). Grain: zone x year.
 select

@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.grid_daily: daily mean grid carbon intensity per zone, from the sub-daily (hourly or
 -- half-hourly) actual series of staging.grid_intensity. One emission scope per zone: lifecycle
 -- where the zone has it, else the first other by name (direct). Days are UTC days.

@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.grid_profiles: the daily profile of grid carbon intensity per zone, by hour of the day
 -- (UTC), from the sub-daily (hourly or half-hourly) actual series of staging.grid_intensity, in
 -- the one emission scope marts.grid_daily chose for the zone. Grain: zone x hour of day.

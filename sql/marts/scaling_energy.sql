@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size.
 -- Compute: the measured Table 1 energy of OPT-125M on each device class (the cloud GPU's, and
 --   each edge class's in core.scenario_devices), scaled linearly in

@@ -1,3 +1,4 @@
+-- asset: group=marts
 -- marts.scenarios: the scenarios the build evaluated (core.scenarios), for the pages' scenario
 -- selectors, with the communication patterns the pages offer: each scenario's own (its
 -- comm_pattern) and the compute-only pattern (the row of core.patterns that moves no bytes: R

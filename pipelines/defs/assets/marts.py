@@ -19,8 +19,6 @@ TRAINING_ENERGY = sql_table("marts.training_energy")
 LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon", also_reads=("core.scenario_devices",))
 # the model's one formula reads core.scenarios (scenario_inputs) before the SQL runs
 FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios", "core.scenario_devices"))
-SCALING_ENERGY = sql_table("marts.scaling_energy")
-DISTRIBUTED_TRAINING_ENERGY = sql_table("marts.distributed_training_energy")
 PAPER_REPRODUCTION = sql_table("marts.paper_reproduction", joins_sources=True)
 
 class TrainingEnergyConfig(dg.Config):
@@ -143,32 +141,6 @@ def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
     con = warehouse.connection()
     evaluated = evaluate(con, scenario_inputs(con), all_bases=True)
     return FLEET_EQUIVALENCE.build(con, relations={"evaluated": evaluated})
-
-
-@SCALING_ENERGY.asset(group="marts")
-def scaling_energy(warehouse: Warehouse) -> dg.MaterializeResult:
-    """Training energy across OPT sizes 125M-66B per device class (paper Fig. 3).
-
-    Grain: scenario x device class x model size. Scaling rule: compute energy = the Table 1
-    OPT-125M energy of that device class x (params / 125M), i.e. the same token budget at the
-    same energy per FLOP (training FLOPs ~ 6 x params x tokens). Communication follows the
-    paper's idealized model: each parameter sent once per step at the scenario's bandwidth
-    (10 MB/s) and radio power (0.5 W), plus network kWh/GB; the cloud GPU has none.
-    """
-    return SCALING_ENERGY.build(warehouse.connection())
-
-
-@DISTRIBUTED_TRAINING_ENERGY.asset(group="marts")
-def distributed_training_energy(warehouse: Warehouse) -> dg.MaterializeResult:
-    """OPT-1.3B trained on a fleet of edge devices: compute and communication energy (paper Table 2).
-
-    Grain: scenario x edge device class x communication pattern (idealized: parameters sent
-    once per sync by every device; parameter server; ring all-reduce; pipeline: activations
-    and their gradients cross the N - 1 stage boundaries per step; all divided by a
-    compression factor). The paper does not publish its cells, so this is our estimate
-    against its 1.5-5x claim.
-    """
-    return DISTRIBUTED_TRAINING_ENERGY.build(warehouse.connection())
 
 
 @PAPER_REPRODUCTION.asset(group="marts", check_specs=[every_claim_present.spec])
