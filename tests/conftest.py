@@ -9,6 +9,7 @@ run config. Tests of numbers only the default config gives (the README's verdict
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -114,10 +115,36 @@ def _no_working_copy_left(request: pytest.FixtureRequest, tmp_path_factory: pyte
         assert left == [], f"working copies left behind: {left}"
 
 
+#: The fixture whose build every worker of a test run shares (tests open it read-only or copy it).
+SHARED_BUILD = "built_warehouse"
+
+
 @pytest.fixture(scope="session")
-def built_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A warehouse built once from the shipped sources at the test run config; tests open it read-only."""
-    return _built(tmp_path_factory.mktemp("warehouse") / "edge_carbon.duckdb")
+def built_warehouse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A warehouse built once per test run from the shipped sources at the test run config; tests
+    open it read-only (or copy it). Under pytest-xdist the workers share one build: the first to
+    need it builds it in the run's temporary folder while holding a file lock, the others wait
+    for it (:func:`pytest_collection_modifyitems` gives them other tests meanwhile)."""
+    if worker_id == "master":
+        return _built(tmp_path_factory.mktemp("warehouse") / "edge_carbon.duckdb")
+    root = tmp_path_factory.getbasetemp().parent / "shared_warehouse"
+    root.mkdir(exist_ok=True)
+    path, done = root / "edge_carbon.duckdb", root / "built"
+    with (root / "build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():  # a failed build leaves no mark: the next worker tries again and fails the same way
+            _built(path)
+            done.touch()
+    return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One test that needs the shared build first, every test that does not next, the others last:
+    the worker that takes the first builds the warehouse while the others run tests without it."""
+    needs = [item for item in items if SHARED_BUILD in getattr(item, "fixturenames", ())]
+    if needs:
+        others = [item for item in items if SHARED_BUILD not in getattr(item, "fixturenames", ())]
+        items[:] = [needs[0], *others, *needs[1:]]
 
 
 @pytest.fixture(scope="session")
