@@ -47,6 +47,7 @@ from schemas.marts import (
 )
 from schemas.generations import Generations
 from schemas.meta import columns
+from schemas.model_evaluation import ModelEvaluation
 from schemas.methods import (
     Bases,
     Claim,
@@ -117,6 +118,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.network_methods": NetworkMethods,
     "core.patterns": Patterns,
     "core.claim": Claim,
+    "core.model_evaluation": ModelEvaluation,
     "marts.training_energy": TrainingEnergy,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,

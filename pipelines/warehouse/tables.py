@@ -68,7 +68,7 @@ def build_table(
     The table name is a code constant (checked); values reach the SQL only as bound
     parameters. With ``model``, the result is cast to the model's column order first. The
     model's macros (sql/model/macros.sql) are available; ``relations`` are frames the SQL
-    reads by name (for example the model's output as ``evaluated``).
+    reads by name.
     """
     install_macros(con)
     for name, relation in (relations or {}).items():

@@ -1,11 +1,17 @@
+-- asset: group=marts
 -- marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a mixed
 -- fleet adds its whole ('fleet') beside its classes.
--- Shapes the model's output (sql/model/evaluate.sql over core.scenarios, every basis; read
--- here as the relation `evaluated`) into one row per basis: devices per cloud GPU, edge added
+-- Shapes the model's output (sql/model/evaluate.sql over core.scenarios, every basis: the rows
+-- of core.model_evaluation under the frame's headline method row) into one row per basis: devices per cloud GPU, edge added
 -- carbon, communication under the scenario's named pattern (comm_pattern: the paper's radio
 -- window in its own scenarios) and the reduction factor with and without it.
 -- marts.communication holds every pattern. The memory-capacity floor is a column, not a basis.
-with s as (
+with evaluated as (
+    -- the model's rows (core.model_evaluation) this mart reads: every basis and pattern, the frame's headline method row
+    select * from core.model_evaluation where is_headline_method
+),
+
+s as (
     select
         scenario_id,
         -- the scenario's 'with communication' pattern (core.patterns)

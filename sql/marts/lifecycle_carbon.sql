@@ -1,7 +1,8 @@
+-- asset: group=marts
 -- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (the cloud GPU and every edge
 -- device class the model evaluates that has a manufacturer footprint).
 -- Reads the model's per-unit terms (sql/model/evaluate.sql over core.scenarios, compute only,
--- each class's headline basis and network method; read here as the relation `evaluated`) and
+-- each class's headline basis and network method: its rows of core.model_evaluation) and
 -- recombines none of them, so the terms are counted over the job's years (job_years: the
 -- scenario's horizon_years, or its workload's duration) exactly as in R:
 -- Cloud GPU: embodied = the scenario's per-GPU factor, charged in full to the job, or
@@ -10,7 +11,12 @@
 -- Edge classes: embodied = report total x non-use share x min(T / report lifetime, 1);
 --   operational = online share x training power x wall factor (charger and battery losses) x
 --   the class's hours/day x 365 x T x CI.
-with s as (
+with evaluated as (
+    -- the model's rows (core.model_evaluation) this mart reads: each scenario's headline basis and method row
+    select * from core.model_evaluation where is_headline and is_headline_method
+),
+
+s as (
     select scenarios.scenario_id, frames.cloud_embodied_rule
     from core.scenarios as scenarios
     inner join core.frames as frames using (accounting_frame)

@@ -4,8 +4,8 @@
 -- a resize power (core.frame_resize_powers), each a row of weights of terms the model computes
 -- once (sql/model/evaluate.sql). The deterministic R
 -- (compute only, and with the scenario's named communication pattern) from the model's
--- evaluation of core.scenarios (read here as the relation `evaluated`: the headline basis and
--- measured_throughput, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
+-- evaluation of core.scenarios (its rows of core.model_evaluation: the headline basis and
+-- the measured basis, every admitted method), beside the Monte Carlo p05/p50/p95 of the same
 -- basis, pattern and method from marts.uncertainty: over the scenario's feasible draws, and over
 -- every draw with an infeasible draw counted as a failure (R = 0; the `_all_draws` band and the
 -- `share_feasible_*` shares).
@@ -39,6 +39,19 @@ with frames as (
     select scenario_id, accounting_frame, comm_pattern, headline_network_method
     from core.scenarios
     inner join core.frames using (accounting_frame)
+),
+
+-- the model's rows (core.model_evaluation) this mart reads: the headline basis, and the measured
+-- basis (core.bases measured) beside it on the patterns read here (the scenario's own, and the one
+-- that moves no bytes)
+evaluated as (
+    select model.*
+    from core.model_evaluation as model
+    inner join core.bases on model.basis = core.bases.basis
+    inner join core.patterns on model.pattern = core.patterns.pattern
+    inner join frames on model.scenario_id = frames.scenario_id
+    where model.is_headline
+        or (core.bases.measured and (not core.patterns.moves_bytes or model.pattern = frames.comm_pattern))
 ),
 
 -- the key of the row the scenario's measured GPU rate is read from (table.key_column=key.column)

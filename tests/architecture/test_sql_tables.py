@@ -64,3 +64,20 @@ def test_the_description_is_the_files_leading_comment() -> None:
     assert leading_comment(sql) == "marts.x: one row per zone."
     assert ASSET_HEADER.search(sql).group(1) == "marts"
     assert ASSET_HEADER.search("-- asset: group=marts, extra\n") is None
+
+
+#: The marts that read the model's stored evaluation (core.model_evaluation) instead of evaluating again.
+READ_THE_EVALUATION = ("marts/lifecycle_carbon.sql", "marts/fleet_equivalence.sql", "marts/verdict.sql")
+
+
+def test_the_model_is_evaluated_once_into_a_table_the_marts_read() -> None:
+    """core.model_evaluation holds the model's rows; the marts that shape them read the table, and no asset
+    hands the model's output to SQL as a relation registered from Python."""
+    from pipelines.warehouse.lineage import tables_read_by
+
+    for sql_file in READ_THE_EVALUATION:
+        assert "core.model_evaluation" in tables_read_by(sql_file), sql_file
+    handed = [f"{path.name}:{node.lineno}" for path in sorted(ASSETS.glob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.Call) and any(k.arg == "relations" for k in node.keywords)]
+    assert handed == []

@@ -50,7 +50,7 @@ def _methods(method: str, policy: str, power: str) -> dict:
 
 def _row(method: str, pattern: str, r: float, *, physical: bool = True, w: float = 5.0, policy: str = POLICY,
          power: str = POWER) -> dict:
-    """One row of the model's evaluation (the relation `evaluated`) for scenario s, class laptop, the measured basis."""
+    """One row of the model's evaluation (core.model_evaluation) for scenario s, class laptop, the measured basis."""
     return {"scenario_id": "s", "device_class": "laptop", "basis": "measured_throughput", "is_headline": True,
             **_methods(method, policy, power), "pattern": pattern, "devices": 100.0,
             "cloud_gpu_count": 1.0, "resized_from": None, "reduction_factor": r, "link_time_share": 0.5,
@@ -70,7 +70,7 @@ def _mc(method: str, pattern: str, band: tuple[float, float, float], all_draws: 
 
 def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | None = None,
              parameters: list[dict] | None = None) -> pl.DataFrame:
-    """sql/marts/verdict.sql over the given rows (and the shipped reference tables core.frames, core.patterns, core.claim,
+    """sql/marts/verdict.sql over the given rows of core.model_evaluation (and the shipped reference tables core.frames, core.patterns, core.claim,
     core.bases; ``parameters``: rows of core.scenario_parameters, scenario_id, parameter and factor_ref)."""
     con = duckdb.connect()
     for schema in ("core", "marts"):
@@ -95,6 +95,7 @@ def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | No
     con.register("sens", pa.Table.from_pylist(sensitivity or [], schema=pa.schema(keys)))
     con.execute("create table marts.sensitivity as select * from sens")
     con.register("evaluated", pa.Table.from_pylist(evaluated))
+    con.execute("create table core.model_evaluation as select * from evaluated")
     return query_pl(con, sql_text("marts/verdict.sql"), VERDICT_PARAMS)
 
 

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.lib.checks import Reader, summary_metadata, table_check
+from pipelines.lib.checks import Reader, staging_checks, summary_metadata, table_check
 from pipelines.lib.keys import SOURCES_KEY
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.resources import Warehouse
@@ -11,14 +11,15 @@ from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.reach import unreached
+from schemas.model_evaluation import ModelEvaluation
 from schemas.scenario_parameters import ScenarioDevices
-from schemas.vocabulary import COMPUTE_ONLY
 
 SCENARIOS = sql_table("core.scenarios")
 TRAINING_ENERGY = sql_table("marts.training_energy")
-LIFECYCLE_CARBON = sql_table("marts.lifecycle_carbon", also_reads=("core.scenario_devices",))
-# the model's one formula reads core.scenarios (scenario_inputs) before the SQL runs
-FLEET_EQUIVALENCE = sql_table("marts.fleet_equivalence", also_reads=("core.scenarios", "core.scenario_devices"))
+#: What the model reads besides core.scenarios: the method rows (the same rows as schemas/vocabulary.py's).
+METHOD_TABLES = ("core.frames", "core.frame_network_methods", "core.workload_kinds", "core.embodied_policies",
+                 "core.frame_embodied_policies", "core.resize_powers", "core.frame_resize_powers", "core.bases",
+                 "core.network_methods", "core.patterns")
 PAPER_REPRODUCTION = sql_table("marts.paper_reproduction", joins_sources=True)
 
 class TrainingEnergyConfig(dg.Config):
@@ -95,6 +96,22 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
     return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)
 
 
+@dg.asset(key=["core", "model_evaluation"], group_name="scenarios", kinds={"duckdb", "sql"},
+          deps=[["core", "scenarios"], *(table.split(".") for table in METHOD_TABLES)], metadata=column_metadata(ModelEvaluation),
+          check_specs=staging_checks("core.model_evaluation", ModelEvaluation, joins_sources=False))
+def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The model's one formula (sql/model/evaluate.sql) evaluated once over core.scenarios.
+
+    Grain: scenario x edge device class x basis x communication pattern x method row: every basis,
+    every pattern, and the method rows the marts read (the frame's headline row everywhere, every
+    row on the scenario's own pattern, every allocation policy on the pattern that moves no bytes).
+    marts.lifecycle_carbon, marts.fleet_equivalence and marts.verdict read their rows from here.
+    """
+    con = warehouse.connection()
+    evaluated = evaluate(con, scenario_inputs(con), all_bases=True, basis_filter="all", methods="all")
+    return write_table(con, "core.model_evaluation", evaluated, ModelEvaluation)
+
+
 @TRAINING_ENERGY.asset(group="marts", check_specs=[every_log_reaches_a_mart.spec])
 def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """Energy per training run with its 95% CI, per device and workload (paper Table 1).
@@ -104,43 +121,6 @@ def training_energy(config: TrainingEnergyConfig, warehouse: Warehouse) -> dg.Ma
     slowdown against the reference cloud GPU's series of the same workload.
     """
     return TRAINING_ENERGY.build(warehouse.connection(), {"reference_device": config.reference_device})
-
-
-@LIFECYCLE_CARBON.asset(group="marts")
-def lifecycle_carbon(warehouse: Warehouse) -> dg.MaterializeResult:
-    """Embodied, operational and total kgCO2e per device over the job (paper Fig. 4).
-
-    Grain: scenario x device class (cloud_gpu and each edge class with a manufacturer
-    footprint). The terms are the model's own (sql/model/evaluate.sql, compute only), read per
-    unit and counted over the job's years as in R: the cloud GPU's per-GPU embodied factor
-    (1/8 of a server or a named factor set) plus MLCO2-style operational carbon (P x
-    utilisation x h x 365 x T x PUE x CI); each edge class's manufacturer report's non-use-phase
-    carbon re-amortised as total x non-use share x min(T / report lifetime, 1), plus one
-    device's training electricity.
-    """
-    con = warehouse.connection()
-    evaluated = evaluate(con, scenario_inputs(con), patterns=(COMPUTE_ONLY,))
-    return LIFECYCLE_CARBON.build(con, relations={"evaluated": evaluated})
-
-
-@FLEET_EQUIVALENCE.asset(group="marts")
-def fleet_equivalence(warehouse: Warehouse) -> dg.MaterializeResult:
-    """How many edge devices match one cloud GPU, and the carbon of each side (paper Fig. 5).
-
-    Grain: scenario x edge device class x equivalence basis (peak FLOPS, peak FP16, memory
-    bandwidth, roofline at the scenario's arithmetic intensity, memory capacity for the
-    fleet's model, availability, and the binding maximum). Devices per GPU follow the written
-    duty-cycle formula N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)); a
-    stated count (the paper's) replaces it on peak_flops. Edge added carbon = N x online x
-    P_train x h_dev x 365 x T x CI (+ the embodied allocation policy); communication = the
-    scenario's named pattern under its frame's headline network method, the fleet resized to
-    carry it outside the paper's frame (marts.verdict has every method). R = cloud total / edge
-    added, with and without communication.
-    Computed by the model's one formula (sql/model/evaluate.sql).
-    """
-    con = warehouse.connection()
-    evaluated = evaluate(con, scenario_inputs(con), all_bases=True)
-    return FLEET_EQUIVALENCE.build(con, relations={"evaluated": evaluated})
 
 
 @PAPER_REPRODUCTION.asset(group="marts", check_specs=[every_claim_present.spec])

@@ -6,15 +6,12 @@ import polars as pl
 from pipelines.lib.checks import Reader, table_check
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.tables import SqlTable, with_metadata
-from pipelines.model.formula import evaluate, scenario_inputs
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
 from schemas.vocabulary import (
     ASSUMED,
-    COMM_PATTERNS,
-    COMPUTE_ONLY,
     PAPER_FRAME,
     VERDICT_BELOW,
     VERDICT_EDGE_MORE,
@@ -25,8 +22,7 @@ from schemas.vocabulary import (
 
 #: The scenario parameter whose factor_ref names the measured row of the cloud GPU's training rate.
 GPU_RATE_PARAMETER = "cloud_gpu_measured_tflops"
-VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict,
-                   also_reads=("core.scenarios", "core.scenario_parameters", "core.scenario_devices"))
+VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
 #: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
 #: the feasibility threshold are core.claim's).
 VERDICT_PARAMS = {
@@ -107,9 +103,7 @@ def verdict(warehouse: Warehouse) -> dg.MaterializeResult:
     README.md's answer and headline table and docs/findings.md's verdict table are rendered from this table.
     """
     con = warehouse.connection()
-    evaluated = evaluate(con, scenario_inputs(con), patterns=(COMPUTE_ONLY, *COMM_PATTERNS), basis_filter="headline_and_measured",
-                         methods="all")
-    result = VERDICT.build(con, VERDICT_PARAMS, relations={"evaluated": evaluated})
+    result = VERDICT.build(con, VERDICT_PARAMS)
     headline = query_pl(con, "select scenario_id, accounting_frame, device_class, network_method, round(reduction_factor, 2) as r, "
                              "round(reduction_factor_with_comm, 2) as r_comm, round(p05_with_comm, 2) as p05_comm, "
                              "round(p95_with_comm, 2) as p95_comm, verdict "

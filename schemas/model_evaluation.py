@@ -1,0 +1,74 @@
+"""core.model_evaluation: the model's one formula (sql/model/evaluate.sql) evaluated once over
+core.scenarios, every row the marts read, so they read this table instead of evaluating again."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+
+from schemas.vocabulary import (
+    BASES,
+    CAPACITY_UNITS,
+    DEVICE_CLASS_PATTERN,
+    NETWORK_METHODS,
+    PATTERNS,
+    POLICIES,
+    RESIZE_POWERS,
+)
+
+
+class ModelEvaluation(pa.DataFrameModel):
+    """The model evaluated on every scenario. Grain: scenario x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
+
+    scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
+    variant_id: str = pa.Field(isin=["base"], description="The parameter set: 'base', the scenario's own values (other evaluations substitute or draw them).")
+    device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis (core.bases).")
+    is_headline: bool = pa.Field(description="The scenario's headline basis.")
+    pattern: str = pa.Field(isin=list(PATTERNS), description="Communication pattern (core.patterns): " + ", ".join(PATTERNS) + ".")
+    network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How communication's network energy is counted (core.network_methods).")
+    embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How a grown fleet's extra device-hours draw power (core.resize_powers).")
+    is_headline_method: bool = pa.Field(description="The frame's headline method row: its headline network method, the scenario's allocation policy and the frame's headline resize power.")
+    is_headline_policy: bool = pa.Field(description="The scenario's own allocation policy.")
+    is_headline_resize_power: bool = pa.Field(description="The frame's headline resize power.")
+    cloud_gpu_capacity: float = pa.Field(description="Cloud GPU capacity on this basis, in capacity_unit.")
+    device_capacity: float = pa.Field(nullable=True, description="Edge device capacity on this basis, in capacity_unit (null on the fleet row).")
+    capacity_unit: str = pa.Field(isin=list(CAPACITY_UNITS), description="The unit of the basis's capacities (core.bases).")
+    online_fraction: float = pa.Field(description="Share of the training window a device is online (1 where the basis does not count availability).")
+    devices_exact: float = pa.Field(nullable=True, description="(X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown) before rounding (null on the fleet row).")
+    devices_formula: float = pa.Field(nullable=True, description="ceil(devices_exact) (null on the fleet row).")
+    devices_from: str = pa.Field(isin=["formula", "stated", "memory_capacity", "device_peak", "fleet"], description="Where the count comes from: the formula, the scenario's stated count, the memory floor, the devices at their peak, or a mixed fleet's sum.")
+    devices_memory_floor: float = pa.Field(nullable=True, description="Devices holding the fleet model's training state per GPU holding it: a floor under every basis, not an equivalence (null on the fleet row).")
+    devices: float = pa.Field(gt=0, description="Devices used for the whole cloud job: the count times the device multiplier, cloud_gpu_count and the class's fleet share, grown where the frame resizes the fleet.")
+    resized_from: float = pa.Field(nullable=True, description="The compute-equivalent count the fleet was grown from (pipelines to complete, or traffic to carry); null when not grown.")
+    cloud_total_kgco2e: float = pa.Field(ge=0, description="The cloud job's lifecycle total (the class's share of it in a mixed fleet), kgCO2e.")
+    edge_operational_kgco2e: float = pa.Field(ge=0, description="Edge operational carbon of the fleet over the job, kgCO2e.")
+    edge_embodied_kgco2e: float = pa.Field(nullable=True, ge=0, description="Edge embodied carbon allocated to training under the policy, kgCO2e.")
+    cloud_embodied_per_gpu_kgco2e: float = pa.Field(nullable=True, ge=0, description="One cloud GPU's embodied carbon charged to the job, kgCO2e.")
+    cloud_operational_per_gpu_kgco2e: float = pa.Field(nullable=True, ge=0, description="One cloud GPU's operational carbon over the job, kgCO2e.")
+    device_embodied_kgco2e: float = pa.Field(nullable=True, ge=0, description="One edge device's embodied carbon over the job (its report's non-use-phase share, re-amortised), kgCO2e.")
+    device_operational_kgco2e: float = pa.Field(nullable=True, ge=0, description="One edge device's training electricity carbon over the job, kgCO2e.")
+    comm_gb: float = pa.Field(ge=0, description="Data the pattern needs the fleet to move over the job, GB.")
+    comm_kwh: float = pa.Field(ge=0, description="Communication energy under the network method (radio and network), kWh.")
+    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon at the edge grid intensity, kgCO2e.")
+    network_w_per_line: float = pa.Field(nullable=True, description="The network power the method charges, averaged over the home lines the training holds, W.")
+    line_power_physical_max_w: float = pa.Field(nullable=True, description="The most a fixed broadband line can draw (twice Malmodin 2020's figure), W: the bound network_physical checks.")
+    network_physical: bool = pa.Field(description="network_w_per_line stays within line_power_physical_max_w.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time the pattern needs / the training window; > 1: the links cannot carry it.")
+    required_link_mb_per_s: float = pa.Field(nullable=True, description="Link rate each online device needs to send its share within its window, MB/s.")
+    link_mb_per_s: float = pa.Field(nullable=True, description="The scenario's link rate per device, MB/s (edge_bandwidth_mb_per_s).")
+    link_feasible: bool = pa.Field(description="link_time_share <= 1.")
+    memory_feasible: bool = pa.Field(description="The training state a device must hold fits its usable memory.")
+    pipeline_stages: float = pa.Field(nullable=True, description="Stages of a pattern that splits the model (core.patterns splits_model); null for other patterns.")
+    implied_device_utilisation: float = pa.Field(nullable=True, description="The devices' achieved FLOPS over their FP32 peak while they train (the cloud GPU's work over the fleet's online peak).")
+    edge_added_kgco2e: float = pa.Field(ge=0, description="Edge training carbon: operational + allocated embodied + communication, kgCO2e.")
+    fleet_share: float = pa.Field(nullable=True, description="The class's share of a mixed fleet's work; null when the class stands alone against the whole job.")
+    hours_per_day: float = pa.Field(nullable=True, description="The class's training hours a day (its own class_hours_per_day, else the scenario's edge_hours_per_day).")
+    job_years: float = pa.Field(gt=0, description="Calendar years of the job.")
+    cloud_gpu_count: float = pa.Field(gt=0, description="Cloud accelerators the job runs on.")
+    wall_factor: float = pa.Field(nullable=True, description="Wall electricity per unit of the device's training power: the charger's efficiency and the battery's round trip on the share of energy that passes through it.")
+    reduction_factor: float = pa.Field(description="R = cloud_total_kgco2e / edge_added_kgco2e.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]
