@@ -12,20 +12,10 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.model.methods import (
-    basis_rows,
-    frame_method_rows,
-    frame_policy_rows,
-    frame_resize_power_rows,
-    frame_rows,
-    network_method_rows,
-    pattern_rows,
-    policy_rows,
-    resize_power_rows,
-    workload_rows,
-)
+from pipelines.identifiers import checked_identifier
+from pipelines.model.methods import reference_tables
 from pipelines.paths import sql_text
-from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.queries import query_pl, table_exists
 from pipelines.warehouse.tables import install_macros
 from schemas.vocabulary import (
     BASES,
@@ -125,6 +115,30 @@ def scenario_devices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+def publish_model_inputs(con: duckdb.DuckDBPyConnection) -> None:
+    """The formula's default inputs as views of the warehouse (schema main): ``model_inputs`` over
+    core.scenarios and ``model_devices`` over core.scenario_devices (sql/model/inputs_base.sql,
+    devices_base.sql), so sql/model/evaluate.sql runs on the published file with no set-up. A caller
+    that evaluates other parameter sets shadows them with temporary views of the same names
+    (:func:`model_view`)."""
+    con.execute("create or replace view main.model_inputs as " + sql_text("model/inputs_base.sql"))
+    con.execute("create or replace view main.model_devices as " + sql_text("model/devices_base.sql"))
+
+
+def install_methods(con: duckdb.DuckDBPyConnection) -> None:
+    """The method tables the model reads (core.frames, core.patterns, core.bases, ...) on a connection
+    that lacks them: a scratch connection beside the warehouse's (the Sobol runs', a test's). They are
+    the rows the ``model_methods`` asset writes to the warehouse (:func:`reference_tables`), so the
+    model reads one set of tables, with one set of names, wherever it runs."""
+    if table_exists(con, "core.patterns"):
+        return
+    con.execute("create schema if not exists core")
+    for table, rows in reference_tables().items():
+        con.register("_method_rows", rows)
+        con.execute(f"create table {checked_identifier(table)} as select * from _method_rows")  # noqa: S608 - a checked constant
+        con.unregister("_method_rows")
+
+
 def _has_fleets(inputs: pa.Table, constants: pl.DataFrame | None) -> bool:
     """Whether any parameter set has a mixed fleet (a non-null ``<class>_fleet_share``)."""
     suffix = "_fleet_share"
@@ -185,6 +199,7 @@ def model_view(
     pattern in Python.
     """
     install_macros(con)
+    install_methods(con)
     table = inputs.to_arrow() if isinstance(inputs, pl.DataFrame) else inputs
     if constants is None:
         con.register("model_inputs", table)
@@ -216,16 +231,7 @@ def model_view(
                     {"rows": [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]})
         methods = "rows"
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
-    con.register("model_pattern_rows", pattern_rows())
-    con.register("model_frames", frame_rows())
-    con.register("model_policies", policy_rows())
-    con.register("model_frame_policies", frame_policy_rows())
-    con.register("model_resize_powers", resize_power_rows())
-    con.register("model_frame_resize_powers", frame_resize_power_rows())
-    con.register("model_network_methods", network_method_rows())
-    con.register("model_workloads", workload_rows())
-    con.register("model_frame_methods", frame_method_rows())
-    con.register("model_bases", basis_rows(BASES if all_bases else HEADLINE_BASES))
+    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
     if _has_fleets(table, constants):
         con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
         con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))
@@ -234,18 +240,14 @@ def model_view(
     try:
         yield "model_evaluation"
     finally:
-        con.execute("drop view if exists model_evaluation")
-        con.execute("drop view if exists model_class_rows")
-        con.unregister("model_pattern_rows")
-        for name in ("model_frames", "model_policies", "model_frame_policies", "model_resize_powers", "model_frame_resize_powers",
-                     "model_network_methods", "model_workloads", "model_frame_methods", "model_bases"):
-            con.unregister(name)
+        con.execute("drop view if exists temp.model_evaluation")
+        con.execute("drop view if exists temp.model_class_rows")
         if constants is None:
             con.unregister("model_inputs")
             con.unregister("model_devices")
         else:
-            con.execute("drop view if exists model_inputs")
-            con.execute("drop view if exists model_devices")
+            con.execute("drop view if exists temp.model_inputs")  # never the warehouse's own (main.model_inputs)
+            con.execute("drop view if exists temp.model_devices")
             for name in (
                 "model_draws",
                 "model_constants",

@@ -1,33 +1,34 @@
 -- The reduction factor, evaluated set-wise over any number of parameter sets.
 -- Input: the view `model_inputs`, one row per (scenario_id, variant_id) with one column per
--- model parameter (the columns of core.scenarios). The deterministic marts pass core.scenarios
--- (variant 'base'); sensitivity, break-even and Monte Carlo pass substituted or drawn rows.
--- Variables, set by pipelines.model.model_view: getvariable('model_basis_filter') (of the
--- bases in `model_bases`: 'all', 'headline': only each scenario's
--- headline basis, 'headline_and_measured': the headline and measured_throughput, 'measured':
--- measured_throughput only), getvariable('model_patterns') (none, radio_window, idealized,
--- parameter_server, ring_allreduce, pipeline) and getvariable('model_own_pattern') (true: each
--- parameter set's own named pattern, its comm_pattern, beside those).
--- Edge devices, by the view `model_devices`: one row per parameter set and edge device class,
--- each class's `<class>_<field>` parameters under common names (pipelines.model.formula
--- device_rows), so a class is added by parameter rows, never here. A class with a fleet_share
--- is one part of a mixed fleet: it takes that share of the cloud job, and a row with
--- device_class 'fleet' sums the classes (shares sum to 1: sql/checks/frame_consistency.sql).
--- Workload: the scenario's workload_kind names a row of the view `model_workloads`
--- (core.workload_kinds), whose weights pick the job's length (job_years) on cloud_gpu_count
--- accelerators, over which both sides are counted: horizon_years (the paper's), workload_gpu_hours
--- accelerator-hours, or fleet_model_params x workload_tokens at 6 N D FLOPs and workload_mfu of the
--- accelerator's FP16/BF16 peak. Embodied allocation: edge_embodied_policy names a row of
--- `model_policies` (core.embodied_policies), the weights of the model's three embodied terms; the
--- frame's other policies (`model_frame_policies`: core.frame_embodied_policies) and the power of a
--- grown fleet's extra devices (`model_frame_resize_powers`, `model_resize_powers`:
--- core.frame_resize_powers, core.resize_powers) are method rows beside its network methods.
--- Accounting frame: the scenario's accounting_frame names a row of the view `model_frames`
--- (core.frames), whose rules are columns joined here: whether the cloud node's embodied carbon is
--- amortised and whether a fleet over its link is resized; `model_frame_methods`
--- (core.frame_network_methods) holds the network methods each frame admits. Equivalence bases are
--- the rows of `model_bases` (core.bases: every basis, or the headline ones), with their capacity
--- unit and whether availability enters the count.
+-- model parameter (the columns of core.scenarios), and the view `model_devices`, one row per
+-- parameter set and edge device class, each class's `<class>_<field>` parameters under common
+-- names, so a class is added by parameter rows, never here. The warehouse's own views
+-- (sql/model/inputs_base.sql, devices_base.sql: core.scenarios and core.scenario_devices as variant
+-- 'base') make this file run on the published warehouse as it is, after sql/model/macros.sql, and
+-- return core.model_evaluation; sensitivity, break-even, Monte Carlo and siting shadow them with
+-- temporary views of their own parameter sets (pipelines.model.formula.model_view).
+-- Variables (unset: every row, as core.model_evaluation holds): getvariable('model_bases') (the
+-- rows of core.bases to evaluate), getvariable('model_basis_filter') ('all', 'headline': only each
+-- scenario's headline basis, 'headline_and_measured': the headline and measured_throughput,
+-- 'measured': measured_throughput only), getvariable('model_patterns') (the rows of core.patterns)
+-- and getvariable('model_own_pattern') (true: each parameter set's own named pattern, its
+-- comm_pattern, beside those), getvariable('model_method_filter') (the CTE `methods`).
+-- A class with a fleet_share is one part of a mixed fleet: it takes that share of the cloud job,
+-- and a row with device_class 'fleet' sums the classes (sql/model/fleet.sql; shares sum to 1:
+-- sql/checks/frame_consistency.sql).
+-- Methods are rows of the warehouse's tables, joined here by their names: the scenario's
+-- workload_kind names a row of core.workload_kinds, whose weights pick the job's length (job_years)
+-- on cloud_gpu_count accelerators, over which both sides are counted: horizon_years (the paper's),
+-- workload_gpu_hours accelerator-hours, or fleet_model_params x workload_tokens at 6 N D FLOPs and
+-- workload_mfu of the accelerator's FP16/BF16 peak. Embodied allocation: edge_embodied_policy names
+-- a row of core.embodied_policies, the weights of the model's three embodied terms; the frame's
+-- other policies (core.frame_embodied_policies) and the power of a grown fleet's extra devices
+-- (core.frame_resize_powers, core.resize_powers) are method rows beside its network methods.
+-- Accounting frame: the scenario's accounting_frame names a row of core.frames, whose rules are
+-- columns joined here: whether the cloud node's embodied carbon is amortised and whether a fleet
+-- over its link is resized; core.frame_network_methods holds the network methods each frame admits.
+-- Equivalence bases are the rows of core.bases, with their capacity unit and whether availability
+-- enters the count.
 -- Output grain: scenario x variant x edge device class (and 'fleet' for a mixed fleet) x
 -- equivalence basis x communication pattern x method row (network method, allocation policy,
 -- resize power; which rows: getvariable('model_method_filter'), the CTE `methods`).
@@ -63,7 +64,7 @@
 -- Cloud total = charged embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
 -- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication
 --   (a grown fleet's extra device-hours at P or at the class's idle power, by the resize-power row).
--- Communication, by each pattern's row (model_pattern_rows: core.patterns, never its name): its
+-- Communication, by each pattern's row (core.patterns, never its name): its
 --   bytes are comm_bytes(...), its coefficients times the byte terms, for the tokens the GPU would
 --   train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x
 --   params), each device taking batches of batch_size x sequence_length tokens; its radio is
@@ -127,14 +128,14 @@ inputs as (
                                                                 workload_mfu),
                                               cloud_gpu_count, cloud_hours_per_day)) as job_years
     from gpus
-    inner join model_frames as frame on frame.accounting_frame = gpus.accounting_frame
-    inner join model_workloads as workload on workload.workload_kind = gpus.workload_kind
-    inner join model_policies as own on own.policy = gpus.edge_embodied_policy
+    inner join core.frames as frame on frame.accounting_frame = gpus.accounting_frame
+    inner join core.workload_kinds as workload on workload.workload_kind = gpus.workload_kind
+    inner join core.embodied_policies as own on own.policy = gpus.edge_embodied_policy
     left join (
         select rows.accounting_frame, max(weights.battery_wear) as battery_wear, max(weights.use_hours) as use_hours,
             max(weights.calendar_hours) as calendar_hours
-        from model_frame_policies as rows
-        inner join model_policies as weights on weights.policy = rows.policy
+        from core.frame_embodied_policies as rows
+        inner join core.embodied_policies as weights on weights.policy = rows.policy
         where not coalesce(rows.is_frame_headline, true)
         group by rows.accounting_frame
     ) as others on others.accounting_frame = gpus.accounting_frame
@@ -176,7 +177,7 @@ capacities as (
             as cloud_embodied_per_gpu_kgco2e,
         cloud_operational_kgco2e(gpu_power_w + cloud_node_overhead_w, cloud_utilisation, cloud_hours_per_day, job_years,
                                  cloud_pue, cloud_comm_energy_share, cloud_grid_gco2e_per_kwh) as cloud_operational_per_gpu_kgco2e,
-        case when stated_devices is not null then (select basis from model_bases where takes_stated_count) else headline_basis end
+        case when stated_devices is not null then (select basis from core.bases where takes_stated_count) else headline_basis end
             as headline_name,
         -- the work one accelerator delivers while it trains (TFLOPS), as the job sets it: a job of
         -- workload_tokens is 6 N D FLOPs over the accelerators' hours (at workload_mfu of their
@@ -222,8 +223,9 @@ bases as (
         case when basis.counts_availability then straggler_slowdown else 1.0 end as slowdown
     from capacities
     -- every basis asked for, only the headline (and the measured basis beside it), or the measured basis only
-    inner join model_bases as basis
-        on case getvariable('model_basis_filter')
+    inner join core.bases as basis
+        on (getvariable('model_bases') is null or list_contains(getvariable('model_bases'), basis.basis))
+        and case coalesce(getvariable('model_basis_filter'), 'all')
             when 'all' then true
             when 'headline' then basis.basis = headline_name
             when 'headline_and_measured' then basis.basis = headline_name or basis.measured
@@ -326,14 +328,14 @@ carbon as (
     from fleet
 ),
 
--- one row per communication pattern (model_pattern_rows: its coefficients, its ends, whether it
+-- one row per communication pattern (core.patterns: its coefficients, its ends, whether it
 -- splits the model into stages and whether a larger fleet carries its traffic) and network
--- method the scenario's frame admits (model_frame_methods: every one, or the frame's headline
+-- method the scenario's frame admits (core.frame_network_methods: every one, or the frame's headline
 -- method only)
 patterns as (
     select
         carbon.*,
-        pattern.name as pattern,
+        pattern.pattern as pattern,
         pattern.home_ends,
         pattern.server_ends,
         pattern.resizable and carbon.resizes_fleet as resizable,
@@ -347,20 +349,20 @@ patterns as (
         receiving_radios(carbon.charges_receiving_radio, pattern.home_ends) as receiving_radios,
         pattern.splits_model,
         pattern.moves_bytes,
-        pattern.name = carbon.comm_pattern as is_own_pattern,
+        pattern.pattern = carbon.comm_pattern as is_own_pattern,
         devices * online_fraction as devices_online_base,
         case when pattern.splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
                                                        batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
                                                        activation_bytes, fleet_model_layers, devices_memory_stages,
                                                        pattern.activations, pattern.stage_allreduce) end as pipeline_stages
     from carbon
-    inner join model_pattern_rows as pattern
-        on list_contains(getvariable('model_patterns'), pattern.name)
-        or (getvariable('model_own_pattern') and pattern.name = carbon.comm_pattern)
+    inner join core.patterns as pattern
+        on getvariable('model_patterns') is null or list_contains(getvariable('model_patterns'), pattern.pattern)
+        or (coalesce(getvariable('model_own_pattern'), false) and pattern.pattern = carbon.comm_pattern)
     -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the
     -- scenario's own, and the one that moves no bytes)
-    where carbon.is_headline or getvariable('model_basis_filter') <> 'headline_and_measured'
-        or not pattern.moves_bytes or pattern.name = carbon.comm_pattern
+    where carbon.is_headline or coalesce(getvariable('model_basis_filter'), 'all') <> 'headline_and_measured'
+        or not pattern.moves_bytes or pattern.pattern = carbon.comm_pattern
 ),
 
 -- the traffic of the compute-equivalent fleet, and what one device can send in its window
@@ -485,17 +487,17 @@ terms as (
 ),
 
 -- the allocation policies a scenario is evaluated under: its own edge_embodied_policy (the null row)
--- and the others its frame admits (model_frame_policies: core.frame_embodied_policies)
+-- and the others its frame admits (core.frame_embodied_policies)
 policy_choices as (
-    select accounting_frame, policy from model_frame_policies where not coalesce(is_frame_headline, true)
+    select accounting_frame, policy from core.frame_embodied_policies where not coalesce(is_frame_headline, true)
     union all
-    select distinct accounting_frame, null as policy from model_frame_policies
+    select distinct accounting_frame, null as policy from core.frame_embodied_policies
 ),
 
--- one row per method row the scenario's frame admits: a network method (model_frame_methods:
--- core.frame_network_methods), an allocation policy (policy_choices: the scenario's own
+-- one row per method row the scenario's frame admits: a network method (core.frame_network_methods),
+-- an allocation policy (policy_choices: the scenario's own
 -- edge_embodied_policy, the headline, and the frame's others) and a
--- resize power (model_frame_resize_powers: core.frame_resize_powers), each a row of weights of the
+-- resize power (core.frame_resize_powers), each a row of weights of the
 -- terms above, never a name. Filter 'headline': the frame's headline row of each kind; 'network':
 -- every network method at the headline policy and resize power; 'rows': the rows named in
 -- getvariable('model_method_rows'); 'all': every combination on the
@@ -520,12 +522,12 @@ methods as (
         network_method_kwh(network.per_gb_one_end, network.per_gb_by_ends, network.marginal_by_ends, network.line_time, network_terms)
             as network_kwh
     from terms
-    inner join model_frame_methods as method on method.accounting_frame = terms.accounting_frame
-    inner join model_network_methods as network on network.network_method = method.network_method
+    inner join core.frame_network_methods as method on method.accounting_frame = terms.accounting_frame
+    inner join core.network_methods as network on network.network_method = method.network_method
     inner join policy_choices as choice on choice.accounting_frame = terms.accounting_frame
-    inner join model_policies as policy on policy.policy = coalesce(choice.policy, terms.edge_embodied_policy)
-    inner join model_frame_resize_powers as power_rows on power_rows.accounting_frame = terms.accounting_frame
-    inner join model_resize_powers as power on power.resize_power = power_rows.resize_power
+    inner join core.embodied_policies as policy on policy.policy = coalesce(choice.policy, terms.edge_embodied_policy)
+    inner join core.frame_resize_powers as power_rows on power_rows.accounting_frame = terms.accounting_frame
+    inner join core.resize_powers as power on power.resize_power = power_rows.resize_power
     -- another policy of the frame only where it is not the scenario's own; a resize power that weighs
     -- idle power only for a class that has one
     where (choice.policy is null or choice.policy <> terms.edge_embodied_policy)

@@ -31,8 +31,8 @@ select
     quantile_cont(edge_added_kgco2e, [0.05, 0.5, 0.95]) filter (where link_feasible) as edge_added_kgco2e_quantiles,
     favg(edge_added_kgco2e) filter (where link_feasible) as edge_added_kgco2e_mean,
     -- the cloud side does not depend on the device class or pattern: its quantiles over one of them, on
-    -- the compute-only rows (the pattern that moves no bytes: model_pattern_rows, core.patterns)
-    quantile_cont(cloud_total_kgco2e, [0.05, 0.5, 0.95]) filter (where pattern = (select name from model_pattern_rows where not moves_bytes))
+    -- the compute-only rows (the pattern that moves no bytes: core.patterns)
+    quantile_cont(cloud_total_kgco2e, [0.05, 0.5, 0.95]) filter (where pattern = (select pattern from core.patterns where not moves_bytes))
         as cloud_total_kgco2e_quantiles,
     favg(cloud_total_kgco2e) filter (where link_feasible) as cloud_total_kgco2e_mean,
     avg(case when reduction_factor < 1 then 1.0 else 0.0 end) filter (where link_feasible) as share_r_below_1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipelines.paths import SOURCES_DIR, sql_text
@@ -47,3 +48,22 @@ def test_the_model_names_no_device_class() -> None:
         assert not re.search(rf"\b{device_class}\w*", code), device_class
     parameters = {line.split(",", 1)[0] for line in (SOURCES_DIR / "scenarios" / "paper_base.csv").read_text("utf-8").splitlines()}
     assert not set(DEVICE_FIELDS.values()) & parameters
+
+
+def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Path) -> None:
+    """sql/model/evaluate.sql, after sql/model/macros.sql, in a plain read-only DuckDB session on the
+    published file (no code of ours: the two files' text only) returns the rows of core.model_evaluation:
+    its inputs are the warehouse's views model_inputs and model_devices and its method tables core.*."""
+    sql = Path(__file__).resolve().parents[2] / "sql" / "model"
+    with duckdb.connect(str(built_warehouse), read_only=True) as con:
+        con.execute((sql / "macros.sql").read_text(encoding="utf-8"))
+        evaluate_sql = (sql / "evaluate.sql").read_text(encoding="utf-8")
+        columns = [r[0] for r in con.execute("select column_name from duckdb_columns() where schema_name = 'core' "
+                                              "and table_name = 'model_evaluation' order by column_index").fetchall()]
+        select = ", ".join(f'"{c}"' for c in columns)
+        con.execute(f"create temp view plain as select {select} from ({evaluate_sql})")  # noqa: S608 - the project's own files
+        con.execute(f"create temp view stored as select {select} from core.model_evaluation")  # noqa: S608 - its own columns
+        counts = con.execute("select (select count(*) from plain), (select count(*) from stored)").fetchone()
+        only_plain = con.execute("select count(*) from (from plain except all from stored)").fetchone()[0]
+        only_stored = con.execute("select count(*) from (from stored except all from plain)").fetchone()[0]
+    assert counts[0] == counts[1] > 0 and only_plain == only_stored == 0, (counts, only_plain, only_stored)

@@ -113,7 +113,8 @@ def test_the_model_grows_only_the_patterns_that_split_it(built_warehouse: Path) 
         "parameter": ["edge_bandwidth_mb_per_s", "device_online_fraction", "edge_bandwidth_mb_per_s", "device_online_fraction"],
         "value": [1e4, 0.7, 1e4, 1.0],
     })
-    rows = evaluate(duckdb.connect(), substitute(base, overrides), patterns=("none", "pipeline", "ring_allreduce"))
+    with open_readonly(built_warehouse) as wh:  # the model reads its method rows (core.patterns, ...) from the warehouse
+        rows = evaluate(wh, substitute(base, overrides), patterns=("none", "pipeline", "ring_allreduce"))
     laptops = {(r["variant_id"], r["pattern"]): r for r in rows.filter(pl.col("device_class") == "laptop").iter_rows(named=True)}
     none, pipeline = laptops[("wide_link", "none")], laptops[("wide_link", "pipeline")]
     stages = pipeline["pipeline_stages"]

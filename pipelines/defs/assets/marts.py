@@ -7,7 +7,12 @@ from pipelines.lib.keys import SOURCES_KEY
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.tables import sql_table, with_metadata, write_table
-from pipelines.model.formula import evaluate, scenario_devices, scenario_inputs
+from pipelines.model.formula import (
+    evaluate,
+    publish_model_inputs,
+    scenario_devices,
+    scenario_inputs,
+)
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.reach import unreached
@@ -97,7 +102,8 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 @dg.asset(key=["core", "model_evaluation"], group_name="scenarios", kinds={"duckdb", "sql"},
-          deps=[["core", "scenarios"], *(table.split(".") for table in METHOD_TABLES)], metadata=column_metadata(ModelEvaluation),
+          deps=[["core", "scenarios"], ["core", "scenario_devices"], *(table.split(".") for table in METHOD_TABLES)],
+          metadata=column_metadata(ModelEvaluation),
           check_specs=staging_checks("core.model_evaluation", ModelEvaluation, joins_sources=False))
 def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
     """The model's one formula (sql/model/evaluate.sql) evaluated once over core.scenarios.
@@ -105,9 +111,13 @@ def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
     Grain: scenario x edge device class x basis x communication pattern x method row: every basis,
     every pattern, and the method rows the marts read (the frame's headline row everywhere, every
     row on the scenario's own pattern, every allocation policy on the pattern that moves no bytes).
-    marts.lifecycle_carbon, marts.fleet_equivalence and marts.verdict read their rows from here.
+    marts.lifecycle_carbon, marts.fleet_equivalence and marts.verdict read their rows from here. The
+    warehouse keeps the formula's default inputs as the views ``model_inputs`` and ``model_devices``
+    (core.scenarios and core.scenario_devices as variant 'base'), so sql/model/evaluate.sql, after
+    sql/model/macros.sql, returns these rows in any read-only DuckDB session on the published file.
     """
     con = warehouse.connection()
+    publish_model_inputs(con)
     evaluated = evaluate(con, scenario_inputs(con), all_bases=True, basis_filter="all", methods="all")
     return write_table(con, "core.model_evaluation", evaluated, ModelEvaluation)
 
