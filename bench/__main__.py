@@ -100,6 +100,7 @@ from bench.ingest import (
     worker,
 )
 from bench.monte_carlo import MC_DRAWS, bench_monte_carlo, mc_peak_worker, mc_worker
+from bench.reference import DEFAULT_REFERENCE, bench_reference
 from bench.report import Report, print_table
 from pipelines.paths import PROJECT_ROOT
 
@@ -145,7 +146,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=SAMPLES, help=f"nvidia-smi samples (default {SAMPLES:,})")
     parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (default 3)")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the nvidia-smi ingest figures")
-    parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figure")
+    parser.add_argument("--skip-run", action="store_true", help="skip the cold edge-carbon run figures")
+    parser.add_argument("--reference", default=DEFAULT_REFERENCE, metavar="COMMIT",
+                        help=f"the commit the cold run is paired with, run by run (default {DEFAULT_REFERENCE}; built once in bench/out/)")
+    parser.add_argument("--skip-reference", action="store_true", help="skip the cold run paired with the reference commit")
     parser.add_argument("--skip-dashboards", action="store_true", help="skip the dashboard rendering figure")
     parser.add_argument("--skip-monte-carlo", action="store_true", help="skip the Monte Carlo figures")
     parser.add_argument("--large-samples", type=int, default=None,
@@ -183,6 +187,8 @@ def run_figures(report: Report, args: argparse.Namespace) -> None:
                 bench_cold_run(report, args.repeats, ("--skip-dashboards",))
             # the last repeat's warehouse serves the dashboards and the Monte Carlo
             warehouse = bench_cold_run(report, args.repeats, keep=Path(tmp))
+            if not args.skip_reference:
+                bench_reference(report, args.repeats, args.reference, OUT_DIR)
         elif not (args.skip_dashboards and args.skip_monte_carlo):
             warehouse = build_warehouse(report, Path(tmp))
         if warehouse is not None and not args.skip_dashboards:
