@@ -164,11 +164,16 @@ def violations(sources: Mapping[str, str], packages: Iterable[str] = ()) -> list
     return [p for p in problems if not (p.split(" imports ")[0] in seen or seen.add(p.split(" imports ")[0]))]
 
 
+#: Generated folders below the packages (git-ignored): the rendered site, and the bench's logs and the
+#: reference commits' trees it builds (bench/out/reference-*/), which are other versions of the project.
+GENERATED = ("dashboards/site/", "bench/out/")
+
+
 def project_sources() -> tuple[dict[str, str], set[str]]:
     sources, packages = {}, set()
     for package in PACKAGES:
         for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
-            if "site" in path.relative_to(PROJECT_ROOT).parts:
+            if path.relative_to(PROJECT_ROOT).as_posix().startswith(GENERATED):
                 continue
             name = module_name(path, PROJECT_ROOT)
             sources[name] = path.read_text(encoding="utf-8")
@@ -621,7 +626,8 @@ def test_no_file_reads_a_method_as_a_code_or_repeats_a_vocabulary() -> None:
     for entry in VOCABULARY_FREE:
         for path in sorted((PROJECT_ROOT / entry).rglob("*")):
             relative = path.relative_to(PROJECT_ROOT)
-            if path.suffix in (".py", ".sql") and "site" not in relative.parts and relative.as_posix() != "schemas/vocabulary.py":
+            if (path.suffix in (".py", ".sql") and not relative.as_posix().startswith(GENERATED)
+                    and relative.as_posix() != "schemas/vocabulary.py"):
                 files[relative.as_posix()] = path.read_text(encoding="utf-8")
     assert {"sql/model/evaluate.sql", "sql/model/macros.sql", "sql/checks/frame_consistency.sql", "schemas/marts.py"} <= set(files)
     found = [hit for path, text in files.items() for hit in vocabulary_literals(path, text)]
