@@ -14,6 +14,7 @@ from pipelines.model.formula import (
     scenario_inputs,
 )
 from pipelines.paths import sql_text
+from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.reach import unreached
 from schemas.model_evaluation import ModelEvaluation
@@ -21,10 +22,8 @@ from schemas.scenario_parameters import ScenarioDevices
 
 SCENARIOS = sql_table("core.scenarios")
 TRAINING_ENERGY = sql_table("marts.training_energy")
-#: What the model reads besides core.scenarios: the method rows (the same rows as schemas/vocabulary.py's).
-METHOD_TABLES = ("core.frames", "core.frame_network_methods", "core.workload_kinds", "core.embodied_policies",
-                 "core.frame_embodied_policies", "core.resize_powers", "core.frame_resize_powers", "core.bases",
-                 "core.network_methods", "core.patterns")
+#: What the model reads: its default inputs' tables and its method tables, from its SQL (never listed by hand).
+MODEL_READS = tables_read_by("model/evaluate.sql", "model/inputs_base.sql", "model/devices_base.sql")
 PAPER_REPRODUCTION = sql_table("marts.paper_reproduction", joins_sources=True)
 
 class TrainingEnergyConfig(dg.Config):
@@ -102,7 +101,7 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
 
 
 @dg.asset(key=["core", "model_evaluation"], group_name="scenarios", kinds={"duckdb", "sql"},
-          deps=[["core", "scenarios"], ["core", "scenario_devices"], *(table.split(".") for table in METHOD_TABLES)],
+          deps=[table.split(".") for table in MODEL_READS],
           metadata=column_metadata(ModelEvaluation),
           check_specs=staging_checks("core.model_evaluation", ModelEvaluation, joins_sources=False))
 def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
