@@ -102,11 +102,12 @@ def per_draw_difference(con: Any, draws: Any) -> float:
     import polars as pl
 
     from bench.baseline import numpy_model
+    from pipelines.model.draw_tables import draw_tables
     from pipelines.model.formula import model_view
     from pipelines.warehouse.queries import query_pl
 
     keys = ["scenario_id", "variant_id", "device_class", "pattern"]
-    with model_view(con, draws.drawn, constants=draws.constants):
+    with draw_tables(con, draws.drawn, draws.constants) as (inputs, devices), model_view(con, inputs, devices=devices):
         sql = query_pl(con, "select scenario_id, cast(variant_id as bigint) as variant_id, device_class, pattern, "
                             "reduction_factor from model_evaluation")
     ours = numpy_model.evaluate(draws).with_columns(pl.col("variant_id").cast(pl.Int64))
@@ -147,6 +148,7 @@ def mc_worker(warehouse: Path, draws: int, check_draws: int) -> int:
     SQL runs, before numpy's.
     """
     from bench.baseline import numpy_model
+    from pipelines.model.draw_tables import draw_tables
     from pipelines.model.formula import model_view
     from pipelines.model.uncertainty import draw_inputs, summarize
     from pipelines.warehouse.database import open_readonly
@@ -169,7 +171,7 @@ def mc_worker(warehouse: Path, draws: int, check_draws: int) -> int:
         sql_eval_runs, numpy_eval_runs = [], []
         for _ in MC_SEEDS:
             started = time.perf_counter()
-            with model_view(con, same.drawn, constants=same.constants):
+            with draw_tables(con, same.drawn, same.constants) as (inputs, devices), model_view(con, inputs, devices=devices):
                 con.execute(R_SUMMARY_SQL).fetchall()
             sql_eval_runs.append(time.perf_counter() - started)
             started = time.perf_counter()

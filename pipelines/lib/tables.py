@@ -12,7 +12,6 @@ from typing import Any, ParamSpec
 import dagster as dg
 import duckdb
 import pandera.polars as pa
-import polars as pl
 
 from pipelines.lib.checks import ConnectionReader, check_results, staging_checks
 from pipelines.lib.metadata import column_metadata
@@ -107,10 +106,10 @@ class SqlTable:
         )
 
     def build(
-        self, con: duckdb.DuckDBPyConnection, params: dict[str, Any] | None = None, relations: dict[str, pl.DataFrame] | None = None
+        self, con: duckdb.DuckDBPyConnection, params: dict[str, Any] | None = None
     ) -> dg.MaterializeResult:
         """Run the SQL into the table (cast to the model) as the asset's materialisation, with its checks."""
-        return build_table(con, self.table, self.sql_file, params, self.model, relations)
+        return build_table(con, self.table, self.sql_file, params, self.model)
 
 
 def sql_table(table: str, also_reads: tuple[str, ...] = (), *, joins_sources: bool = False) -> SqlTable:

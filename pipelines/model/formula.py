@@ -10,18 +10,16 @@ from contextlib import contextmanager
 
 import duckdb
 import polars as pl
-import pyarrow as pa
 
 from pipelines.identifiers import checked_identifier
 from pipelines.model.methods import reference_tables
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl, table_exists
-from pipelines.warehouse.tables import install_macros
+from pipelines.warehouse.tables import install_macros, load_frame, write_table
 from schemas.vocabulary import (
     BASES,
     BASIS_FILTERS,
     DEVICE_FIELDS,
-    DEVICE_MARKER,
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERNS,
@@ -52,67 +50,16 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
     return [c for c in inputs.columns if c not in KEYS]
 
 
-def device_classes(columns: Sequence[str]) -> list[str]:
-    """The edge device classes among parameter columns: every ``<class>_train_power_w``."""
-    suffix = "_" + DEVICE_MARKER
-    return sorted(c[: -len(suffix)] for c in columns if c.endswith(suffix))
-
-
-def device_rows(
-    frame: pl.DataFrame,
-    keys: Sequence[str],
-    classes: Sequence[str],
-    fields: Sequence[str] = tuple(DEVICE_FIELDS),
-    fill_from: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """One row per row of ``frame`` and device class: the class's ``<class>_<field>`` columns
-    under the model's names (:data:`DEVICE_FIELDS`), null where the class leaves one unset.
-
-    ``fill_from`` (one row per scenario) supplies a field a class keeps constant while another
-    class's is drawn, so a field is wholly in the drawn rows or wholly in the constant ones.
-    """
-    parts = []
-    for device_class in classes:
-        part = frame.select(*keys)
-        for field in fields:
-            column, name = f"{device_class}_{field}", DEVICE_FIELDS[field]
-            if column in frame.columns:
-                part = part.with_columns(frame.get_column(column).cast(pl.Float64).alias(name))
-            elif fill_from is not None and column in fill_from.columns:
-                constant = fill_from.select(
-                    "scenario_id", pl.col(column).cast(pl.Float64).alias(name)
-                )
-                part = part.join(constant, on="scenario_id", how="left", maintain_order="left")
-            else:
-                part = part.with_columns(pl.lit(None, pl.Float64).alias(name))
-        parts.append(part.with_columns(pl.lit(device_class).alias("device_class")))
-    if not parts:
-        return pl.DataFrame(
-            schema={
-                **{k: frame.schema[k] for k in keys},
-                **{DEVICE_FIELDS[f]: pl.Float64 for f in fields},
-                "device_class": pl.String,
-            }
-        )
-    return pl.concat(parts)
-
-
 def scenario_devices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """core.scenario_devices: one row per scenario and edge device class, with the devices its
-    rows were read from (the keys of their factor_refs)."""
-    inputs = scenario_inputs(con)
-    rows = device_rows(inputs, ("scenario_id",), device_classes(inputs.columns)).filter(
-        pl.col(DEVICE_FIELDS[DEVICE_MARKER]).is_not_null()
-    )
-    refs = query_pl(
-        con,
-        sql_text("model/device_refs.sql"),
-        {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]},
-    )
-    joined = rows.join(refs, on=["scenario_id", "device_class"], how="left")
-    return joined.select("scenario_id", "device_class", "device_ids", *DEVICE_FIELDS.values()).sort(
-        "scenario_id", "device_class"
-    )
+    """core.scenario_devices: one row per scenario and edge device class (the SQL macro
+    ``device_rows`` over core.scenarios), with the devices its rows were read from (the keys of their
+    factor_refs)."""
+    install_macros(con)
+    con.execute("create or replace temp view scenario_sets as " + sql_text("model/inputs_base.sql"))
+    try:
+        return query_pl(con, sql_text("core/scenario_devices.sql"), {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]})
+    finally:
+        con.execute("drop view if exists temp.scenario_sets")
 
 
 def publish_model_inputs(con: duckdb.DuckDBPyConnection) -> None:
@@ -132,82 +79,51 @@ def install_methods(con: duckdb.DuckDBPyConnection) -> None:
     model reads one set of tables, with one set of names, wherever it runs."""
     if table_exists(con, "core.patterns"):
         return
-    con.execute("create schema if not exists core")
     for table, rows in reference_tables().items():
-        con.register("_method_rows", rows)
-        con.execute(f"create table {checked_identifier(table)} as select * from _method_rows")  # noqa: S608 - a checked constant
-        con.unregister("_method_rows")
+        write_table(con, table, pl.from_arrow(rows))
 
 
-def _has_fleets(inputs: pa.Table, constants: pl.DataFrame | None) -> bool:
-    """Whether any parameter set has a mixed fleet (a non-null ``<class>_fleet_share``)."""
-    suffix = "_fleet_share"
-    columns = [pl.from_arrow(inputs.select([c])).to_series() for c in inputs.column_names if c.endswith(suffix)]
-    if constants is not None:
-        columns += [constants.get_column(c) for c in constants.columns if c.endswith(suffix)]
-    return any(column.null_count() < len(column) for column in columns)
-
-
-def _register_devices(
-    con: duckdb.DuckDBPyConnection, inputs: pa.Table, constants: pl.DataFrame | None
-) -> None:
-    """The view ``model_devices``: one row per parameter set and edge device class."""
-    if constants is None:
-        frame = pl.from_arrow(inputs)
-        con.register(
-            "model_devices", device_rows(frame, KEYS, device_classes(frame.columns)).to_arrow()
-        )
-        return
-    drawn = pl.from_arrow(inputs)
-    classes = device_classes([*drawn.columns, *constants.columns])
-    in_draws = [f for f in DEVICE_FIELDS if any(f"{c}_{f}" in drawn.columns for c in classes)]
-    constant = [f for f in DEVICE_FIELDS if f not in in_draws]
-    con.register(
-        "model_device_draws",
-        device_rows(drawn, KEYS, classes, in_draws, fill_from=constants).to_arrow(),
-    )
-    con.register(
-        "model_device_constants",
-        device_rows(constants, ("scenario_id",), classes, constant).to_arrow(),
-    )
-    con.execute("create or replace temp view model_devices as " + sql_text("model/devices.sql"))
+def _has_fleets(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any parameter set of the view ``model_devices`` has a mixed fleet (a fleet_share)."""
+    return bool(con.execute("select coalesce(bool_or(fleet_share is not null), false) from model_devices").fetchall()[0][0])
 
 
 @contextmanager
 def model_view(
     con: duckdb.DuckDBPyConnection,
-    inputs: pl.DataFrame | pa.Table,
+    inputs: str | pl.DataFrame | None = None,
     *,
-    constants: pl.DataFrame | None = None,
+    devices: str | None = None,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
     own_pattern: bool = False,
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> Iterator[str]:
-    """The temporary view ``model_evaluation``: evaluate.sql over ``inputs``.
+    """The temporary view ``model_evaluation``: evaluate.sql over a table of parameter sets.
 
+    ``inputs``: the name of a table or view of parameter sets (scenario_id, variant_id and
+    core.scenarios' columns: :func:`substitute`'s, siting's pairs, the Monte Carlo draws), or None:
+    the warehouse's scenarios (sql/model/inputs_base.sql), or a frame of them, loaded as a temporary
+    table first (:func:`pipelines.warehouse.tables.load_frame`; a test's rows). Whatever the source, the
+    model reads tables: the temporary views ``model_inputs`` and ``model_devices`` over them shadow the
+    warehouse's own. ``devices``: the name of their device rows, else the macro ``device_rows`` over
+    the inputs (sql/model/macros.sql).
     ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
-    ``inputs`` holds every parameter column, or, with ``constants`` (one row per scenario),
-    only the varying ones: the two are joined on scenario_id (sql/model/inputs.sql).
     ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
     set's own named pattern (its ``comm_pattern``) beside them.
     ``methods``: which method rows (:data:`METHOD_FILTERS`), or a collection of (network method,
-    allocation policy, resize power) triples: only those (a frame admitting none of them has no rows). Queries
-    over the view aggregate in DuckDB without materialising one row per draw, class and
-    pattern in Python.
+    allocation policy, resize power) triples: only those (a frame admitting none of them has no rows).
     """
     install_macros(con)
     install_methods(con)
-    table = inputs.to_arrow() if isinstance(inputs, pl.DataFrame) else inputs
-    if constants is None:
-        con.register("model_inputs", table)
-    else:
-        con.register("model_draws", table)
-        con.register("model_constants", constants.to_arrow())
-        con.execute("create or replace temp view model_inputs as " + sql_text("model/inputs.sql"))
-    _register_devices(con, table, constants)
+    if isinstance(inputs, pl.DataFrame):
+        inputs = load_frame(con, "temp.model_given_inputs", inputs)
+    source = sql_text("model/inputs_base.sql") if inputs is None else f"select * from {checked_identifier(inputs)}"  # noqa: S608
+    con.execute("create or replace temp view model_inputs as " + source)
+    device_source = checked_identifier(devices) if devices else "device_rows('temp.model_inputs')"
+    con.execute(f"create or replace temp view model_devices as select * from {device_source}")  # noqa: S608 - a checked name
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
@@ -232,7 +148,7 @@ def model_view(
         methods = "rows"
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
-    if _has_fleets(table, constants):
+    if _has_fleets(con):
         con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
         con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))
     else:  # the class rows are the evaluation: one view, bound once
@@ -240,62 +156,48 @@ def model_view(
     try:
         yield "model_evaluation"
     finally:
-        con.execute("drop view if exists temp.model_evaluation")
-        con.execute("drop view if exists temp.model_class_rows")
-        if constants is None:
-            con.unregister("model_inputs")
-            con.unregister("model_devices")
-        else:
-            con.execute("drop view if exists temp.model_inputs")  # never the warehouse's own (main.model_inputs)
-            con.execute("drop view if exists temp.model_devices")
-            for name in (
-                "model_draws",
-                "model_constants",
-                "model_device_draws",
-                "model_device_constants",
-            ):
-                con.unregister(name)
+        for view in ("model_evaluation", "model_class_rows", "model_devices", "model_inputs"):
+            con.execute(f"drop view if exists temp.{view}")  # never the warehouse's own (main.model_inputs)
+        con.execute("drop table if exists temp.model_given_inputs")
 
 
 def evaluate(
     con: duckdb.DuckDBPyConnection,
-    inputs: pl.DataFrame,
+    inputs: str | pl.DataFrame | None = None,
     *,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> pl.DataFrame:
-    """R and its parts per input row x device class x basis x pattern x method row (sql/model/evaluate.sql)."""
+    """R and its parts per parameter set x device class x basis x pattern x method row (sql/model/evaluate.sql)
+    over ``inputs`` (:func:`model_view`)."""
     with model_view(con, inputs, all_bases=all_bases, patterns=patterns, basis_filter=basis_filter, methods=methods):
         return query_pl(con, "select * from model_evaluation")
 
 
-def substitute(base: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
-    """Parameter sets that differ from their scenario's in the overridden parameters only.
+def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> str:
+    """Parameter sets that differ from their scenario's in the overridden parameters only: the
+    temporary table ``temp.model_variants`` (sql/model/variants.sql over core.scenarios), replaced;
+    returns its name for :func:`evaluate`.
 
-    ``base``: model inputs (one row per scenario). ``overrides``: long rows (scenario_id,
-    variant_id, parameter, value); a variant may override several parameters. Returns one
-    row per (scenario_id, variant_id), every other parameter at the scenario's value.
+    ``overrides``: long rows (scenario_id, variant_id, parameter, value); a variant may override
+    several parameters; a text value names a method (value_text). They enter as bound values.
     """
-    params = parameter_columns(base)
-    unknown = set(overrides.get_column("parameter").unique().to_list()) - set(params)
+    known = {row[0] for row in con.execute("select distinct parameter from core.scenario_parameters").fetchall()}
+    unknown = set(overrides.get_column("parameter").unique().to_list()) - known
     if unknown:
         raise ValueError(f"not model parameters: {sorted(unknown)}")
-    wide = overrides.pivot(
-        on="parameter",
-        index=["scenario_id", "variant_id"],
-        values="value",
-        aggregate_function="first",
-    )
-    changed = [c for c in wide.columns if c not in KEYS]
-    wide = wide.rename({c: f"__new_{c}" for c in changed})
-    joined = wide.join(base.drop("variant_id"), on="scenario_id", how="inner")
-    return joined.select(
-        "scenario_id",
-        "variant_id",
-        *[
-            pl.coalesce(pl.col(f"__new_{c}"), pl.col(c)).alias(c) if c in changed else pl.col(c)
-            for c in params
-        ],
-    )
+    text = overrides.schema["value"] == pl.String
+    con.execute("create or replace temp table model_overrides (scenario_id varchar, variant_id varchar, parameter varchar, "
+                "value double, value_text varchar)")
+    con.execute("insert into model_overrides select unnest($scenario), unnest($variant), unnest($parameter), "
+                "unnest($value), unnest($value_text)", {
+                    "scenario": overrides.get_column("scenario_id").to_list(),
+                    "variant": overrides.get_column("variant_id").cast(pl.String).to_list(),
+                    "parameter": overrides.get_column("parameter").to_list(),
+                    "value": [None] * overrides.height if text else overrides.get_column("value").cast(pl.Float64).to_list(),
+                    "value_text": overrides.get_column("value").to_list() if text else [None] * overrides.height,
+                })
+    con.execute("create or replace temp table model_variants as " + sql_text("model/variants.sql"))
+    return "temp.model_variants"

@@ -3,8 +3,8 @@
 The ``model_methods`` asset writes them to the warehouse (core.frames, core.frame_network_methods,
 core.workload_kinds, core.embodied_policies, core.frame_embodied_policies, core.resize_powers,
 core.frame_resize_powers, core.bases, core.verdicts, core.network_methods,
-core.patterns, core.claim), and :func:`pipelines.model.formula.model_view` registers the same rows beside the
-parameter sets it evaluates, so ``sql/model/evaluate.sql`` joins a frame's rules as columns. A
+core.patterns, core.claim); :func:`pipelines.model.formula.install_methods` writes the same rows on a scratch
+connection that lacks them, so ``sql/model/evaluate.sql`` joins a frame's rules as columns wherever it runs. A
 fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
 """
 

@@ -41,13 +41,13 @@ _EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "device
                  "cloud_total_kgco2e", "reduction_factor"]
 
 
-def _headline(con: duckdb.DuckDBPyConnection, inputs: pl.DataFrame, patterns: Sequence[str] = PATTERNS,
+def _headline(con: duckdb.DuckDBPyConnection, inputs: str | None, patterns: Sequence[str] = PATTERNS,
               methods: str = "headline") -> pl.DataFrame:
     columns = _EVAL_COLUMNS if methods == "headline" else [*_EVAL_COLUMNS, "network_method", "is_headline_method"]
     return evaluate(con, inputs, patterns=patterns, methods=methods).select(columns)
 
 
-def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
+def tornado(con: duckdb.DuckDBPyConnection, parameters: pl.DataFrame) -> pl.DataFrame:
     """marts.sensitivity: R at each ranged parameter's low and high, all others at the scenario value.
 
     Grain: scenario x device class x pattern x network method (every method the scenario's frame
@@ -60,12 +60,12 @@ def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.D
                       pl.col(side).alias("value"))
         for side in ("low", "high")
     ])
-    varied = _headline(con, substitute(base, overrides), methods="network").with_columns(
+    varied = _headline(con, substitute(con, overrides), methods="network").with_columns(
         pl.col("variant_id").str.split(":").list.get(0).alias("parameter"),
         pl.col("variant_id").str.split(":").list.get(1).alias("side"),
     )
     keys = ["scenario_id", "device_class", "pattern", "network_method"]
-    baseline = _headline(con, base, methods="network").select(*keys, "is_headline_method",
+    baseline = _headline(con, None, methods="network").select(*keys, "is_headline_method",
                                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
     wide = varied.pivot(on="side", index=[*keys, "parameter"], values="reduction_factor")
     frame = (
@@ -74,6 +74,8 @@ def tornado(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.D
                             pl.col("high").alias("value_high"), "unit", "status"), on=["scenario_id", "parameter"])
         .join(baseline, on=keys)
         .with_columns((pl.col("reduction_factor_at_high") - pl.col("reduction_factor_at_low")).abs().alias("swing"))
+        # equal swings rank in the parameters' alphabetical order
+        .sort(*keys, "parameter")
         .with_columns(pl.col("swing").rank("ordinal", descending=True).over(keys)
                       .cast(pl.Int64).alias("rank"))
     )
@@ -93,7 +95,7 @@ def grid(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, multipliers: Sequen
         schema={"scenario_id": pl.String, "variant_id": pl.String, "parameter": pl.String, "value": pl.Float64},
         orient="row",
     )
-    evaluated = _headline(con, substitute(base, overrides))
+    evaluated = _headline(con, substitute(con, overrides))
     labels = overrides.pivot(on="parameter", index=["scenario_id", "variant_id"], values="value").rename(
         {"device_multiplier": "device_multiplier", "edge_hours_per_day": "hours_per_day"})
     scenario_hours = base.select("scenario_id", pl.col("edge_hours_per_day").alias("scenario_hours_per_day"))
@@ -130,7 +132,7 @@ def _points(frame: pl.DataFrame, column: str = "x") -> pl.DataFrame:
     return frame.select("scenario_id", pl.col("point_id").alias("variant_id"), "parameter", pl.col(column).alias("value"))
 
 
-def _refine(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, found: pl.DataFrame) -> pl.DataFrame:
+def _refine(con: duckdb.DuckDBPyConnection, found: pl.DataFrame) -> pl.DataFrame:
     """One refinement of every bracket (lo, hi, r_lo: R at lo, on the far side of the target from R at hi).
 
     The points x_j = lo x (hi / lo) ** (j / SECTIONS), j = 1 .. SECTIONS - 1, are evaluated at
@@ -142,7 +144,7 @@ def _refine(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, found: pl.DataFr
         (pl.col("lo") * (pl.col("hi") / pl.col("lo")) ** (pl.col("j") / SECTIONS)).alias("x"),
         (pl.col("bracket").cast(pl.String) + "#" + pl.col("j").cast(pl.String)).alias("point_id"),
     )
-    r = _headline(con, substitute(base, _points(points)), SEARCH_PATTERNS).select(
+    r = _headline(con, substitute(con, _points(points)), SEARCH_PATTERNS).select(
         "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
     points = points.join(r, on=["scenario_id", "point_id", "device_class", "pattern"])
     # the far end: x_SECTIONS = hi, taken when no point crosses (R there is not needed)
@@ -171,7 +173,7 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
         (pl.col("search_low") * (pl.col("search_high") / pl.col("search_low")) ** pl.col("t")).alias("x"),
         (pl.col("parameter") + "#" + pl.col("step").cast(pl.String)).alias("point_id"),
     )
-    evaluated = _headline(con, substitute(base, _points(scan)), SEARCH_PATTERNS)
+    evaluated = _headline(con, substitute(con, _points(scan)), SEARCH_PATTERNS)
     scanned = evaluated.join(scan.select("scenario_id", "point_id", "parameter", "step", "x"),
                              left_on=["scenario_id", "variant_id"], right_on=["scenario_id", "point_id"])
     moves = scanned.group_by("scenario_id", "device_class", "pattern", "parameter").agg(
@@ -196,10 +198,10 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
     for _ in range(REFINEMENTS):
         if found.height == 0:
             break
-        found = _refine(con, base, found)
+        found = _refine(con, found)
     roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
                                pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
-    r_root = _headline(con, substitute(base, _points(roots)), SEARCH_PATTERNS).select(
+    r_root = _headline(con, substitute(con, _points(roots)), SEARCH_PATTERNS).select(
         "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_root"))
     roots = roots.join(r_root, on=["scenario_id", "point_id", "device_class", "pattern"])
     keys = ["scenario_id", "device_class", "pattern", "parameter"]
@@ -211,7 +213,7 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
     for name in ("value_r1", "value_r4", "reduction_factor_at_r1", "reduction_factor_at_r4"):
         if name not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))
-    baseline = _headline(con, base).select("scenario_id", "device_class", "pattern",
+    baseline = _headline(con, None).select("scenario_id", "device_class", "pattern",
                                            pl.col("reduction_factor").alias("baseline_reduction_factor"))
     out = (
         moved.join(wide, on=keys, how="left")

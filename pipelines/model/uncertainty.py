@@ -38,6 +38,7 @@ import polars as pl
 import pyarrow as pa
 from scipy.special import ndtri
 
+from pipelines.model.draw_tables import draw_tables
 from pipelines.model.formula import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
@@ -258,7 +259,8 @@ def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray)
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
     basis and measured_throughput, every method row each frame admits: sql/model/evaluate.sql's 'all')."""
-    with model_view(con, draws.drawn, constants=draws.constants, basis_filter="headline_and_measured", methods="all"):
+    with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), \
+            model_view(con, sets, devices=devices, basis_filter="headline_and_measured", methods="all"):
         return query_pl(con, sql_text("model/uncertainty_summary.sql"),
                         {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW})
 
@@ -341,7 +343,7 @@ def sobol_rows(
         unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True,
                                    seed=draw_stream(seed, scenario, SOBOL_DESIGN))
         draws = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
-        with model_view(con, draws.drawn, constants=draws.constants):
+        with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), model_view(con, sets, devices=devices):
             evaluated = query_pl(con, "select cast(variant_id as bigint) as draw, device_class, pattern, ln(reduction_factor) as log_r "
                                       "from model_evaluation")
         widest = 0.0

@@ -14,7 +14,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse import lake
 from pipelines.warehouse.database import LAKE_TABLES, lake_views
 from pipelines.warehouse.queries import query_pl
-from pipelines.warehouse.tables import ensure_table
+from pipelines.warehouse.tables import ensure_table, load_frame, write_table
 from schemas.grid_intensity import GridIntensity
 from schemas.meta import conform
 from schemas.quarantine import RejectedRows
@@ -46,9 +46,8 @@ def upsert_days(current: pl.DataFrame, incoming: pl.DataFrame) -> pl.DataFrame:
     try:
         scratch.execute("set TimeZone = 'UTC'")
         scratch.execute("create schema staging")
-        scratch.register("_current", conform(GridIntensity, current).to_arrow())
-        scratch.execute(f"create table {LIVE_TABLE} as select * from _current")  # noqa: S608 - module constant
-        scratch.register("_incoming", conform(GridIntensity, incoming).to_arrow())
+        write_table(scratch, LIVE_TABLE, current, GridIntensity)
+        load_frame(scratch, "temp._incoming", conform(GridIntensity, incoming))
         for statement in sql_statements("feeds/upsert_live.sql"):
             scratch.execute(statement)
         return conform(GridIntensity, query_pl(scratch, f"select * from {LIVE_TABLE}"))  # noqa: S608 - module constant

@@ -48,7 +48,7 @@ from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, valida
 from pipelines.ingest.streaming import stream_nvidia_smi
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
-from pipelines.warehouse.tables import append_staged, start_staged
+from pipelines.warehouse.tables import append_staged, load_frame, start_staged
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.meta import conform, empty_frame
@@ -143,7 +143,7 @@ def series_from_runs(runs: pl.DataFrame, reproduces: Mapping[str, str | None] | 
     sizes = sorted({n for n in in_series.group_by("series_id").len().get_column("len").to_list() if n >= 2})
     con = duckdb.connect()
     try:
-        con.register("benchmark_runs", runs.to_arrow())
+        load_frame(con, "temp.benchmark_runs", runs)
         table = con.sql(
             sql_text("staging/benchmark_series.sql"),
             params={"t_df": [n - 1 for n in sizes], "t_975": [t_quantile(n - 1) for n in sizes]},

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import duckdb
 import pandera.polars as pa
 import polars as pl
+import pyarrow
 
 from pipelines.paths import sql_text
 from pipelines.identifiers import checked_identifier
@@ -61,23 +62,15 @@ def build_table(
     sql_file: str,
     params: dict[str, Any] | None = None,
     model: type[pa.DataFrameModel] | None = None,
-    relations: dict[str, pl.DataFrame] | None = None,
 ) -> dict[str, Any]:
     """``create or replace table <table> as <sql_file>``; return what :func:`write_table` does, and the SQL file.
 
     The table name is a code constant (checked); values reach the SQL only as bound
-    parameters. With ``model``, the result is cast to the model's column order first. The
-    model's macros (sql/model/macros.sql) are available; ``relations`` are frames the SQL
-    reads by name.
+    parameters, and the SQL reads only tables. With ``model``, the result is cast to the model's
+    column order first. The model's macros (sql/model/macros.sql) are available.
     """
     install_macros(con)
-    for name, relation in (relations or {}).items():
-        con.register(name, relation.to_arrow())
-    try:
-        frame = query_pl(con, sql_text(sql_file), params or {})
-    finally:
-        for name in relations or {}:
-            con.unregister(name)
+    frame = query_pl(con, sql_text(sql_file), params or {})
     return write_table(con, table, frame, model, {"sql_file": f"sql/{sql_file}"})
 
 
@@ -107,6 +100,21 @@ def write_table(
         con.execute("rollback")
         raise
     return {"table": table, "row_count": frame.height, "preview": preview_md(frame, rows=8), "frame": frame, **(metadata or {})}
+
+
+def load_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame | pyarrow.Table) -> str:
+    """``frame`` as the temporary table ``table`` (``temp.<name>``), replacing it; returns ``table``.
+
+    How values computed in Python (Monte Carlo draws, a test's given rows) enter the database: as a
+    table the SQL reads by name, never as a relation handed to a query.
+    """
+    rows = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
+    con.register("_load_frame", rows)
+    try:
+        con.execute(f"create or replace temp table {checked_identifier(table).split('.', 1)[1]} as select * from _load_frame")  # noqa: S608
+    finally:
+        con.unregister("_load_frame")
+    return table
 
 
 def build_table_in_place(

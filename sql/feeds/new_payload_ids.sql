@@ -1,4 +1,4 @@
--- Landed payload ids (from the spool) that raw.carbon_intensity_payloads does not hold yet.
+-- Landed payload ids ($spooled: the ids in the spool) that raw.carbon_intensity_payloads does not hold yet.
 select s.payload_id
-from _spool_ids as s
+from (select unnest($spooled::varchar[]) as payload_id) as s
 anti join raw.carbon_intensity_payloads as r using (payload_id)

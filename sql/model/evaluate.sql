@@ -16,82 +16,8 @@
 -- A class with a fleet_share is one part of a mixed fleet: it takes that share of the cloud job,
 -- and a row with device_class 'fleet' sums the classes (sql/model/fleet.sql; shares sum to 1:
 -- sql/checks/frame_consistency.sql).
--- Methods are rows of the warehouse's tables, joined here by their names: the scenario's
--- workload_kind names a row of core.workload_kinds, whose weights pick the job's length (job_years)
--- on cloud_gpu_count accelerators, over which both sides are counted: horizon_years (the paper's),
--- workload_gpu_hours accelerator-hours, or fleet_model_params x workload_tokens at 6 N D FLOPs and
--- workload_mfu of the accelerator's FP16/BF16 peak. Embodied allocation: edge_embodied_policy names
--- a row of core.embodied_policies, the weights of the model's three embodied terms; the frame's
--- other policies (core.frame_embodied_policies) and the power of a grown fleet's extra devices
--- (core.frame_resize_powers, core.resize_powers) are method rows beside its network methods.
--- Accounting frame: the scenario's accounting_frame names a row of core.frames, whose rules are
--- columns joined here: whether the cloud node's embodied carbon is amortised and whether a fleet
--- over its link is resized; core.frame_network_methods holds the network methods each frame admits.
--- Equivalence bases are the rows of core.bases, with their capacity unit and whether availability
--- enters the count.
--- Output grain: scenario x variant x edge device class (and 'fleet' for a mixed fleet) x
--- equivalence basis x communication pattern x method row (network method, allocation policy,
--- resize power; which rows: getvariable('model_method_filter'), the CTE `methods`).
---
--- Cloud accelerator: the main GPU's rows, or the alternative variant's (cloud_gpu_variant = 1:
--- e.g. PCIe instead of SXM), so power, FLOPS, bandwidth and measured speed move together
--- (memory and embodied carbon stay the main GPU's: both H100 variants hold 80 GB, and no
--- per-variant footprint is at hand).
--- Rated bases deliver cloud_utilisation x the rated capacity; the node draws cloud_utilisation
--- x (GPU power + its share of host power): utilisation moves power and throughput together.
---
--- Devices per cloud GPU on basis X: N = ceil((X_gpu x h_gpu) / (X_dev x h_dev x online / slowdown)),
--- with online = 1 and slowdown = 1 except on the availability, binding and measured bases:
---   peak_flops          the scenario's FLOPS figures (a stated count, scaled as stated x
---                       (h_gpu / h_stated_gpu) x (h_stated / h_dev), replaces the formula here);
---   peak_fp16           FP16/BF16 peak (tensor cores on the GPU);
---   memory_bandwidth    memory bandwidth;
---   roofline            min(F, I x B) at the scenario's arithmetic intensity I;
---   availability        peak FLOPS with the online fraction and straggler slowdown;
---   binding             max(roofline with availability, the memory floor);
---   measured_throughput jobs per hour of the same measured job (paper Table 1: device time,
---                       reference GPU time / the cloud GPU's measured speed-up over it), with
---                       availability, at least the memory floor;
---   measured_rates      measured training TFLOPS: the cloud GPU's cloud_gpu_measured_tflops (a
---                       staging.training_throughput row), a device's measured_share x its FP32
---                       peak, with availability, at least the memory floor; the GPU's work (and so
---                       the tokens) is its measured rate, its power still cloud_utilisation x TDP;
---                       the alternative GPU variant runs at the same share of its FP16/BF16 peak.
--- The memory floor (devices holding the model's training state / GPUs holding it) is a
--- capacity floor, not an equivalence: every row reports it (devices_memory_floor).
--- The headline basis is peak_flops when the scenario states a count, else the basis its
--- headline_basis names (binding or measured_throughput). Every count is then multiplied by the device multiplier.
--- Cloud total = charged embodied + P x u x h x 365 x T x PUE x (1 + cluster comm share) x CI.
--- Edge added  = N x online x P x wall factor x h x 365 x T x CI + N x allocated embodied + communication
---   (a grown fleet's extra device-hours at P or at the class's idle power, by the resize-power row).
--- Communication, by each pattern's row (core.patterns, never its name): its
---   bytes are comm_bytes(...), its coefficients times the byte terms, for the tokens the GPU would
---   train on over the horizon: tokens = u x min(F_gpu, I B_gpu) x 3600 x h_gpu x 365 x T / (6 x
---   params), each device taking batches of batch_size x sequence_length tokens; its radio is
---   radio_kwh(...), its coefficients times the paper's radio window (the radio busy for the
---   training window) and the radio busy for the bytes; where the frame charges it (core.frames
---   charges_receiving_radio), the radio of the device at a byte's other home end too
---   (receiving_radio_kwh). A pattern that moves no bytes is R compute only.
--- Pipeline completeness: a pattern that splits the model into S stages (its row's splits_model)
---   trains only while all S devices of a pipeline are online. Each device online a share a of
---   its window (online_fraction, independently), a pipeline is complete a^S of the time
---   (pipeline_completeness; 3 stages at a = 0.7: 0.343), and its devices train that share
---   (training_share). The pattern's fleet is the devices training at once (N x a) over a^S, each
---   charged the training energy, battery cycles and use hours of a^S of its window; its traffic
---   is sent while it trains. Rigid pipelines, not spare devices per stage: spares would need a
---   target completeness no source gives. a is 1 where the basis does not count availability
---   (core.bases counts_availability) and in the paper's scenarios, so there a^S = 1; patterns
---   that do not split the model train their online share, as before.
--- A fleet over its link is resized where the frame resizes (core.frames resizes_fleet) and the
---   pattern's per-device traffic falls as the fleet grows (its row's resizable): the fewest
---   devices, over the stage counts, whose links carry it (pipeline_fleet_devices); no cap
---   bounds the resize, and a fleet that no stage count can carry stays over its link, infeasible.
--- Network energy follows the network methods the scenario's accounting frame admits (network_kwh).
--- A method is physical for a row (network_physical) when the network power it charges, averaged
--- over the home lines the training holds (network_w_per_line), stays within line_power_physical_max_w.
--- R = cloud total / edge added. Each carbon term is computed here once, and every row carries its
--- per-unit terms too (one cloud accelerator's charged embodied and operational carbon, one
--- device's embodied and training carbon over the job), which marts.lifecycle_carbon reads.
+-- What it computes, step by step, in words (methods, bases, carbon terms, communication,
+-- pipelines, resizing and the method rows): docs/model.md.
 with gpus as (
     select
         model_inputs.*,
@@ -253,17 +179,11 @@ counted as (
             when cloud_gpu_capacity is null or device_capacity is null then null
             -- a class without a memory figure has no floor, so no binding or measured count
             when floors_at_memory and devices_memory_exact is null then null
-            when floors_at_memory and not (device_peak_floor or workload_tokens_weight > 0) then greatest(
-                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
-                whole_devices(devices_memory_exact))
-            when floors_at_memory then greatest(
-                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
-                whole_devices(devices_memory_exact),
-                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
-            when device_peak_floor or workload_tokens_weight > 0 then greatest(
-                devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown),
-                devices_for_throughput(gpu_work_tflops, cloud_hours_per_day, device_tflops, hours_per_day, online_fraction, slowdown))
-            else devices_for_throughput(cloud_gpu_capacity, cloud_hours_per_day, device_capacity, hours_per_day, online_fraction, slowdown)
+            when floors_at_memory and not (device_peak_floor or workload_tokens_weight > 0)
+                then greatest(devices_throughput_exact, whole_devices(devices_memory_exact))
+            when floors_at_memory then greatest(devices_throughput_exact, whole_devices(devices_memory_exact), devices_peak_exact)
+            when device_peak_floor or workload_tokens_weight > 0 then greatest(devices_throughput_exact, devices_peak_exact)
+            else devices_throughput_exact
         end as devices_exact
     from bases
 ),
@@ -385,13 +305,12 @@ staged as (
     from patterns
 ),
 
--- a fleet over its link, where the frame resizes and the pattern's per-device traffic can
--- fall (a resizable pattern: its stage terms), is resized: the fewest devices (and their
--- stages) that carry it and still do the job, counting that a pipeline of s stages trains a^s of
--- its window (the list of each stage count's fleet, pipeline_fleet_devices, computed once; its
--- fewest_devices and their stages: pipeline_fleet_for_link in one struct). Where none can carry
--- it, it stays as counted, over its link (link_feasible false: infeasible in marts.verdict); no
--- cap bounds a resize.
+-- a fleet over its link, where the frame resizes and the pattern's per-device traffic can fall (a resizable
+-- pattern: its stage terms), is resized: the fewest devices (and their stages) that carry it and still do the job,
+-- counting that a pipeline of s stages trains a^s of its window (the list of each stage count's fleet,
+-- pipeline_fleet_devices, computed once; its fewest_devices and their stages: pipeline_fleet_for_link in one
+-- struct). Where none can carry it, it stays as counted, over its link (link_feasible false: infeasible in
+-- marts.verdict); no cap bounds a resize.
 sized as (
     select
         staged.*,
@@ -494,17 +413,14 @@ policy_choices as (
     select distinct accounting_frame, null as policy from core.frame_embodied_policies
 ),
 
--- one row per method row the scenario's frame admits: a network method (core.frame_network_methods),
--- an allocation policy (policy_choices: the scenario's own
--- edge_embodied_policy, the headline, and the frame's others) and a
--- resize power (core.frame_resize_powers), each a row of weights of the
--- terms above, never a name. Filter 'headline': the frame's headline row of each kind; 'network':
--- every network method at the headline policy and resize power; 'rows': the rows named in
--- getvariable('model_method_rows'); 'all': every combination on the
--- scenario's own pattern (the one marts.verdict reads with communication), every allocation
--- policy on the pattern that moves no bytes (its R does not depend on the network or the link),
--- the headline row on the others. A resize power that
--- weighs idle power is left out for a class without one (idle_power_w null).
+-- one row per method row the scenario's frame admits: a network method (core.frame_network_methods), an allocation
+-- policy (policy_choices: the scenario's own edge_embodied_policy, the headline, and the frame's others) and a
+-- resize power (core.frame_resize_powers), each a row of weights of the terms above, never a name. Filter
+-- 'headline': the frame's headline row of each kind; 'network': every network method at the headline policy and
+-- resize power; 'rows': the rows named in getvariable('model_method_rows'); 'all': every combination on the
+-- scenario's own pattern (the one marts.verdict reads with communication), every allocation policy on the pattern
+-- that moves no bytes (its R does not depend on the network or the link), the headline row on the others. A resize
+-- power that weighs idle power is left out for a class without one (idle_power_w null).
 methods as (
     select
         terms.*,
@@ -556,55 +472,20 @@ energy as (
 
 rows as (
     select
-        scenario_id,
-        variant_id,
-        device_class,
-        basis,
-        is_headline,
-        pattern,
-        network_method,
-        embodied_policy,
-        resize_power,
-        is_headline_method,
-        is_headline_policy,
-        is_headline_resize_power,
-        cloud_gpu_capacity,
-        device_capacity,
-        capacity_unit,
-        online_fraction,
-        devices_exact,
-        devices_formula,
-        devices_from,
-        devices_memory_floor,
-        devices_pattern as devices,
-        case when devices_pattern > devices then devices end as resized_from,
-        cloud_total_kgco2e,
-        edge_operational_kgco2e,
-        edge_embodied_kgco2e,
+        scenario_id, variant_id, device_class, basis, is_headline, pattern, network_method, embodied_policy, resize_power,
+        is_headline_method, is_headline_policy, is_headline_resize_power, cloud_gpu_capacity, device_capacity,
+        capacity_unit, online_fraction, devices_exact, devices_formula, devices_from, devices_memory_floor,
+        devices_pattern as devices, case when devices_pattern > devices then devices end as resized_from,
+        cloud_total_kgco2e, edge_operational_kgco2e, edge_embodied_kgco2e,
         -- the per-unit terms the totals are built from (marts.lifecycle_carbon reads them)
-        cloud_embodied_per_gpu_kgco2e,
-        cloud_operational_per_gpu_kgco2e,
-        device_horizon_embodied_kgco2e as device_embodied_kgco2e,
-        device_operational_kgco2e,
-        comm_bytes / 1e9 as comm_gb,
-        comm_kwh,
-        comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e,
-        network_w_per_line,
-        line_power_physical_max_w,
-        coalesce(network_w_per_line <= line_power_physical_max_w, true) as network_physical,
-        link_time_share,
-        required_link_mb_per_s,
-        edge_bandwidth_mb_per_s as link_mb_per_s,
-        link_time_share <= 1 + 1e-9 as link_feasible,
-        memory_feasible,
-        stages_pattern as pipeline_stages,
-        implied_device_utilisation,
+        cloud_embodied_per_gpu_kgco2e, cloud_operational_per_gpu_kgco2e,
+        device_horizon_embodied_kgco2e as device_embodied_kgco2e, device_operational_kgco2e, comm_bytes / 1e9 as comm_gb,
+        comm_kwh, comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e, network_w_per_line, line_power_physical_max_w,
+        coalesce(network_w_per_line <= line_power_physical_max_w, true) as network_physical, link_time_share,
+        required_link_mb_per_s, edge_bandwidth_mb_per_s as link_mb_per_s, link_time_share <= 1 + 1e-9 as link_feasible,
+        memory_feasible, stages_pattern as pipeline_stages, implied_device_utilisation,
         edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
-        fleet_share,
-        hours_per_day,
-        job_years,
-        cloud_gpu_count,
-        wall_factor
+        fleet_share, hours_per_day, job_years, cloud_gpu_count, wall_factor
     from energy
 )
 

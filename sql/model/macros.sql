@@ -338,3 +338,55 @@ create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage,
                                         link_bytes_per_window, n_work),
         's': fewest_devices_stages(pipeline_fleet_devices(activation_bytes_per_stage, kp, s0, layers, link_bytes_per_window,
                                                           online_fraction, splits_model, n_work), s0)} end;
+
+-- The edge devices of a table of parameter sets (one row per scenario_id, variant_id, one column
+-- per model parameter: core.scenarios' columns) as rows: one per set and edge device class, a class
+-- being any <class> whose <class>_train_power_w is set, its <class>_<field> parameters under the
+-- model's names (null where unset; the fields: schemas/vocabulary.py DEVICE_FIELDS), so a class is
+-- added by parameter rows. sql/model/evaluate.sql reads these rows (the view `model_devices`).
+create or replace temp macro device_rows(parameter_sets) as table
+with long as (
+    unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w)$')::double from query_table(parameter_sets))
+    on columns(* exclude (scenario_id, variant_id)) into name name value value
+),
+
+classes as (
+    select scenario_id, variant_id, name[:-length('_train_power_w') - 1] as device_class
+    from long
+    where suffix(name, '_train_power_w')
+),
+
+fields as (
+    select classes.*, long.name[length(classes.device_class) + 2:] as field, long.value
+    from classes
+    inner join long
+        on long.scenario_id = classes.scenario_id and long.variant_id = classes.variant_id
+        and starts_with(long.name, classes.device_class || '_')
+)
+
+select
+    scenario_id,
+    variant_id,
+    max(value) filter (where field = 'tflops') as device_tflops,
+    max(value) filter (where field = 'fp16_tflops') as device_fp16_tflops,
+    max(value) filter (where field = 'mem_bandwidth_gb_per_s') as device_bandwidth_gb_per_s,
+    max(value) filter (where field = 'memory_gb') as device_memory_gb,
+    max(value) filter (where field = 'train_power_w') as train_power_w,
+    max(value) filter (where field = 'devices_per_gpu') as stated_devices,
+    max(value) filter (where field = 'embodied_kgco2e') as device_embodied_total_kgco2e,
+    max(value) filter (where field = 'nonuse_share') as device_nonuse_share,
+    max(value) filter (where field = 'lifetime_years') as lifetime_years,
+    max(value) filter (where field = 'battery_wh') as battery_wh,
+    max(value) filter (where field = 'battery_rated_cycles') as battery_rated_cycles,
+    max(value) filter (where field = 'battery_embodied_share') as battery_embodied_share,
+    max(value) filter (where field = 'owner_hours_per_day') as owner_hours_per_day,
+    max(value) filter (where field = 'owner_cycles_per_year') as owner_cycles_per_year,
+    max(value) filter (where field = 'job_time_s') as job_time_s,
+    max(value) filter (where field = 'measured_share') as device_measured_share,
+    max(value) filter (where field = 'table1_energy_j') as table1_energy_j,
+    max(value) filter (where field = 'hours_per_day') as class_hours_per_day,
+    max(value) filter (where field = 'fleet_share') as fleet_share,
+    max(value) filter (where field = 'idle_power_w') as idle_power_w,
+    device_class
+from fields
+group by scenario_id, variant_id, device_class;

@@ -67,3 +67,40 @@ def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Pat
         only_plain = con.execute("select count(*) from (from plain except all from stored)").fetchone()[0]
         only_stored = con.execute("select count(*) from (from stored except all from plain)").fetchone()[0]
     assert counts[0] == counts[1] > 0 and only_plain == only_stored == 0, (counts, only_plain, only_stored)
+
+
+#: The table writers: the only code that hands a frame to DuckDB, each to insert it into a table
+#: (the writer and loader of pipelines/warehouse/tables.py, the lake's file list, the feed's and the
+#: power-log stream's quarantine and blocks).
+WRITERS = {"pipelines/warehouse/tables.py", "pipelines/warehouse/lake.py", "pipelines/warehouse/live_feed.py",
+           "pipelines/ingest/streaming.py"}
+
+
+def registrations(root: Path) -> list[str]:
+    """``path:line`` of every ``<connection>.register(...)`` call under ``root``'s pipelines/, outside the writers."""
+    import ast
+
+    found = []
+    for path in sorted((root / "pipelines").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative in WRITERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "register"
+                    and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "atexit")):
+                found.append(f"{relative}:{node.lineno}")
+    return found
+
+
+def test_no_asset_hands_sql_a_python_relation() -> None:
+    """The model and every asset read tables: the formula's inputs are tables or views of the
+    warehouse (core.scenarios, a substitution's temp.model_variants, siting's pairs, the draws loaded as
+    tables by pipelines.model.draw_tables), never a frame registered as a relation for a query."""
+    root = Path(__file__).resolve().parents[2]
+    assert registrations(root) == []
+
+
+def test_a_registered_relation_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "pipelines").mkdir()
+    (tmp_path / "pipelines" / "leak.py").write_text("def f(con, frame):\n    con.register('x', frame)\n")
+    assert registrations(tmp_path) == ["pipelines/leak.py:2"]

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from pipelines.model.draw_tables import draw_tables
 from pipelines.model.formula import model_view, scenario_inputs
 from pipelines.model.uncertainty import draw_inputs, ranged_parameters
 from pipelines.paths import sql_text
@@ -382,7 +383,7 @@ def test_joint_draws_move_the_gpu_variant_and_the_grid_together(built_warehouse:
     assert drawn["cloud_grid_gco2e_per_kwh"].std() > 10
     assert (drawn["cloud_grid_gco2e_per_kwh"] == drawn["edge_grid_gco2e_per_kwh"]).all()
     con = duckdb.connect()
-    with model_view(con, draws.drawn, constants=draws.constants, patterns=["none"]):
+    with draw_tables(con, draws.drawn, draws.constants) as (inputs, devices), model_view(con, inputs, devices=devices, patterns=["none"]):
         evaluated = query_pl(con, "select variant_id, device_class, cloud_total_kgco2e, devices from model_evaluation where device_class = 'laptop'")
     joined = evaluated.join(drawn.select("variant_id", "cloud_gpu_variant", "cloud_utilisation", "cloud_grid_gco2e_per_kwh",
                                          "cloud_pue", "cloud_comm_energy_share"), on="variant_id")

@@ -149,10 +149,9 @@ def test_break_even_power_substituted_back(built_warehouse: Path) -> None:
     assert value_r4 == pytest.approx(expected / 4, rel=2e-3)
     # substitute the root into the model ourselves
     with open_readonly(built_warehouse) as con:
-        base = scenario_inputs(con).filter(pl.col("scenario_id") == "paper_text")
         override = pl.DataFrame({"scenario_id": ["paper_text"], "variant_id": ["root"], "parameter": ["laptop_train_power_w"],
                                  "value": [value_r1]})
-        r = evaluate(con, substitute(base, override), patterns=["none"]).filter(pl.col("device_class") == "laptop")
+        r = evaluate(con, substitute(con, override), patterns=["none"]).filter(pl.col("device_class") == "laptop")
     assert r.item(0, "reduction_factor") == pytest.approx(1.0, abs=1e-6)
     # the device multiplier at which 15 laptops stop saving anything is R itself (R ~ 1 / m)
     m = one(built_warehouse, "select value_r1 from marts.break_even where scenario_id = 'paper_text' and device_class = 'laptop' "

@@ -110,7 +110,7 @@ def r_by_formula(path: Path, scenario: str, cloud_ci: float, edge_ci: float, dev
         base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
         overrides = pl.DataFrame({"scenario_id": [scenario] * 2, "variant_id": ["pair"] * 2,
                                   "parameter": ["cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh"], "value": [cloud_ci, edge_ci]})
-        rows = evaluate(con, substitute(base, overrides), all_bases=True, methods=[(method, policy, power)])
+        rows = evaluate(con, substitute(con, overrides), all_bases=True, methods=[(method, policy, power)])
         pattern = base.item(0, "comm_pattern")
     finally:
         con.close()

@@ -104,7 +104,7 @@ def test_the_model_reads_the_frames_rules_from_its_row(built_warehouse: Path) ->
         base = scenario_inputs(con).filter(pl.col("scenario_id") == "realistic_attributional")
         overrides = pl.DataFrame({"scenario_id": ["realistic_attributional"] * 2, "variant_id": ["attributional", "consequential"],
                                   "parameter": ["accounting_frame"] * 2, "value": ["attributional", "consequential"]})
-        rows = evaluate(con, substitute(base, overrides), patterns=("none",), methods="network")
+        rows = evaluate(con, substitute(con, overrides), patterns=("none",), methods="network")
     embodied = dict(rows.select("variant_id", "cloud_embodied_per_gpu_kgco2e").unique().rows())
     life, years, per_gpu = (base.item(0, c) for c in ("cloud_embodied_life_years", "horizon_years", "cloud_gpu_embodied_kgco2e"))
     assert embodied == pytest.approx({"attributional": per_gpu * min(years / life, 1), "consequential": per_gpu}, rel=1e-12)

@@ -102,11 +102,9 @@ def test_the_model_grows_only_the_patterns_that_split_it(built_warehouse: Path) 
     """On the realistic scenario's own rows, with a link wide enough that nothing is resized: the
     pipeline's laptops are the compute-only count's online devices over 0.7^S; at an online share
     of 1 (as in the paper's frame) they are the compute-only count."""
-    from pipelines.model.formula import evaluate, scenario_inputs, substitute
+    from pipelines.model.formula import evaluate, substitute
     from pipelines.warehouse.database import open_readonly
 
-    with open_readonly(built_warehouse) as wh:
-        base = scenario_inputs(wh).filter(pl.col("scenario_id") == "realistic_consequential")
     overrides = pl.DataFrame({
         "scenario_id": ["realistic_consequential"] * 4,
         "variant_id": ["wide_link", "wide_link", "always_online", "always_online"],
@@ -114,7 +112,7 @@ def test_the_model_grows_only_the_patterns_that_split_it(built_warehouse: Path) 
         "value": [1e4, 0.7, 1e4, 1.0],
     })
     with open_readonly(built_warehouse) as wh:  # the model reads its method rows (core.patterns, ...) from the warehouse
-        rows = evaluate(wh, substitute(base, overrides), patterns=("none", "pipeline", "ring_allreduce"))
+        rows = evaluate(wh, substitute(wh, overrides), patterns=("none", "pipeline", "ring_allreduce"))
     laptops = {(r["variant_id"], r["pattern"]): r for r in rows.filter(pl.col("device_class") == "laptop").iter_rows(named=True)}
     none, pipeline = laptops[("wide_link", "none")], laptops[("wide_link", "pipeline")]
     stages = pipeline["pipeline_stages"]

@@ -20,8 +20,8 @@ KINDS = {"duckdb", "polars"}
 SCENARIOS = ["core", "scenarios"]
 
 
-def model_size_inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Every scenario trained on every OPT size: (inputs, models)."""
+def model_size_inputs(warehouse: Warehouse) -> tuple[str, pl.DataFrame]:
+    """Every scenario trained on every OPT size: (the table of its parameter sets, models)."""
     con = warehouse.connection()
     base = scenario_inputs(con)
     models = query_pl(con, "select model_id, params, hidden_size, n_layers from staging.model_configs order by params")
@@ -31,7 +31,7 @@ def model_size_inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]
         for name, column in (("fleet_model_params", "params"), ("fleet_model_hidden_size", "hidden_size"),
                              ("fleet_model_layers", "n_layers"))
     ])
-    return substitute(base, overrides), models
+    return substitute(con, overrides), models
 
 
 @dg.asset(key=["marts", "fleet_sizing"], group_name="reviewers", kinds=KINDS, deps=[SCENARIOS, ["staging", "model_configs"]],
@@ -104,7 +104,7 @@ def embodied_allocation(warehouse: Warehouse) -> dg.MaterializeResult:
         "scenario_id", pl.col("policy").alias("variant_id"), pl.lit("edge_embodied_policy").alias("parameter"),
         pl.col("policy").alias("value"))
     # a class without a manufacturer footprint has no embodied carbon to allocate
-    evaluated = evaluate(con, substitute(base, overrides)).filter(
+    evaluated = evaluate(con, substitute(con, overrides)).filter(
         (pl.col("pattern") == COMPUTE_ONLY) & pl.col("edge_embodied_kgco2e").is_not_null())
     scenario_policy = base.select("scenario_id", pl.col("edge_embodied_policy").alias("scenario_policy"))
     frame = (

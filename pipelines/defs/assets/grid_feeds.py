@@ -151,10 +151,8 @@ def grid_intensity_live(
     errors = fetch_all(context, spool, uk_carbon_intensity, electricitymaps, start, end, tuple(config.feeds))
     # only the payloads the warehouse does not hold yet are read; the landed ones are compacted
     spooled_ids = landing.spooled_ids(spool)
-    ids = pl.DataFrame({"payload_id": spooled_ids}, schema={"payload_id": pl.String})
-    con.register("_spool_ids", ids.to_arrow())
-    new_ids = set(query_pl(con, sql_text("feeds/new_payload_ids.sql")).get_column("payload_id").to_list())
-    con.unregister("_spool_ids")
+    new_ids = set(query_pl(con, sql_text("feeds/new_payload_ids.sql"), {"spooled": list(spooled_ids)})
+                  .get_column("payload_id").to_list())
     compacted = landing.compact(spool, set(spooled_ids) - new_ids, dt.datetime.now(dt.UTC))
     spooled = landing.read(spool, new_ids)
     seen: set[str] = set()

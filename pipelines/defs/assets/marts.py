@@ -11,7 +11,6 @@ from pipelines.model.formula import (
     evaluate,
     publish_model_inputs,
     scenario_devices,
-    scenario_inputs,
 )
 from pipelines.paths import sql_text
 from pipelines.warehouse.lineage import tables_read_by
@@ -117,7 +116,7 @@ def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     publish_model_inputs(con)
-    evaluated = evaluate(con, scenario_inputs(con), all_bases=True, basis_filter="all", methods="all")
+    evaluated = evaluate(con, all_bases=True, basis_filter="all", methods="all")
     return write_table(con, "core.model_evaluation", evaluated, ModelEvaluation)
 
 

@@ -31,8 +31,8 @@ def sensitivity(warehouse: Warehouse) -> dg.MaterializeResult:
     Grain: scenario x edge device class x communication pattern x parameter (every parameter
     with a low/high in core.scenario_parameters). Ranked by swing |R(high) - R(low)|.
     """
-    base, parameters = _inputs(warehouse)
-    frame = tornado(warehouse.connection(), base, parameters)
+    _, parameters = _inputs(warehouse)
+    frame = tornado(warehouse.connection(), parameters)
     top = frame.filter((pl.col("pattern") == COMPUTE_ONLY) & (pl.col("rank") <= 3)).select(
         "scenario_id", "device_class", "parameter", "reduction_factor_at_low", "reduction_factor_at_high")
     return write_table(warehouse.connection(), "marts.sensitivity", frame, Sensitivity,

@@ -9,13 +9,12 @@ only the siting rows whose intensities or R changed (``computed_run_id``).
 """
 
 import dagster as dg
-import polars as pl
 
 from pipelines.ingest.parsers import registry
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import staging_table
 from pipelines.lib.tables import SqlTable, build_table_in_place, with_metadata
-from pipelines.model.formula import model_view, scenario_inputs
+from pipelines.model.formula import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.live_feed import ensure_tables
@@ -78,7 +77,8 @@ SCENARIO_ZONES = staging_table(
 ZONE_INTENSITY = SqlTable("core.zone_intensity", "core/zone_intensity.sql", ZoneIntensity)
 ZONE_EXCLUSIONS = SqlTable("core.zone_exclusions", "core/zone_exclusions.sql", ZoneExclusions)
 SITING = SqlTable("marts.siting", "marts/siting.sql", Siting,
-                  also_reads=("core.scenarios", "core.scenario_devices", *tables_read_by("siting/pairs.sql")))
+                  also_reads=tuple(sorted({*tables_read_by("siting/pairs.sql"), *tables_read_by("siting/inputs.sql"),
+                                           *tables_read_by("siting/devices.sql")})))
 SITING_SUMMARY = SqlTable("marts.siting_summary", "marts/siting_summary.sql", SitingSummary)
 
 
@@ -133,24 +133,26 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     con = warehouse.connection()
     try:
         con.execute("create or replace temp table siting_pairs as " + sql_text("siting/pairs.sql"), {"bases": INTENSITY_BASES})
-        pairs = con.sql("select scenario_id, variant_id, cloud_grid_gco2e_per_kwh, edge_grid_gco2e_per_kwh "
-                        "from siting_pairs").to_arrow_table()
-        constants = scenario_inputs(con).drop("variant_id", "cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh").filter(
-            pl.col("scenario_id").is_in(pairs.column("scenario_id").unique().to_pylist()))
+        con.execute("create or replace temp view siting_inputs as " + sql_text("siting/inputs.sql"))
+        con.execute("create or replace temp view siting_devices as " + sql_text("siting/devices.sql"))
+        pairs = con.execute("select count(*) from siting_pairs").fetchall()[0][0]
         methods = query_pl(con, "select distinct verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power "
                                 "from marts.verdict where basis = $basis", {"basis": SITING_BASIS}).rows()
-        with model_view(con, pairs, constants=constants, patterns=(COMPUTE_ONLY,), own_pattern=True, basis_filter="measured",
+        with model_view(con, "temp.siting_inputs", devices="temp.siting_devices", patterns=(COMPUTE_ONLY,), own_pattern=True,
+                        basis_filter="measured",
                         methods=methods):
             con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
         previous = warehouse.has_table("marts.siting")
         result = build_table_in_place(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql", Siting,
                                       {"run_id": context.run_id})
     finally:
+        con.execute("drop view if exists temp.siting_devices")
+        con.execute("drop view if exists temp.siting_inputs")
         con.execute("drop table if exists siting_pairs")
         con.execute("drop table if exists siting_fresh")
     refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
                               "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
-    return with_metadata(result, {"pairs": pairs.num_rows, "rows_refreshed": int(refreshed.item(0, "refreshed")),
+    return with_metadata(result, {"pairs": pairs, "rows_refreshed": int(refreshed.item(0, "refreshed")),
                                   "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
 
 

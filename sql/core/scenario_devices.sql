@@ -1,4 +1,6 @@
--- The devices each scenario's edge device class was read from: the keys of the factor_refs
+-- core.scenario_devices: the edge devices as rows, one per scenario and edge device class (the
+-- macro device_rows of sql/model/macros.sql over the scenarios, the view `scenario_sets`: core.scenarios
+-- as variant 'base'), with the devices each class's rows were read from: the keys of the factor_refs
 -- (`<table>.<key_column>=<key>.<value_column>`) of its `<class>_<field>` rows. $suffixes: the
 -- field suffixes (`_train_power_w`, ...), so a row belongs to the class its name starts with.
 with classes as (
@@ -18,9 +20,16 @@ refs as (
         and list_contains($suffixes, substr(p.parameter, length(classes.device_class) + 1))
         and starts_with(p.parameter, classes.device_class || '_')
     where p.factor_ref is not null
+),
+
+device_ids as (
+    select scenario_id, device_class, string_agg(distinct device_id, ', ' order by device_id) as device_ids
+    from refs
+    where device_id <> ''
+    group by scenario_id, device_class
 )
 
-select scenario_id, device_class, string_agg(distinct device_id, ', ' order by device_id) as device_ids
-from refs
-where device_id <> ''
-group by scenario_id, device_class
+select devices.scenario_id, devices.device_class, device_ids.device_ids, devices.* exclude (scenario_id, variant_id, device_class)
+from device_rows('temp.scenario_sets') as devices
+left join device_ids using (scenario_id, device_class)
+order by devices.scenario_id, devices.device_class
