@@ -3,6 +3,7 @@
     edge-carbon run                     materialise every asset on the shipped data, publish, print the verdict
     edge-carbon run --verbose           the same, with Dagster's log here (else in .logs/ beside the warehouse)
     edge-carbon run --rebuild           the same from an empty warehouse and lake (the old ones kept aside)
+    edge-carbon run --scenario ID       a what-if: recompute one scenario's rows, every other one kept as published
     edge-carbon sql "select ..."        query the published warehouse (read-only)
     edge-carbon register FILE ...       add a file to the source manifest (computes sha256)
     edge-carbon register --refresh ID   re-hash a file you changed on purpose
@@ -105,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
     if refused:
         print(f"edge-carbon run: {refused}", file=sys.stderr)
         return 2
+    if args.scenario is not None:
+        refusal = what_if_refusal(args, path)
+        if refusal:
+            print(f"edge-carbon run: {refusal}", file=sys.stderr)
+            return 2
     if args.rebuild:
         if args.logs or args.only != "all":
             print("edge-carbon run: --rebuild builds everything; leave out --logs and --only", file=sys.stderr)
@@ -126,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             console.CURRENT.append(quiet)
             try:
                 outcome = materialise(scope=args.only, logs=args.logs, workers=args.workers, skip_dashboards=args.skip_dashboards,
-                                      run_config=run_config, instance=instance)
+                                      run_config=run_config, instance=instance, scenario=args.scenario)
             finally:
                 console.CURRENT.remove(quiet)
     except ValueError as exc:  # a log that is not registered, too many partitions
@@ -142,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(failure_lines(outcome.failures, elapsed, log, command, outcome.run_id, home)), file=sys.stderr)
         return 1
     with open_readonly(path) as con:
-        lines = [f"built {path} in {elapsed:.1f}s: " + "; ".join(table_lines(con))]
+        lines = ([f"what-if over {args.scenario}: its rows of every table downstream of its parameters recomputed and "
+                  f"published in {elapsed:.1f}s; every other scenario's rows kept (a full run re-renders the dashboards)"]
+                 if args.scenario is not None else [f"built {path} in {elapsed:.1f}s: " + "; ".join(table_lines(con))])
         lines += unreached_lines(con)  # registered logs the build kept out of every mart, and why
         from dashboards import site_dir
 
@@ -156,6 +164,15 @@ def run(args: argparse.Namespace) -> int:
     lines += next_lines(command)
     print("\n".join(lines))
     return 0
+
+
+def what_if_refusal(args: argparse.Namespace, path: Path) -> str | None:
+    """Why ``edge-carbon run --scenario`` cannot run with these arguments, or None."""
+    if args.logs or args.only != "all" or args.rebuild or args.workers != 1:
+        return "--scenario recomputes one scenario in one in-process run; leave out --logs, --only, --rebuild and --workers"
+    if not path.exists():
+        return f"--scenario changes one scenario of a built warehouse, and {path} does not exist yet: run a full build first"
+    return None
 
 
 def folder_refusal(path: Path) -> str | None:
@@ -337,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--rebuild", action="store_true",
                        help="start from an empty warehouse and an empty lake (a published file that cannot be opened); "
                             "the old file and lake are kept aside under a dated name")
+    build.add_argument("--scenario", metavar="ID",
+                       help="a what-if: recompute only this scenario's rows of every table downstream of its parameters "
+                            "(after editing its CSV and `edge-carbon register --refresh`), keeping every other scenario's "
+                            "rows and every source, log and grid as published; the dashboards re-render in a full run")
     build.add_argument("--verbose", action="store_true",
                        help="print Dagster's log of the build here (default: into a file under the warehouse's folder, .logs/)")
     build.add_argument("--sobol-base-samples", type=int, default=0, metavar="N",

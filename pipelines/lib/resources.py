@@ -7,7 +7,7 @@ import contextlib
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -28,6 +28,7 @@ from pipelines.ingest.feeds.uk_carbon_intensity import (
 from pipelines.paths import WAREHOUSE_ENV, warehouse_path
 from pipelines.warehouse.database import scratch_dir, shared_copy, working_copy
 from pipelines.warehouse.queries import read_pl, table_exists
+from pipelines.warehouse.scenario_scope import restore_other_scenarios
 
 #: Who publishes a run's working copy (:class:`Warehouse`).
 PUBLISH_MODES = ("run", "launcher")
@@ -52,6 +53,7 @@ class Warehouse(dg.ConfigurableResource):
     _con: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
     _shared: contextlib.ExitStack | None = PrivateAttr(default=None)
     _run_id: str = PrivateAttr(default="")
+    _scope: tuple[str, ...] = PrivateAttr(default=())
 
     @property
     def published(self) -> Path:
@@ -80,10 +82,23 @@ class Warehouse(dg.ConfigurableResource):
                 self._con = con
                 try:
                     yield self
+                    if self._scope and not _run_failed(context):
+                        restored = restore_other_scenarios(con, self.published, self._scope)
+                        context.log.info(f"what-if over {', '.join(self._scope)}: every other scenario's rows kept as published "
+                                         f"({sum(restored.values()):,} rows in {len(restored)} tables)")
                 finally:
                     self._con = None
+                    self._scope = ()
         finally:
             shutil.rmtree(self.scratch(run_id), ignore_errors=True)
+
+    def limit_to_scenarios(self, scenarios: Sequence[str]) -> None:
+        """Make this run a what-if over ``scenarios``: they are the only scenarios its steps compute,
+        and every other scenario keeps its published rows (:mod:`pipelines.warehouse.scenario_scope`).
+        Only a run that publishes its own copy (``publish="run"``, the in-process executor) can."""
+        if self.publish != "run":
+            raise ValueError("a what-if over some scenarios runs on the in-process executor (edge-carbon run --scenario ID)")
+        self._scope = tuple(scenarios)
 
     def read(self, sql: str, params: dict | list | None = None) -> pl.DataFrame:
         """Run a query (SELECT only, :func:`pipelines.warehouse.queries.read_pl`) on the run's

@@ -88,6 +88,66 @@ def _has_fleets(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(con.execute("select coalesce(bool_or(fleet_share is not null), false) from model_devices").fetchall()[0][0])
 
 
+def _prepare(
+    con: duckdb.DuckDBPyConnection,
+    inputs: str | pl.DataFrame | None,
+    devices: str | None,
+    *,
+    all_bases: bool,
+    patterns: Sequence[str],
+    own_pattern: bool,
+    basis_filter: str | None,
+    methods: str | Collection[tuple[str, str, str]],
+) -> str:
+    """Set up an evaluation (:func:`model_view`'s arguments) and return the query that evaluates it."""
+    install_macros(con)
+    install_methods(con)
+    if isinstance(inputs, pl.DataFrame):
+        inputs = load_frame(con, "temp.model_given_inputs", inputs)
+    source = sql_text("model/inputs_base.sql") if inputs is None else f"select * from {checked_identifier(inputs)}"  # noqa: S608
+    con.execute("create or replace temp view model_inputs as " + source)
+    if devices is None:  # the device rows of the inputs, computed once for the evaluation
+        con.execute("create or replace temp table model_device_rows as select * from device_rows('temp.model_inputs')")
+        devices = "temp.model_device_rows"
+    con.execute(f"create or replace temp view model_devices as select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
+    unknown = sorted(set(patterns) - set(PATTERNS))
+    if unknown:
+        raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
+    basis_filter = basis_filter or ("all" if all_bases else "headline")
+    if basis_filter not in BASIS_FILTERS:
+        raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
+    con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
+    con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
+    con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
+    if isinstance(methods, str):
+        if methods not in METHOD_FILTERS:
+            raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
+    else:
+        rows = [tuple(row) for row in methods]
+        unknown = [row for row in rows if len(row) != 3 or row[0] not in NETWORK_METHODS or row[1] not in POLICIES
+                   or row[2] not in RESIZE_POWERS]
+        if not rows or unknown:
+            raise ValueError(f"method rows {unknown or rows}: expected (network method, allocation policy, resize power) of "
+                             f"{list(NETWORK_METHODS)}, {list(POLICIES)}, {list(RESIZE_POWERS)}")
+        con.execute("set variable model_method_rows = $rows::struct(network_method varchar, policy varchar, resize_power varchar)[]",
+                    {"rows": [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]})
+        methods = "rows"
+    con.execute("set variable model_method_filter = $methods", {"methods": methods})
+    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
+    if _has_fleets(con):
+        con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
+        return sql_text("model/fleet.sql")
+    return sql_text("model/evaluate.sql")  # the class rows are the evaluation
+
+
+def _clean_up(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop an evaluation's temporary views and tables (never the warehouse's own: main.model_inputs)."""
+    for view in ("model_evaluation", "model_class_rows", "model_devices", "model_inputs"):
+        con.execute(f"drop view if exists temp.{view}")
+    for table in ("model_device_rows", "model_given_inputs"):
+        con.execute(f"drop table if exists temp.{table}")
+
+
 @contextmanager
 def model_view(
     con: duckdb.DuckDBPyConnection,
@@ -116,49 +176,13 @@ def model_view(
     ``methods``: which method rows (:data:`METHOD_FILTERS`), or a collection of (network method,
     allocation policy, resize power) triples: only those (a frame admitting none of them has no rows).
     """
-    install_macros(con)
-    install_methods(con)
-    if isinstance(inputs, pl.DataFrame):
-        inputs = load_frame(con, "temp.model_given_inputs", inputs)
-    source = sql_text("model/inputs_base.sql") if inputs is None else f"select * from {checked_identifier(inputs)}"  # noqa: S608
-    con.execute("create or replace temp view model_inputs as " + source)
-    device_source = checked_identifier(devices) if devices else "device_rows('temp.model_inputs')"
-    con.execute(f"create or replace temp view model_devices as select * from {device_source}")  # noqa: S608 - a checked name
-    unknown = sorted(set(patterns) - set(PATTERNS))
-    if unknown:
-        raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
-    basis_filter = basis_filter or ("all" if all_bases else "headline")
-    if basis_filter not in BASIS_FILTERS:
-        raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
-    con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
-    con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
-    con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
-    if isinstance(methods, str):
-        if methods not in METHOD_FILTERS:
-            raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
-    else:
-        rows = [tuple(row) for row in methods]
-        unknown = [row for row in rows if len(row) != 3 or row[0] not in NETWORK_METHODS or row[1] not in POLICIES
-                   or row[2] not in RESIZE_POWERS]
-        if not rows or unknown:
-            raise ValueError(f"method rows {unknown or rows}: expected (network method, allocation policy, resize power) of "
-                             f"{list(NETWORK_METHODS)}, {list(POLICIES)}, {list(RESIZE_POWERS)}")
-        con.execute("set variable model_method_rows = $rows::struct(network_method varchar, policy varchar, resize_power varchar)[]",
-                    {"rows": [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]})
-        methods = "rows"
-    con.execute("set variable model_method_filter = $methods", {"methods": methods})
-    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
-    if _has_fleets(con):
-        con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
-        con.execute("create or replace temp view model_evaluation as " + sql_text("model/fleet.sql"))
-    else:  # the class rows are the evaluation: one view, bound once
-        con.execute("create or replace temp view model_evaluation as " + sql_text("model/evaluate.sql"))
+    query = _prepare(con, inputs, devices, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
+                     basis_filter=basis_filter, methods=methods)
+    con.execute("create or replace temp view model_evaluation as " + query)
     try:
         yield "model_evaluation"
     finally:
-        for view in ("model_evaluation", "model_class_rows", "model_devices", "model_inputs"):
-            con.execute(f"drop view if exists temp.{view}")  # never the warehouse's own (main.model_inputs)
-        con.execute("drop table if exists temp.model_given_inputs")
+        _clean_up(con)
 
 
 def evaluate(
@@ -171,9 +195,13 @@ def evaluate(
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> pl.DataFrame:
     """R and its parts per parameter set x device class x basis x pattern x method row (sql/model/evaluate.sql)
-    over ``inputs`` (:func:`model_view`)."""
-    with model_view(con, inputs, all_bases=all_bases, patterns=patterns, basis_filter=basis_filter, methods=methods):
-        return query_pl(con, "select * from model_evaluation")
+    over ``inputs`` (:func:`model_view`'s), queried at once (no view to bind first)."""
+    try:
+        query = _prepare(con, inputs, None, all_bases=all_bases, patterns=patterns, own_pattern=False,
+                         basis_filter=basis_filter, methods=methods)
+        return query_pl(con, query)
+    finally:
+        _clean_up(con)
 
 
 def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> str:

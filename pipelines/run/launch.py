@@ -40,6 +40,8 @@ SCOPES = ("all", "ingest", "downstream")
 SAMPLES_KEY = dg.AssetKey(["staging", "power_samples"])
 SOURCES_KEY = dg.AssetKey(["staging", "sources"])
 RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging", "benchmark_series"]))
+PARAMETERS_KEY = dg.AssetKey(["core", "scenario_parameters"])
+REPRODUCTION_KEY = dg.AssetKey(["marts", "paper_reproduction"])
 #: Modules each worker process imports once, before it runs steps (the multiprocess executor's
 #: forkserver), so a step does not pay for importing Dagster and the definitions again.
 PRELOAD = ["pipelines.run.parallel"]
@@ -82,6 +84,18 @@ def selection(scope: str, *, logs: bool, skip_dashboards: bool) -> set[dg.AssetK
         chosen = base & (dg.AssetSelection.assets(SAMPLES_KEY).downstream() | dg.AssetSelection.assets(SOURCES_KEY))
     else:
         chosen = base
+    return set(chosen.resolve(defs.resolve_asset_graph()))
+
+
+def what_if_selection(scenario: str) -> set[dg.AssetKey]:
+    """The assets a what-if over ``scenario`` recomputes: everything downstream of its parameter rows
+    (core.scenario_parameters) but the dashboards (a full run renders them) and a table bound to
+    another named scenario (marts.paper_reproduction checks the paper's numbers under its own)."""
+    from pipelines.defs.assets.marts import ReproductionConfig
+
+    chosen = (dg.AssetSelection.assets(PARAMETERS_KEY).downstream() & BUILD_SELECTION) - dg.AssetSelection.groups("dashboards")
+    if scenario != ReproductionConfig().scenario:
+        chosen = chosen - dg.AssetSelection.assets(REPRODUCTION_KEY)
     return set(chosen.resolve(defs.resolve_asset_graph()))
 
 
@@ -237,8 +251,13 @@ def materialise(
     run_config: dict[str, Any] | None = None,
     instance: dg.DagsterInstance | None = None,
     warehouse: Path | None = None,
+    scenario: str | None = None,
 ) -> Outcome:
     """Sync the power-log partitions with the manifest, then run ``scope`` (module docstring).
+
+    ``scenario``: a what-if instead: that scenario's rows of every table downstream of its
+    parameters, recomputed in one in-process run (:func:`what_if_selection`); every other
+    scenario's rows stay as published (:mod:`pipelines.warehouse.scenario_scope`).
 
     ``logs`` are power-log source ids (None: every registered log). The chosen partitions go in
     one run when they are consecutive in the instance's order; otherwise each range is ingested
@@ -246,6 +265,12 @@ def materialise(
     published file (default ``$EDGE_CARBON_WAREHOUSE``).
     """
     instance = instance or dg.DagsterInstance.get()
+    if scenario is not None:  # a what-if: no power log, one run
+        config = {**(run_config or {})}
+        config["ops"] = {**config.get("ops", {}), "core__scenario_parameters": {"config": {"scenarios": [scenario]}}}
+        success, run_id, failures, stopped = _execute(what_if_selection(scenario), {"edge_carbon/what_if": scenario}, workers=1,
+                                                      instance=instance, run_config=config, published=warehouse)
+        return Outcome(success=success, run_ids=[run_id], failures=failures, interrupted=stopped)
     order = sync_power_logs(instance)
     keys = selection(scope, logs=logs is not None, skip_dashboards=skip_dashboards)
     chosen = list(order) if logs is None else list(dict.fromkeys(logs))

@@ -329,3 +329,14 @@ def test_a_basis_by_one_row(copies: dict[str, tuple[Path, dict]]) -> None:
         copied = {k[:key]: v for k, v in rows.items() if k[key] == NEW_BASIS}
         original = {k[:key]: v for k, v in rows.items() if k[key] == "peak_fp16"}
         assert copied and copied == original, table
+
+
+def test_every_mart_has_its_tests_by_name() -> None:
+    """A contributor finds a mart's tests by its name: tests/marts/test_<table>.py (or test_<table>_<what>.py)
+    for every table of the marts schema, each a given-rows -> expected-rows test that needs no build."""
+    from pipelines.definitions import defs
+
+    marts = sorted(key.path[1] for key in defs.resolve_asset_graph().get_all_asset_keys() if key.path[0] == "marts")
+    files = {path.stem for path in (Path(__file__).resolve().parents[1] / "marts").glob("test_*.py")}
+    missing = [table for table in marts if not any(f == f"test_{table}" or f.startswith(f"test_{table}_") for f in files)]
+    assert len(marts) >= 20 and missing == []

@@ -29,18 +29,3 @@ def test_a_zone_reads_its_lifecycle_series_else_its_first_other_scope() -> None:
         {"zone": "GB", "emission_scope": "lifecycle", "day": dt.date(2024, 3, 1), "gco2e_per_kwh": 200.0, "periods": 3},
         {"zone": "GB", "emission_scope": "lifecycle", "day": dt.date(2024, 3, 2), "gco2e_per_kwh": 120.0, "periods": 1},
     ]
-
-
-def test_the_profile_reads_each_zones_chosen_scope_by_hour_of_the_day() -> None:
-    """marts.grid_profiles: mean, lowest and highest per UTC hour, in the scope marts.grid_daily chose."""
-    given = [reading("GB", 0, 100.0), reading("GB", 0, 300.0, day=2), reading("GB", 12, 200.0),
-             reading("GB", 0, 50.0, scope="direct"),  # not the zone's chosen scope: left out
-             reading("GB", 13, 999.0, signal="forecast")]  # a forecast: left out
-    rows = run_mart("marts.grid_profiles", {"staging.grid_intensity": given,
-                                            "marts.grid_daily": [{"zone": "GB", "emission_scope": "lifecycle"}]})
-    assert rows == [
-        {"zone": "GB", "emission_scope": "lifecycle", "hour_utc": 0, "mean_gco2e_per_kwh": 200.0, "min_gco2e_per_kwh": 100.0,
-         "max_gco2e_per_kwh": 300.0, "periods": 2},
-        {"zone": "GB", "emission_scope": "lifecycle", "hour_utc": 12, "mean_gco2e_per_kwh": 200.0, "min_gco2e_per_kwh": 200.0,
-         "max_gco2e_per_kwh": 200.0, "periods": 1},
-    ]

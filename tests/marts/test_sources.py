@@ -1,4 +1,4 @@
-"""marts.sources and marts.validation_headlines, given rows -> expected rows: the staged rows the pages list, as staged."""
+"""marts.sources, given rows -> expected rows: the staged sources the Sources page lists, by table, as staged."""
 
 from __future__ import annotations
 
@@ -11,10 +11,3 @@ def test_the_sources_page_lists_every_staged_source_by_table() -> None:
              {"source_id": "a", "table_name": "staging.grid_intensity", "title": "A"}]
     rows = run_mart("marts.sources", {"staging.sources": given})
     assert [r["source_id"] for r in rows] == ["c", "a", "b"] and rows[0] == given[1]
-
-
-def test_the_validation_page_lists_the_headlines_only() -> None:
-    given = [{"case_id": "z", "kind": "headline", "title": "Z"}, {"case_id": "y", "kind": "case", "title": "Y"},
-             {"case_id": "x", "kind": "headline", "title": "X"}]
-    rows = run_mart("marts.validation_headlines", {"staging.validation_cases": given})
-    assert rows == [given[2], given[0]]

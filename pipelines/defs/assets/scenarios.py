@@ -1,6 +1,9 @@
 """Scenarios as data -> core.scenario_parameters."""
 
+import dataclasses
+
 import dagster as dg
+import polars as pl
 
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
@@ -26,6 +29,14 @@ FACTOR_TABLES = [
 
 
 
+class ScenarioScope(dg.Config):
+    """Which scenarios a run computes: every registered one (empty, the default), or a what-if over
+    a few (``edge-carbon run --scenario ID``): only their rows are recomputed, downstream too, and
+    every other scenario keeps its published rows."""
+
+    scenarios: list[str] = []
+
+
 @table_check(TABLE, description="Every value, and both ends of every range, lies within its parameter's bounds "
                                 "(schemas/parameter_bounds.py), before core.scenarios and the model read them.")
 def parameters_in_bounds(warehouse: Reader) -> dg.AssetCheckResult:
@@ -42,7 +53,7 @@ def parameters_in_bounds(warehouse: Reader) -> dg.AssetCheckResult:
     metadata=column_metadata(ScenarioParameters),
     check_specs=[*staging_checks(TABLE, ScenarioParameters), parameters_in_bounds.spec],
 )
-def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every free parameter of the model, per scenario, with its range, status and source.
 
     Grain: scenario x parameter. Scenarios are files under ``sources/scenarios/`` registered
@@ -55,6 +66,12 @@ def scenario_parameters(context: dg.AssetExecutionContext, warehouse: Warehouse)
     con = warehouse.connection()
     with BatchedLog(context.log.info) as log:
         staged = stage_scenarios(con, entries_for(TABLE), run_id=context.run_id, log=log)
+    if config.scenarios:  # a what-if: these scenarios alone, every other one kept as published
+        unknown = sorted(set(config.scenarios) - set(staged.frame.get_column("scenario_id").unique().to_list()))
+        if unknown:
+            raise ValueError(f"not registered scenarios: {', '.join(unknown)} (sources/manifest/scenarios.toml lists them)")
+        warehouse.limit_to_scenarios(config.scenarios)
+        staged = dataclasses.replace(staged, frame=staged.frame.filter(pl.col("scenario_id").is_in(config.scenarios)))
     valid = staged.frame
     write_staged(con, [staged])
     counts = valid.group_by("scenario_id").len().sort("scenario_id")
