@@ -15,6 +15,7 @@ import polars as pl
 
 from pipelines.errors import ManifestError
 from pipelines.ingest.manifest import SourceEntry, entries_for
+from pipelines.ingest.parsers.registry import ALSO_STAGES
 from pipelines.ingest.staging import Parsed, Parser, Staged, parse_entry, validate_parsed
 from pipelines.lib.checks import Reader, check_results, staging_checks
 from pipelines.lib.keys import SOURCES_KEY, key_of
@@ -49,11 +50,19 @@ def staged_result(warehouse: Reader, staged: Staged, metadata: dict[str, Any], *
     )
 
 
+def staged_entries(table: str, parsers: Mapping[str, Parser]) -> list[SourceEntry]:
+    """The manifest entries ``table`` stages: its own, then those of each table it also stages whose kind
+    ``parsers`` reads (staging.device_pcf: the device specs files' footprint columns)."""
+    return [*entries_for(table), *(entry for other in ALSO_STAGES.get(table, ()) for entry in entries_for(other)
+                                   if entry.kind in parsers)]
+
+
 def parse_all(
     context: dg.AssetExecutionContext, table: str, parsers: Mapping[str, Parser]
 ) -> list[tuple[SourceEntry, Parsed]]:
-    """Parse every manifest entry feeding ``table``, logging progress file by file."""
-    entries = entries_for(table)
+    """Parse every manifest entry feeding ``table`` (and the entries of the tables it also stages:
+    :data:`~pipelines.ingest.parsers.registry.ALSO_STAGES`), logging progress file by file."""
+    entries = staged_entries(table, parsers)
     out: list[tuple[SourceEntry, Parsed]] = []
     with BatchedLog(context.log.info) as log:
         for i, entry in enumerate(entries, start=1):

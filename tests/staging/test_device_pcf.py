@@ -13,7 +13,7 @@ import pytest
 from pipelines.defs.assets.sources import sources
 from pipelines.defs.assets.staging_tables import DEVICE_PCF, DEVICE_SPECS, NETWORK_ENERGY
 from pipelines.errors import SourceParseError
-from pipelines.ingest.manifest import entries_for, load_manifest
+from pipelines.ingest.manifest import load_manifest
 from pipelines.ingest.parsers.boavizta import (
     assign_device_ids,
     clean_model,
@@ -23,6 +23,7 @@ from pipelines.ingest.parsers.boavizta import (
 )
 from pipelines.ingest.staging import Staged, parse_entry, validate_parsed
 from pipelines.lib.resources import Warehouse
+from pipelines.lib.staging import staged_entries
 from pipelines.paths import SOURCES_DIR
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
@@ -184,7 +185,7 @@ def test_slugs_and_unique_ids() -> None:
 def shipped() -> dict[str, Staged]:
     """Each shipped device_pcf source staged on its own, exactly as the asset does."""
     out = {}
-    for entry in entries_for(TABLE):
+    for entry in staged_entries(TABLE, PARSERS):  # its own files and the device specs file's footprint columns
         out[entry.id] = validate_parsed(TABLE, DevicePcf, [(entry, parse_entry(entry, PARSERS[entry.kind]))], run_id="test")
     return out
 
@@ -327,13 +328,61 @@ def test_shipped_curated_reports_and_factor_sets(shipped: dict[str, Staged]) -> 
     server = frame.filter(pl.col("factor_set") == "gpu_server_8x_h100_embodied_llmcarbon").row(0, named=True)
     assert server["total_kgco2e"] == 990.0 and h100["h100_embodied_llmcarbon_server_eighth"] == server["total_kgco2e"] / 8
     assert round(8.14 * 1.8, 2) == h100["h100_embodied_llmcarbon_die"]
+    assert frame.filter(pl.col("status").is_in(["derived", "assumed"]) & pl.col("notes").is_null()).height == 0
+    assert frame.get_column("citation_url").str.starts_with("https://").all()
+
+
+def test_a_devices_footprint_is_on_its_row_of_the_specs_file(shipped: dict[str, Staged]) -> None:
+    """The two product reports the paper uses, staged from the footprint_ columns of the devices' rows of
+    sources/curated/device_specs.csv, under the device's id (its base_device_id) and the row's vendor."""
+    staged = shipped["curated_device_specs"]
+    assert staged.rejects.height == 0 and staged.frame.height == 2
+    frame = staged.frame
     mbp = frame.filter(pl.col("device_id") == "apple-m2-pro").row(0, named=True)
     assert (mbp["total_kgco2e"], mbp["production_share"], mbp["use_share"], mbp["transport_share"], mbp["eol_share"]) == (300.0, 0.74, 0.25, 0.01, 0.01)
     assert (mbp["shares_sum"], mbp["lifetime_years"], mbp["report_date"]) == (1.01, 4.0, dt.date(2023, 1, 17))
+    assert (mbp["manufacturer"], mbp["factor_set"], mbp["source_file"]) == ("Apple", "laptop_lifecycle_apple_mbp16_m2pro_2023",
+                                                                           "curated/device_specs.csv")
     iphone = frame.filter(pl.col("device_id") == "apple-a17-pro").row(0, named=True)
     assert (iphone["total_kgco2e"], iphone["production_share"], iphone["lifetime_years"], iphone["status"]) == (66.0, 0.8, 3.0, "paper")
-    assert frame.filter(pl.col("status").is_in(["derived", "assumed"]) & pl.col("notes").is_null()).height == 0
     assert frame.get_column("citation_url").str.starts_with("https://").all()
+
+
+def test_a_device_is_one_row_of_one_file_and_its_manifest_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new device, specs and footprint, is one row of sources/curated/device_specs.csv and a refreshed
+    manifest entry: both staging tables read it, and a footprint cell without its total is refused."""
+    import csv
+    import shutil
+
+    from pipelines.cli import main
+    from pipelines.paths import SOURCES_ENV
+
+    root = tmp_path / "sources"
+    shutil.copytree(SOURCES_DIR, root)
+    monkeypatch.setenv(SOURCES_ENV, str(root))
+    specs = root / "curated" / "device_specs.csv"
+    header = specs.read_text(encoding="utf-8").splitlines()[0].split(",")
+    row = dict.fromkeys(header, "") | {
+        "device_id": "acme-tab-1", "base_device_id": "acme-tab-1", "device_class": "phone", "vendor": "Acme", "model": "Tab 1",
+        "fp32_tflops": "2.5", "memory_gb": "12", "tdp_w": "9", "year": "2026", "status": "primary", "citation": "Acme datasheet",
+        "citation_url": "https://example.invalid/acme-tab-1", "footprint_model": "Tab 1", "footprint_model_raw": "Tab 1 (256 GB)",
+        "footprint_category": "workplace", "footprint_subcategory": "tablet", "footprint_total_kgco2e": "80",
+        "footprint_production_share": "0.8", "footprint_lifetime_years": "3", "footprint_factor_set": "tablet_lifecycle_acme_tab1_2026",
+        "footprint_status": "primary", "footprint_citation": "Acme, Product Environmental Report: Tab 1",
+        "footprint_citation_url": "https://example.invalid/acme-tab-1.pdf"}
+    with specs.open("a", encoding="utf-8", newline="") as out:
+        csv.writer(out, lineterminator="\n").writerow([row[column] for column in header])
+    assert main(["register", "--refresh", "curated_device_specs"]) == 0
+    entry = next(e for e in load_manifest(root) if e.id == "curated_device_specs")
+    spec = DEVICE_SPECS.parsers[entry.kind](entry.verified_file(), entry.options).frame.filter(pl.col("device_id") == "acme-tab-1")
+    assert spec.select("device_class", "fp32_tflops", "memory_gb").rows() == [("phone", 2.5, 12.0)]
+    footprint = PARSERS[entry.kind](entry.verified_file(), entry.options).frame.filter(pl.col("device_id") == "acme-tab-1")
+    assert footprint.select("manufacturer", "total_kgco2e", "factor_set", "lifetime_years").rows() == [
+        ("Acme", 80.0, "tablet_lifecycle_acme_tab1_2026", 3.0)]
+    assert [e.id for e in staged_entries(TABLE, PARSERS)].count("curated_device_specs") == 1
+    specs.write_text(specs.read_text(encoding="utf-8").replace(",80,0.8,", ",,0.8,"), encoding="utf-8")
+    with pytest.raises(SourceParseError, match="footprint_production_share, footprint_lifetime_years.* set without footprint_total_kgco2e"):
+        PARSERS[entry.kind](specs, entry.options)
 
 
 def test_materialize_publishes_the_three_tables(tmp_path: Path) -> None:

@@ -320,9 +320,38 @@ def parse_curated_device_pcf(path: Path, options: Mapping[str, Any]) -> Parsed:
     Columns the model allows to be empty may be left out of the file. Numbers that do not
     read as finite numbers, and dates not written YYYY-MM-DD, reject their row with the reason.
     """
+    return _typed_pcf(path, read_text_csv(path))
+
+
+#: The prefix of a device's footprint columns in the device specs file (sources/curated/device_specs.csv).
+FOOTPRINT_PREFIX = "footprint_"
+
+
+def parse_device_footprints(path: Path, options: Mapping[str, Any]) -> Parsed:
+    """The footprint reports of a device specs file: a device's row carries its product footprint
+    in ``footprint_<column>`` columns (DevicePcf's columns; its device is the row's base_device_id and
+    its manufacturer the row's vendor), so a device is one row of one file. A row without a
+    footprint_total_kgco2e has none; a footprint cell on such a row rejects it, naming the column."""
+    frame = read_text_csv(path)
+    require_columns(path, frame, ["base_device_id", "vendor", f"{FOOTPRINT_PREFIX}total_kgco2e"])
+    named = [c for c in frame.columns if c.startswith(FOOTPRINT_PREFIX)]
+    has = pl.col(f"{FOOTPRINT_PREFIX}total_kgco2e").is_not_null()
+    stray = frame.filter(~has & pl.any_horizontal([pl.col(c).is_not_null() for c in named]))
+    if stray.height:
+        row = stray.row(0, named=True)
+        cells = [c for c in named if row[c] is not None]
+        raise SourceParseError(path, row["source_row"], f"{', '.join(cells)} set without {FOOTPRINT_PREFIX}total_kgco2e: "
+                                                          "a footprint needs its total")
+    reports = frame.filter(has).select(
+        "source_row", pl.col("base_device_id").alias("device_id"), pl.col("vendor").alias("manufacturer"),
+        *[pl.col(c).alias(c.removeprefix(FOOTPRINT_PREFIX)) for c in named])
+    return _typed_pcf(path, reports)
+
+
+def _typed_pcf(path: Path, frame: pl.DataFrame) -> Parsed:
+    """Curated footprint rows (DevicePcf's columns, as text) typed and checked; ``shares_sum`` computed."""
     schema = {name: dtype for name, dtype in polars_schema(DevicePcf).items() if name not in _PROVENANCE}
     required = [name for name, col in columns(DevicePcf).items() if name not in _PROVENANCE and not col.nullable]
-    frame = read_text_csv(path)
     require_columns(path, frame, required)
     if "shares_sum" in frame.columns:
         raise SourceParseError(path, 1, "column 'shares_sum' is derived from the four shares; remove it from the file")

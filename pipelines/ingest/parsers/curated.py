@@ -21,13 +21,16 @@ from schemas.meta import columns, polars_schema
 _PROVENANCE = ("source_id", "source_file", "source_row")
 
 
-def curated_parser(model: type[pa.DataFrameModel]) -> Parser:
-    """A parser for a curated CSV whose columns are exactly the model's own columns."""
+def curated_parser(model: type[pa.DataFrameModel], *, other_table_prefix: str = "") -> Parser:
+    """A parser for a curated CSV whose columns are exactly the model's own columns (and, with
+    ``other_table_prefix``, columns so prefixed, another table's: a device's footprint beside its specs)."""
     schema = {name: dtype for name, dtype in polars_schema(model).items() if name not in _PROVENANCE}
     required = [name for name, col in columns(model).items() if name not in _PROVENANCE and not col.nullable]
 
     def parse(path: Path, options: Mapping[str, Any]) -> Parsed:
         frame = read_text_csv(path)
+        if other_table_prefix:
+            frame = frame.select([c for c in frame.columns if not c.startswith(other_table_prefix)])
         require_columns(path, frame, required)
         extra = [c for c in frame.columns if c not in schema and c != "source_row"]
         if extra:

