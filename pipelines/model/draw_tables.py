@@ -1,4 +1,5 @@
-"""Monte Carlo and Sobol draws as the tables the model reads.
+"""Parameter sets made in Python (Monte Carlo and Sobol draws, a search's substituted points) as the tables the
+model reads.
 
 The draws are drawn in Python (numpy streams, one per scenario and parameter); they enter the
 database as temporary tables (:func:`pipelines.warehouse.tables.load_frame`), split as drawn
@@ -9,90 +10,67 @@ parameter sets and device rows :func:`pipelines.model.formula.model_view` evalua
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
 import pyarrow as pa
 
-from pipelines.model.formula import KEYS
+from pipelines.model.device_rows import KEYS, device_classes, device_rows
 from pipelines.paths import sql_text
 from pipelines.warehouse.tables import load_frame
-from schemas.vocabulary import DEVICE_FIELDS, DEVICE_MARKER
+from schemas.vocabulary import DEVICE_FIELDS
 
 #: The temporary tables and views of the draws, dropped when the evaluation ends.
-_TABLES = ("model_draws", "model_constants", "model_device_draws", "model_device_constants")
+_TABLES = ("model_draws", "model_constants", "model_device_draws", "model_device_constants", "model_set_devices")
 
 
-def device_classes(columns: Sequence[str]) -> list[str]:
-    """The edge device classes among parameter columns: every ``<class>_train_power_w``."""
-    suffix = "_" + DEVICE_MARKER
-    return sorted(c[: -len(suffix)] for c in columns if c.endswith(suffix))
+class ParameterSets(NamedTuple):
+    """A view of parameter sets and the view of their device rows (names), as :func:`load_split_sets` makes them."""
+
+    inputs: str
+    devices: str
 
 
-def device_rows(
-    frame: pl.DataFrame,
-    keys: Sequence[str],
-    classes: Sequence[str],
-    fields: Sequence[str] = tuple(DEVICE_FIELDS),
-    fill_from: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """One row per row of ``frame`` and device class: the class's ``<class>_<field>`` columns
-    under the model's names (:data:`DEVICE_FIELDS`), null where the class leaves one unset.
+def load_split_sets(con: duckdb.DuckDBPyConnection, drawn: pa.Table, constants: pl.DataFrame,
+                    devices: pl.DataFrame | None = None) -> ParameterSets:
+    """Parameter sets made in Python as temporary tables, and the views of the sets and their device rows.
 
-    ``fill_from`` (one row per scenario) supplies a field a class keeps constant while another
-    class's is drawn, so a field is wholly in the drawn rows or wholly in the constant ones.
+    ``drawn``: one row per set (scenario_id, variant_id and the columns that vary: drawn, or overridden);
+    ``constants``: one row per scenario, every other parameter. A device field is wholly in one of the two.
+    ``devices``: the sets' device rows where the caller has them (:func:`device_rows` of the whole sets),
+    else they are made from the two parts. Replaces the tables of an earlier call.
     """
-    parts = []
-    for device_class in classes:
-        part = frame.select(*keys)
-        for field in fields:
-            column, name = f"{device_class}_{field}", DEVICE_FIELDS[field]
-            if column in frame.columns:
-                part = part.with_columns(frame.get_column(column).cast(pl.Float64).alias(name))
-            elif fill_from is not None and column in fill_from.columns:
-                constant = fill_from.select(
-                    "scenario_id", pl.col(column).cast(pl.Float64).alias(name)
-                )
-                part = part.join(constant, on="scenario_id", how="left", maintain_order="left")
-            else:
-                part = part.with_columns(pl.lit(None, pl.Float64).alias(name))
-        parts.append(part.with_columns(pl.lit(device_class).alias("device_class")))
-    if not parts:
-        return pl.DataFrame(
-            schema={
-                **{k: frame.schema[k] for k in keys},
-                **{DEVICE_FIELDS[f]: pl.Float64 for f in fields},
-                "device_class": pl.String,
-            }
-        )
-    return pl.concat(parts)
-
-
-
-@contextmanager
-def draw_tables(con: duckdb.DuckDBPyConnection, drawn: pa.Table, constants: pl.DataFrame) -> Iterator[tuple[str, str]]:
-    """The draws as temporary tables, and the views of their parameter sets and device rows:
-    ``(inputs, devices)``, the names :func:`pipelines.model.formula.model_view` reads.
-
-    ``drawn``: one row per draw (scenario_id, variant_id and the drawn columns); ``constants``: one
-    row per scenario, every other parameter. A device field is wholly drawn or wholly constant.
-    """
+    load_frame(con, "temp.model_draws", drawn)
+    load_frame(con, "temp.model_constants", constants)
+    con.execute("create or replace temp view draw_inputs as " + sql_text("model/draw_inputs.sql"))
+    if devices is not None:
+        return ParameterSets("temp.draw_inputs", load_frame(con, "temp.model_set_devices", devices))
     frame = pl.from_arrow(drawn)
     classes = device_classes([*frame.columns, *constants.columns])
     in_draws = [f for f in DEVICE_FIELDS if any(f"{c}_{f}" in frame.columns for c in classes)]
     constant = [f for f in DEVICE_FIELDS if f not in in_draws]
-    load_frame(con, "temp.model_draws", drawn)
-    load_frame(con, "temp.model_constants", constants)
     load_frame(con, "temp.model_device_draws", device_rows(frame, KEYS, classes, in_draws, fill_from=constants))
     load_frame(con, "temp.model_device_constants", device_rows(constants, ("scenario_id",), classes, constant))
-    con.execute("create or replace temp view draw_inputs as " + sql_text("model/draw_inputs.sql"))
     con.execute("create or replace temp view draw_devices as " + sql_text("model/draw_devices.sql"))
+    return ParameterSets("temp.draw_inputs", "temp.draw_devices")
+
+
+def drop_split_sets(con: duckdb.DuckDBPyConnection) -> None:
+    """The tables and views of :func:`load_split_sets`, dropped."""
+    con.execute("drop view if exists temp.draw_inputs")
+    con.execute("drop view if exists temp.draw_devices")
+    for table in _TABLES:
+        con.execute(f"drop table if exists temp.{table}")
+
+
+@contextmanager
+def draw_tables(con: duckdb.DuckDBPyConnection, drawn: pa.Table, constants: pl.DataFrame) -> Iterator[ParameterSets]:
+    """The Monte Carlo's draws as :func:`load_split_sets`'s tables while the block runs: ``(inputs, devices)``,
+    the names :func:`pipelines.model.formula.model_view` reads."""
     try:
-        yield "temp.draw_inputs", "temp.draw_devices"
+        yield load_split_sets(con, drawn, constants)
     finally:
-        con.execute("drop view if exists temp.draw_inputs")
-        con.execute("drop view if exists temp.draw_devices")
-        for table in _TABLES:
-            con.execute(f"drop table if exists temp.{table}")
+        drop_split_sets(con)

@@ -12,6 +12,8 @@ import duckdb
 import polars as pl
 
 from pipelines.identifiers import checked_identifier
+from pipelines.model.device_rows import KEYS, device_classes, device_rows
+from pipelines.model.draw_tables import ParameterSets, load_split_sets
 from pipelines.model.methods import reference_tables
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl, table_exists
@@ -20,6 +22,7 @@ from schemas.vocabulary import (
     BASES,
     BASIS_FILTERS,
     DEVICE_FIELDS,
+    DEVICE_MARKER,
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERNS,
@@ -27,7 +30,6 @@ from schemas.vocabulary import (
     RESIZE_POWERS,
 )
 
-KEYS = ("scenario_id", "variant_id")
 #: Which method rows to evaluate (sql/model/evaluate.sql): each frame's headline row of each kind
 #: (network method, allocation policy, resize power); every network method at the headline policy and
 #: resize power; or every row it admits on the patterns marts.verdict reads (every row on the
@@ -90,7 +92,7 @@ def _has_fleets(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _prepare(
     con: duckdb.DuckDBPyConnection,
-    inputs: str | pl.DataFrame | None,
+    inputs: str | ParameterSets | pl.DataFrame | None,
     devices: str | None,
     *,
     all_bases: bool,
@@ -102,6 +104,8 @@ def _prepare(
     """Set up an evaluation (:func:`model_view`'s arguments) and return the query that evaluates it."""
     install_macros(con)
     install_methods(con)
+    if isinstance(inputs, ParameterSets):
+        inputs, devices = inputs
     if isinstance(inputs, pl.DataFrame):
         inputs = load_frame(con, "temp.model_given_inputs", inputs)
     source = sql_text("model/inputs_base.sql") if inputs is None else f"select * from {checked_identifier(inputs)}"  # noqa: S608
@@ -151,7 +155,7 @@ def _clean_up(con: duckdb.DuckDBPyConnection) -> None:
 @contextmanager
 def model_view(
     con: duckdb.DuckDBPyConnection,
-    inputs: str | pl.DataFrame | None = None,
+    inputs: str | ParameterSets | pl.DataFrame | None = None,
     *,
     devices: str | None = None,
     all_bases: bool = False,
@@ -187,7 +191,7 @@ def model_view(
 
 def evaluate(
     con: duckdb.DuckDBPyConnection,
-    inputs: str | pl.DataFrame | None = None,
+    inputs: str | ParameterSets | pl.DataFrame | None = None,
     *,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
@@ -204,28 +208,29 @@ def evaluate(
         _clean_up(con)
 
 
-def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> str:
-    """Parameter sets that differ from their scenario's in the overridden parameters only: the
-    temporary table ``temp.model_variants`` (sql/model/variants.sql over core.scenarios), replaced;
-    returns its name for :func:`evaluate`.
+def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> ParameterSets:
+    """Parameter sets that differ from their scenario's in the overridden parameters only, as tables
+    (:func:`pipelines.model.draw_tables.load_split_sets`: the overridden columns per set, every other
+    parameter per scenario), replacing an earlier call's; returns their names for :func:`evaluate`.
 
     ``overrides``: long rows (scenario_id, variant_id, parameter, value); a variant may override
-    several parameters; a text value names a method (value_text). They enter as bound values.
+    several parameters. One row per (scenario_id, variant_id) of them, every other parameter at the
+    scenario's value (core.scenarios). The overridden columns are computed here and enter the database as
+    a table, as the Monte Carlo's draws do: a search's points are many, and pivoting every parameter of
+    each in SQL costs more than evaluating the model.
     """
-    known = {row[0] for row in con.execute("select distinct parameter from core.scenario_parameters").fetchall()}
-    unknown = set(overrides.get_column("parameter").unique().to_list()) - known
+    base = scenario_inputs(con)
+    params = parameter_columns(base)
+    unknown = set(overrides.get_column("parameter").unique().to_list()) - set(params)
     if unknown:
         raise ValueError(f"not model parameters: {sorted(unknown)}")
-    text = overrides.schema["value"] == pl.String
-    con.execute("create or replace temp table model_overrides (scenario_id varchar, variant_id varchar, parameter varchar, "
-                "value double, value_text varchar)")
-    con.execute("insert into model_overrides select unnest($scenario), unnest($variant), unnest($parameter), "
-                "unnest($value), unnest($value_text)", {
-                    "scenario": overrides.get_column("scenario_id").to_list(),
-                    "variant": overrides.get_column("variant_id").cast(pl.String).to_list(),
-                    "parameter": overrides.get_column("parameter").to_list(),
-                    "value": [None] * overrides.height if text else overrides.get_column("value").cast(pl.Float64).to_list(),
-                    "value_text": overrides.get_column("value").to_list() if text else [None] * overrides.height,
-                })
-    con.execute("create or replace temp table model_variants as " + sql_text("model/variants.sql"))
-    return "temp.model_variants"
+    wide = overrides.with_columns(pl.col("variant_id").cast(pl.String)).pivot(
+        on="parameter", index=["scenario_id", "variant_id"], values="value", aggregate_function="first")
+    changed = [c for c in wide.columns if c not in KEYS]
+    wide = wide.rename({c: f"__new_{c}" for c in changed})
+    drawn = wide.join(base.select("scenario_id", *changed), on="scenario_id", how="inner").select(
+        "scenario_id", "variant_id", *[pl.coalesce(pl.col(f"__new_{c}"), pl.col(c)).alias(c) for c in changed])
+    constants = base.drop("variant_id", *changed)
+    sets = drawn.join(constants, on="scenario_id")
+    devices = device_rows(sets, KEYS, device_classes(sets.columns)).filter(pl.col(DEVICE_FIELDS[DEVICE_MARKER]).is_not_null())
+    return load_split_sets(con, drawn.to_arrow(), constants, devices)

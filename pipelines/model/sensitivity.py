@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from pipelines.model.formula import evaluate, parameter_columns, substitute
+from pipelines.model.formula import ParameterSets, evaluate, parameter_columns, substitute
 from schemas.vocabulary import CLAIM_LOW, PATTERNS, SEARCH_PATTERNS
 
 #: Switches and bookkeeping, not quantities a root can be searched for (a parameter that names a method,
@@ -41,7 +41,7 @@ _EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "device
                  "cloud_total_kgco2e", "reduction_factor"]
 
 
-def _headline(con: duckdb.DuckDBPyConnection, inputs: str | None, patterns: Sequence[str] = PATTERNS,
+def _headline(con: duckdb.DuckDBPyConnection, inputs: ParameterSets | None, patterns: Sequence[str] = PATTERNS,
               methods: str = "headline") -> pl.DataFrame:
     columns = _EVAL_COLUMNS if methods == "headline" else [*_EVAL_COLUMNS, "network_method", "is_headline_method"]
     return evaluate(con, inputs, patterns=patterns, methods=methods).select(columns)
@@ -132,21 +132,42 @@ def _points(frame: pl.DataFrame, column: str = "x") -> pl.DataFrame:
     return frame.select("scenario_id", pl.col("point_id").alias("variant_id"), "parameter", pl.col(column).alias("value"))
 
 
-def _refine(con: duckdb.DuckDBPyConnection, found: pl.DataFrame) -> pl.DataFrame:
-    """One refinement of every bracket (lo, hi, r_lo: R at lo, on the far side of the target from R at hi).
+def _ladder(found: pl.DataFrame) -> pl.DataFrame:
+    """Every bracket's inner points x_j = lo x (hi / lo) ** (j / SECTIONS), j = 1 .. SECTIONS - 1."""
+    return found.with_row_index("bracket").join(pl.DataFrame({"j": list(range(1, SECTIONS))}), how="cross").with_columns(
+        (pl.col("lo") * (pl.col("hi") / pl.col("lo")) ** (pl.col("j") / SECTIONS)).alias("x"))
 
-    The points x_j = lo x (hi / lo) ** (j / SECTIONS), j = 1 .. SECTIONS - 1, are evaluated at
-    once; the new bracket is [x_(j-1), x_j] for the first j whose R lies across the target from
-    R at lo (x_0 = lo, x_SECTIONS = hi, where the crossing lies when no point crosses).
+
+def _sub_brackets(found: pl.DataFrame) -> pl.DataFrame:
+    """Every bracket's SECTIONS parts [x_(j-1), x_j] (x_0 = lo, x_SECTIONS = hi): the brackets one refinement can leave."""
+    points = _ladder(found)
+    ends = found.with_row_index("bracket").with_columns(pl.lit(SECTIONS, pl.Int64).alias("j"), pl.col("hi").alias("x"))
+    ladder = pl.concat([points.select(ends.columns), ends]).sort("bracket", "j")
+    return ladder.with_columns(pl.col("x").shift(1).over("bracket").fill_null(pl.col("lo")).alias("lo"), pl.col("x").alias("hi"))
+
+
+POINT_KEYS = ["scenario_id", "parameter", "x"]
+
+
+def _r_at(con: duckdb.DuckDBPyConnection, points: pl.DataFrame) -> pl.DataFrame:
+    """R at every distinct (scenario, parameter, x) of ``points``, per device class and pattern, in one evaluation."""
+    unique = points.select(POINT_KEYS).unique().with_row_index("point").with_columns(pl.col("point").cast(pl.String))
+    r = _headline(con, substitute(con, _points(unique.rename({"point": "point_id"}))), SEARCH_PATTERNS).select(
+        pl.col("variant_id").alias("point"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
+    return unique.join(r, on="point").drop("point")
+
+
+def _narrow(found: pl.DataFrame, r_at: pl.DataFrame) -> pl.DataFrame:
+    """One refinement of every bracket (lo, hi, r_lo: R at lo, on the far side of the target from R at hi),
+    with R at its points read from ``r_at`` (:func:`_r_at`).
+
+    The new bracket is [x_(j-1), x_j] for the first j whose R lies across the target from R at lo (x_0 =
+    lo, x_SECTIONS = hi, where the crossing lies when no point crosses).
     """
     keys = ["scenario_id", "device_class", "pattern", "parameter", "target"]
-    points = found.with_row_index("bracket").join(pl.DataFrame({"j": list(range(1, SECTIONS))}), how="cross").with_columns(
-        (pl.col("lo") * (pl.col("hi") / pl.col("lo")) ** (pl.col("j") / SECTIONS)).alias("x"),
-        (pl.col("bracket").cast(pl.String) + "#" + pl.col("j").cast(pl.String)).alias("point_id"),
-    )
-    r = _headline(con, substitute(con, _points(points)), SEARCH_PATTERNS).select(
-        "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
-    points = points.join(r, on=["scenario_id", "point_id", "device_class", "pattern"])
+    points = _ladder(found).join(r_at, on=[*POINT_KEYS, "device_class", "pattern"], how="left")
+    if points.get_column("r").null_count():
+        raise RuntimeError("a refinement point was not evaluated")
     # the far end: x_SECTIONS = hi, taken when no point crosses (R there is not needed)
     ends = found.with_row_index("bracket").with_columns(pl.lit(SECTIONS, pl.Int64).alias("j"), pl.col("hi").alias("x"),
                                                         pl.lit(None, pl.Float64).alias("r"))
@@ -157,6 +178,20 @@ def _refine(con: duckdb.DuckDBPyConnection, found: pl.DataFrame) -> pl.DataFrame
     crossed = (pl.col("j") == SECTIONS) | ((pl.col("r_lo") - pl.col("target")) * (pl.col("r") - pl.col("target")) <= 0)
     first = ladder.filter(crossed).group_by("bracket").agg(pl.all().sort_by("j").first()).sort("bracket")
     return first.select(*keys, pl.col("x_prev").alias("lo"), pl.col("x").alias("hi"), pl.col("r_prev").alias("r_lo"))
+
+
+def _refine(con: duckdb.DuckDBPyConnection, found: pl.DataFrame, steps: int) -> pl.DataFrame:
+    """``steps`` (1 or 2) refinements of every bracket from one evaluation: the points of the brackets and, for two,
+    those of every part a bracket can narrow to, so the second step finds its points evaluated. The points of a
+    part are computed as its own refinement computes them, so R and the brackets are those of ``steps`` single
+    refinements."""
+    points = _ladder(found).select(POINT_KEYS)
+    if steps == 2:
+        points = pl.concat([points, _ladder(_sub_brackets(found).drop("bracket", "j")).select(POINT_KEYS)])
+    r_at = _r_at(con, points)
+    for _ in range(steps):
+        found = _narrow(found, r_at)
+    return found
 
 
 def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:
@@ -195,10 +230,10 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
                                        pl.col("x").alias("lo"), pl.col("x_next").alias("hi"),
                                        pl.col("reduction_factor").alias("r_lo")))
     found = pl.concat(brackets)
-    for _ in range(REFINEMENTS):
+    for done in range(0, REFINEMENTS, 2):  # two refinements per evaluation (one for an odd last)
         if found.height == 0:
             break
-        found = _refine(con, found)
+        found = _refine(con, found, min(2, REFINEMENTS - done))
     roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
                                pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
     r_root = _headline(con, substitute(con, _points(roots)), SEARCH_PATTERNS).select(

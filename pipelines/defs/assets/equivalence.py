@@ -11,7 +11,7 @@ from pipelines.lib.checks import staging_checks
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.tables import write_table
-from pipelines.model.formula import evaluate, scenario_inputs, substitute
+from pipelines.model.formula import ParameterSets, evaluate, scenario_inputs, substitute
 from pipelines.warehouse.queries import query_pl
 from schemas.reviewers import Communication, EmbodiedAllocation, FleetSizing
 from schemas.vocabulary import BASES, COMPUTE_ONLY, FLEET_CLASS, POLICIES
@@ -20,7 +20,7 @@ KINDS = {"duckdb", "polars"}
 SCENARIOS = ["core", "scenarios"]
 
 
-def model_size_inputs(warehouse: Warehouse) -> tuple[str, pl.DataFrame]:
+def model_size_inputs(warehouse: Warehouse) -> tuple[ParameterSets, pl.DataFrame]:
     """Every scenario trained on every OPT size: (the table of its parameter sets, models)."""
     con = warehouse.connection()
     base = scenario_inputs(con)
