@@ -102,6 +102,7 @@ from bench.ingest import (
 from bench.monte_carlo import MC_DRAWS, bench_monte_carlo, mc_peak_worker, mc_worker
 from bench.reference import DEFAULT_REFERENCE, bench_reference
 from bench.report import Report, print_table
+from bench.what_if import bench_what_if
 from pipelines.paths import PROJECT_ROOT
 
 OUT_DIR: Path = PROJECT_ROOT / "bench" / "out"
@@ -150,6 +151,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--reference", default=DEFAULT_REFERENCE, metavar="COMMIT",
                         help=f"the commit the cold run is paired with, run by run (default {DEFAULT_REFERENCE}; built once in bench/out/)")
     parser.add_argument("--skip-reference", action="store_true", help="skip the cold run paired with the reference commit")
+    parser.add_argument("--skip-what-if", action="store_true", help="skip the what-if figure (edge-carbon run --scenario after an edited row)")
     parser.add_argument("--skip-dashboards", action="store_true", help="skip the dashboard rendering figure")
     parser.add_argument("--skip-monte-carlo", action="store_true", help="skip the Monte Carlo figures")
     parser.add_argument("--large-samples", type=int, default=None,
@@ -189,8 +191,11 @@ def run_figures(report: Report, args: argparse.Namespace) -> None:
             warehouse = bench_cold_run(report, args.repeats, keep=Path(tmp))
             if not args.skip_reference:
                 bench_reference(report, args.repeats, args.reference, OUT_DIR)
-        elif not (args.skip_dashboards and args.skip_monte_carlo):
+        elif not (args.skip_dashboards and args.skip_monte_carlo and args.skip_what_if):
             warehouse = build_warehouse(report, Path(tmp))
+        if warehouse is not None and not args.skip_what_if:
+            report.begin("what-if: one scenario recomputed after an edited row (a copy of the built warehouse each time)")
+            bench_what_if(report, args.repeats, warehouse)
         if warehouse is not None and not args.skip_dashboards:
             report.begin("dashboards (rendered from a freshly built warehouse)")
             bench_dashboards(report, args.repeats, warehouse)

@@ -247,11 +247,14 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
 
 #: What each shell block of docs/data.md adds, in order, and how the test finds it in the clone's
 #: warehouse after the block's `make run` (a query that counts it).
-ADDED = {
-    "A benchmark power log": "select count(*) from marts.training_energy where series_id = 'my_a40'",
-    "A communication pattern": "select count(*) from marts.communication where pattern = 'hierarchical_allreduce'",
-    "A scenario": "select count(*) from core.scenario_parameters where scenario_id = 'fewer_hours'",
-}
+ADDED = [
+    ("A benchmark power log", "select count(*) from marts.training_energy where series_id = 'my_a40'"),
+    ("A communication pattern", "select count(*) from marts.communication where pattern = 'hierarchical_allreduce'"),
+    ("A scenario", "select count(*) from core.scenario_parameters where scenario_id = 'fewer_hours'"),
+    # the what-if after an edited row: the scenario's verdict at its new hours, from a run of that scenario alone
+    ("A scenario", "select count(*) from marts.verdict as v inner join core.scenarios as s using (scenario_id) "
+                   "where v.scenario_id = 'fewer_hours' and s.edge_hours_per_day = 5"),
+]
 UNDO_SECTION = "Taking it out again"
 
 
@@ -269,7 +272,7 @@ def test_the_shell_blocks_are_the_ones_the_clone_test_runs() -> None:
     """Every shell block is one the verbatim test below checks, and each copies from a shipped
     sample (nothing from outside the clone: no ~, no absolute path)."""
     blocks = shell_blocks()
-    assert [title for title, _ in blocks] == [*ADDED, UNDO_SECTION]
+    assert [title for title, _ in blocks] == [*(title for title, _ in ADDED), UNDO_SECTION]
     for _, block in blocks:
         assert "~" not in block and not re.search(r"(^|\s)/", block), block
     copied = re.findall(r"\bcp (\S+) sources/power/own/", blocks[0][1])
@@ -315,17 +318,18 @@ def test_every_shell_block_of_the_data_docs_runs_verbatim_in_a_fresh_clone(tmp_p
             return con.execute(sql).fetchall()
 
     reproductions = []
-    for title, block in shell_blocks():
+    checks = [sql for _, sql in ADDED] + [None]
+    for (title, block), check in zip(shell_blocks(), checks, strict=True):
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True, text=True,
                               timeout=3600, check=False)
         assert done.returncode == 0, f"{title}:\n{block}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         reproductions.append(sorted(query("select * from marts.paper_reproduction"), key=repr))
-        if title in ADDED:
-            assert query(ADDED[title])[0][0] > 0, title
+        if check is not None:
+            assert query(check)[0][0] > 0, title
     assert title == UNDO_SECTION
     assert subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True, text=True,
                           check=True).stdout == ""
-    assert all(query(sql)[0][0] == 0 for sql in ADDED.values())
+    assert all(query(sql)[0][0] == 0 for _, sql in ADDED)
     # the paper's reproduction with the user's log (the first build) is the one with nothing added (the last)
     assert reproductions[-1] == reproductions[0]
     assert {p.name: p.read_bytes() for p in (PROJECT_ROOT / ".venv").glob("lib/python*/site-packages/__editable__*")} == installs
