@@ -92,6 +92,11 @@ class Warehouse(dg.ConfigurableResource):
         finally:
             shutil.rmtree(self.scratch(run_id), ignore_errors=True)
 
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """The scenarios this run computes alone (a what-if), or () for every one."""
+        return self._scope
+
     def limit_to_scenarios(self, scenarios: Sequence[str]) -> None:
         """Make this run a what-if over ``scenarios``: they are the only scenarios its steps compute,
         and every other scenario keeps its published rows (:mod:`pipelines.warehouse.scenario_scope`).

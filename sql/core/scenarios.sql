@@ -4,7 +4,9 @@
 -- comm_pattern, ...) is a text column holding the name, which the model joins to its reference
 -- table (core.frames, ...). A parameter a scenario does not set is null; the model
 -- (sql/model/evaluate.sql) names every column it reads, so a parameter no scenario sets fails
--- there with its name.
+-- there with its name. getvariable('scenario_scope'): the scenarios a what-if computes (unset or empty:
+-- every one; a variable, as a pivot takes no parameters); the pivot is of every scenario's rows, so
+-- the columns are a full build's whichever scenarios it keeps.
 with numbers as (
     pivot (select scenario_id, parameter, value from core.scenario_parameters where value_text is null)
     on parameter
@@ -22,4 +24,5 @@ names as (
 select *
 from numbers
 left join names using (scenario_id)
+where coalesce(len(getvariable('scenario_scope')), 0) = 0 or list_contains(getvariable('scenario_scope'), scenario_id)
 order by scenario_id

@@ -81,7 +81,12 @@ def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
     Grain: scenario. A parameter the scenario does not set is null. Every mart joins this
     table, so one formula serves every scenario at once.
     """
-    return SCENARIOS.build(warehouse.connection())
+    con = warehouse.connection()
+    con.execute("set variable scenario_scope = $scope::varchar[]", {"scope": list(warehouse.scope)})  # a what-if's, or every one
+    try:
+        return SCENARIOS.build(con)
+    finally:
+        con.execute("reset variable scenario_scope")
 
 
 @dg.asset(key=["core", "scenario_devices"], group_name="scenarios", kinds={"duckdb", "polars"},

@@ -1,9 +1,6 @@
 """Scenarios as data -> core.scenario_parameters."""
 
-import dataclasses
-
 import dagster as dg
-import polars as pl
 
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
@@ -31,8 +28,9 @@ FACTOR_TABLES = [
 
 class ScenarioScope(dg.Config):
     """Which scenarios a run computes: every registered one (empty, the default), or a what-if over
-    a few (``edge-carbon run --scenario ID``): only their rows are recomputed, downstream too, and
-    every other scenario keeps its published rows."""
+    a few (``edge-carbon run --scenario ID``): every scenario's parameters are staged (their table is
+    the same either way), core.scenarios keeps these alone, so everything downstream computes their
+    rows only, and every other scenario keeps its published rows."""
 
     scenarios: list[str] = []
 
@@ -70,8 +68,7 @@ def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope
         unknown = sorted(set(config.scenarios) - set(staged.frame.get_column("scenario_id").unique().to_list()))
         if unknown:
             raise ValueError(f"not registered scenarios: {', '.join(unknown)} (sources/manifest/scenarios.toml lists them)")
-        warehouse.limit_to_scenarios(config.scenarios)
-        staged = dataclasses.replace(staged, frame=staged.frame.filter(pl.col("scenario_id").is_in(config.scenarios)))
+        warehouse.limit_to_scenarios(config.scenarios)  # core.scenarios keeps them alone: every other scenario stays published
     valid = staged.frame
     write_staged(con, [staged])
     counts = valid.group_by("scenario_id").len().sort("scenario_id")
