@@ -219,3 +219,25 @@ class StubWarehouse:
 
     def connection(self) -> duckdb.DuckDBPyConnection:
         return self.con
+
+
+#: paper_text's carbon by hand (kg over the 3 years): the GPU's operational kg per g/kWh (700 W x 24 h x 365 x 3 y), the
+#: cloud total with its embodied 123.75 kg at 367 g/kWh (6875.082), and the stated fleets' operational carbon: 15 laptops
+#: x 15 W and 69 phones x 10 W, 8 h a day (723.357 and 2218.2948).
+CLOUD_PER_G = 700 * 24 * 365 * 3 / 1e6
+CLOUD = 123.75 + CLOUD_PER_G * 367
+LAPTOP = 15 * 15 * 8 * 365 * 3 * 367 / 1e6
+PHONE = 69 * 10 * 8 * 365 * 3 * 367 / 1e6
+
+
+def monte_carlo_summary(ranges: Mapping[str, object], n_draws: int, seed: int) -> pl.DataFrame:
+    """The Monte Carlo's summary (:func:`pipelines.model.uncertainty.summarize`) of ``n_draws`` draws of the typed
+    scenario with ``ranges`` (:func:`scenario_connection`), as the asset draws and summarises them."""
+    from pipelines.model.formula import scenario_inputs
+    from pipelines.model.uncertainty import draw_inputs, summarize
+    from pipelines.warehouse.queries import query_pl
+
+    con = scenario_connection(ranges=ranges)  # type: ignore[arg-type]
+    draws = draw_inputs(scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters"), n_draws, seed)
+    assert draws.rows == n_draws
+    return summarize(con, draws)

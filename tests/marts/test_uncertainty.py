@@ -7,23 +7,14 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipelines.model.formula import scenario_inputs
-from pipelines.model.uncertainty import draw_inputs, summarize, uncertainty_rows
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import ranged, scenario_connection
+from pipelines.model.uncertainty import uncertainty_rows
+from tests.marts.model_rows import CLOUD, CLOUD_PER_G, LAPTOP, PHONE, monte_carlo_summary, ranged
 
 SEED = 11
-CLOUD_PER_G = 700 * 24 * 365 * 3 / 1e6  # the GPU's operational kg per g/kWh: 700 W x 24 h x 365 x 3 y
-CLOUD = 123.75 + CLOUD_PER_G * 367  # + its embodied 123.75 kg: 6875.082
-LAPTOP = 15 * 15 * 8 * 365 * 3 * 367 / 1e6  # 15 stated laptops x 15 W x 8 h x 365 x 3 y at 367 g/kWh: 723.357
-PHONE = 69 * 10 * 8 * 365 * 3 * 367 / 1e6  # 69 stated phones x 10 W: 2218.2948
 
 
 def monte_carlo(ranges: dict, n_draws: int) -> pl.DataFrame:
-    con = scenario_connection(ranges=ranges)
-    draws = draw_inputs(scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters"), n_draws, SEED)
-    assert draws.rows == n_draws
-    return uncertainty_rows(summarize(con, draws), SEED)
+    return uncertainty_rows(monte_carlo_summary(ranges, n_draws, SEED), SEED)
 
 
 def pick(rows: pl.DataFrame, device_class: str, pattern: str, metric: str = "reduction_factor", basis: str = "peak_flops") -> dict:

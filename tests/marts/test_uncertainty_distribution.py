@@ -10,22 +10,14 @@ from itertools import pairwise
 import polars as pl
 import pytest
 
-from pipelines.model.formula import scenario_inputs
-from pipelines.model.uncertainty import BINS_PER_DECADE, distribution_rows, draw_inputs, summarize
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import ranged, scenario_connection
+from pipelines.model.uncertainty import BINS_PER_DECADE, distribution_rows
+from tests.marts.model_rows import CLOUD, CLOUD_PER_G, LAPTOP, PHONE, monte_carlo_summary, ranged
 
 SEED = 5
-CLOUD_PER_G = 700 * 24 * 365 * 3 / 1e6  # the GPU's operational kg per g/kWh: 700 W x 24 h x 365 x 3 y
-CLOUD = 123.75 + CLOUD_PER_G * 367  # + its embodied 123.75 kg: 6875.082
-LAPTOP = 15 * 15 * 8 * 365 * 3 * 367 / 1e6  # 15 stated laptops x 15 W x 8 h x 365 x 3 y at 367 g/kWh: 723.357
-PHONE = 69 * 10 * 8 * 365 * 3 * 367 / 1e6  # 69 stated phones x 10 W: 2218.2948
 
 
 def histogram(ranges: dict, n_draws: int) -> pl.DataFrame:
-    con = scenario_connection(ranges=ranges)
-    draws = draw_inputs(scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters"), n_draws, SEED)
-    return distribution_rows(summarize(con, draws))
+    return distribution_rows(monte_carlo_summary(ranges, n_draws, SEED))
 
 
 def test_with_every_range_collapsed_all_draws_fall_in_one_bin() -> None:
