@@ -64,6 +64,7 @@ OWNERS_BY_GROUP = {
     "marts": "team:model",
     "reviewers": "team:model",
     "validation": "team:model",
+    "claims": "team:model",
     "dashboards": "team:dashboards",
 }
 #: The ``layer`` tag: the first part of the key (the warehouse schema, or ``dashboards``).

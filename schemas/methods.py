@@ -185,7 +185,7 @@ class Patterns(pa.DataFrameModel):
 
     pattern: str = pa.Field(unique=True, description="Communication pattern: a row of sources/curated/patterns.csv (schemas/patterns.py), whose rows are the patterns.")
     home_ends: int = pa.Field(ge=0, le=2, description="Home access lines and routers each byte passes: 2 between devices, 1 to a server.")
-    server_ends: int = pa.Field(ge=0, le=1, description="Data-centre ends each byte passes (a parameter server or controller).")
+    server_ends: int = pa.Field(ge=0, le=2, description="Data-centre ends each byte passes (a parameter server or controller 1; between data centres 2).")
     sync_n: float = pa.Field(ge=0, description="Bytes per sync in units of N x p x b: every device sends the parameters sync_n times (idealized 1; parameter server 2, push and pull).")
     sync_n_minus_1: float = pa.Field(ge=0, description="Bytes per sync in units of max(N - 1, 0) x p x b (ring all-reduce 2: 2 (N - 1) / N x p b per device).")
     activations: float = pa.Field(ge=0, description="Bytes per token in units of 2 (S - 1) x hidden x activation bytes: activations forward and their gradients back across the S - 1 stage boundaries (pipeline 1).")
@@ -194,6 +194,7 @@ class Patterns(pa.DataFrameModel):
     radio_per_byte: float = pa.Field(ge=0, description="Multiplies the sending radio's energy for the time the bytes take at the link rate (every byte pattern 1).")
     splits_model: bool = pa.Field(description="Whether the model is split into S stages (sql/model/macros.sql comm_stages; null for a pattern that does not): each device holds 1 / S of the training state.")
     resizable: bool = pa.Field(description="Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet can carry it (its stage terms: sql/model/macros.sql pipeline_bytes_at).")
+    every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on the pattern (sql/model/evaluate.sql), else only a scenario whose comm_pattern names it (a pattern a published claim needs).")
     moves_bytes: bool = pa.Field(description="Whether the pattern moves any bytes (a byte coefficient above 0); the one that moves none is the compute-only row every mart reads R without communication from.")
 
     class Config:

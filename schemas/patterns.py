@@ -57,6 +57,9 @@ class CommPattern(NamedTuple):
     #: Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet
     #: can carry it (its stage terms only: pipeline_bytes_at).
     resizable: bool = False
+    #: Whether every scenario is evaluated on the pattern (the Xue et al. patterns), or only a scenario whose
+    #: comm_pattern names it (a pattern a published claim needs: federated rounds, DiLoCo among data centres).
+    every_scenario: bool = True
 
     @property
     def moves_bytes(self) -> bool:
@@ -70,7 +73,7 @@ class PatternSources(pa.DataFrameModel):
 
     pattern: str = pa.Field(unique=True, str_matches=r"^[a-z][a-z0-9_]*$", description="The pattern's name, as a scenario's comm_pattern names it.")
     home_ends: int = pa.Field(ge=0, le=2, description="Home access lines and routers each byte passes.")
-    server_ends: int = pa.Field(ge=0, le=1, description="Data-centre ends each byte passes.")
+    server_ends: int = pa.Field(ge=0, le=2, description="Data-centre ends each byte passes (2 between data centres).")
     sync_n: float = pa.Field(ge=0, description="Bytes per sync in units of N x p x b.")
     sync_n_minus_1: float = pa.Field(ge=0, description="Bytes per sync in units of max(N - 1, 0) x p x b.")
     activations: float = pa.Field(ge=0, description="Bytes per token in units of 2 (S - 1) x hidden x activation bytes.")
@@ -79,6 +82,7 @@ class PatternSources(pa.DataFrameModel):
     radio_per_byte: float = pa.Field(ge=0, description="Multiplies the sending radio's energy for the bytes at the link rate.")
     splits_model: bool = pa.Field(description="Whether the model is split into S stages.")
     resizable: bool = pa.Field(description="Whether a larger fleet carries its traffic.")
+    every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on it, else only a scenario whose comm_pattern names it.")
     status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
     citation: str = pa.Field(str_length={"min_value": 1}, description="Where the pattern's formula comes from (the paper, or the model's own assumption).")
     citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")

@@ -17,8 +17,9 @@ from schemas.patterns import CommPattern, read_pattern_rows
 #: sources/curated/patterns.csv (schemas/patterns.py), so a pattern is added, or taken out, by one row.
 #: The paper's idealized pattern (footnote 1) and its radio window send to a controller (a server).
 PATTERN_ROWS: dict[str, CommPattern] = read_pattern_rows(validate=False)  # typed only: model_methods validates the file
-#: Communication patterns the model evaluates, in report order.
-PATTERNS = tuple(PATTERN_ROWS)
+#: Communication patterns the model evaluates for every scenario, in report order (a pattern whose row says
+#: every_scenario false is evaluated only for a scenario whose comm_pattern names it).
+PATTERNS = tuple(name for name, row in PATTERN_ROWS.items() if row.every_scenario)
 #: The patterns that move data (a scenario's ``comm_pattern`` is one of them).
 COMM_PATTERNS = tuple(name for name, row in PATTERN_ROWS.items() if row.moves_bytes)
 #: The one pattern that moves no bytes: the compute-only rows (R without communication) of every mart.

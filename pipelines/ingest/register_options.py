@@ -113,6 +113,8 @@ def _kind_options() -> dict[str, dict[str, Option]]:
         "curated_zone_timezones": {},
         "scenario_zones": {},
         "curated_patterns": {},
+        "curated_claims": {},
+        "curated_claim_parameters": {},
         # scenarios (pipelines/ingest/scenarios.py)
         "scenario": {
             "scenario_id": Option(meaning="the scenario's id (default: the source id)"),

@@ -42,6 +42,9 @@ SOURCES_KEY = dg.AssetKey(["staging", "sources"])
 RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging", "benchmark_series"]))
 PARAMETERS_KEY = dg.AssetKey(["core", "scenario_parameters"])
 REPRODUCTION_KEY = dg.AssetKey(["marts", "paper_reproduction"])
+#: marts.claims recomputes Xue et al.'s claim from the paper's scenario's rows of marts.verdict, so a what-if over
+#: another scenario (whose run holds that scenario's rows alone) leaves it as published, as marts.paper_reproduction.
+CLAIMS_KEY = dg.AssetKey(["marts", "claims"])
 #: Modules each worker process imports once, before it runs steps (the multiprocess executor's
 #: forkserver), so a step does not pay for importing Dagster and the definitions again.
 PRELOAD = ["pipelines.run.parallel"]
@@ -90,12 +93,12 @@ def selection(scope: str, *, logs: bool, skip_dashboards: bool) -> set[dg.AssetK
 def what_if_selection(scenario: str) -> set[dg.AssetKey]:
     """The assets a what-if over ``scenario`` recomputes: everything downstream of its parameter rows
     (core.scenario_parameters) but the dashboards (a full run renders them) and a table bound to
-    another named scenario (marts.paper_reproduction checks the paper's numbers under its own)."""
+    another named scenario (marts.paper_reproduction and marts.claims check the paper's numbers under its own)."""
     from pipelines.defs.assets.marts import ReproductionConfig
 
     chosen = (dg.AssetSelection.assets(PARAMETERS_KEY).downstream() & BUILD_SELECTION) - dg.AssetSelection.groups("dashboards")
     if scenario != ReproductionConfig().scenario:
-        chosen = chosen - dg.AssetSelection.assets(REPRODUCTION_KEY)
+        chosen = chosen - dg.AssetSelection.assets(REPRODUCTION_KEY, CLAIMS_KEY)
     return set(chosen.resolve(defs.resolve_asset_graph()))
 
 

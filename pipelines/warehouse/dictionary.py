@@ -26,6 +26,7 @@ from pipelines.identifiers import checked_identifier
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.charging_windows import ChargingWindows
+from schemas.claims import ClaimParameters, ClaimRows, Claims, ClaimTraffic
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
@@ -101,6 +102,8 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "staging.grid_intensity_live": GridIntensity,
     "staging.network_energy": NetworkEnergy,
     "staging.paper_claims": PaperClaims,
+    "staging.claims": Claims,
+    "staging.claim_parameters": ClaimParameters,
     "staging.model_configs": ModelConfigs,
     "staging.validation_cases": ValidationCases,
     "quarantine.rejected_rows": RejectedRows,
@@ -133,6 +136,8 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "marts.grid_annual": GridAnnual,
     "marts.validation": Validation,
     "marts.verdict": Verdict,
+    "marts.claims": ClaimRows,
+    "marts.claim_traffic": ClaimTraffic,
     "marts.charging_windows": ChargingWindows,
     "marts.siting": Siting,
     "marts.siting_summary": SitingSummary,

@@ -4,7 +4,7 @@
 -- pattern, for OPT-1.3B.
 -- Compute: Table 1 energy scaled to 1.3B parameters (as in marts.scaling_energy), shared by
 --   a fleet of `table2_devices` devices (total compute energy does not change with N).
--- Patterns: every row of core.patterns that moves bytes and charges its radio on them (the
+-- Patterns: every row of core.patterns every scenario is evaluated on that moves bytes and charges its radio on them (the
 -- paper's radio window needs a training window, which Table 2 does not have), its bytes by its
 -- coefficients (comm_bytes in sql/model/macros.sql), for the workload's tokens (steps x batch x
 -- sequence length, the same work whatever the fleet size; a data-parallel device takes a batch
@@ -69,7 +69,7 @@ patterns as (
     from edge
     inner join s using (scenario_id)
     cross join model
-    inner join core.patterns as pattern on pattern.moves_bytes and pattern.radio_per_window = 0
+    inner join core.patterns as pattern on pattern.moves_bytes and pattern.radio_per_window = 0 and pattern.every_scenario
 ),
 
 final as (

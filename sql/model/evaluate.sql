@@ -277,7 +277,8 @@ patterns as (
                                                        pattern.activations, pattern.stage_allreduce) end as pipeline_stages
     from carbon
     inner join core.patterns as pattern
-        on getvariable('model_patterns') is null or list_contains(getvariable('model_patterns'), pattern.pattern)
+        on (getvariable('model_patterns') is null and (pattern.every_scenario or pattern.pattern = carbon.comm_pattern))
+        or list_contains(getvariable('model_patterns'), pattern.pattern)
         or (coalesce(getvariable('model_own_pattern'), false) and pattern.pattern = carbon.comm_pattern)
     -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the
     -- scenario's own, and the one that moves no bytes)

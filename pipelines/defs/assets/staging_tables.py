@@ -13,6 +13,7 @@ from pipelines.ingest.gpu_database import curated_first, database_sources
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.parsers import registry
 from pipelines.lib.staging import staging_table
+from schemas.claims import ClaimParameters, Claims
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
@@ -114,6 +115,27 @@ PAPER_CLAIMS = staging_table(
     """,
 )
 
+CLAIMS = staging_table(
+    "staging.claims", Claims, registry.CLAIMS_PARSERS, group="claims",
+    description="""Published claims about edge, federated or decentralised training, quoted, with their bounds.
+
+    Grain: one claim (claim_id): the paper, the sentence that states it, what it states (its
+    quantity, which names its recomputation in marts.claims), the published value or range, the
+    tolerance, and the case of staging.claim_parameters (or the scenario) that recomputes it, or
+    what the paper leaves out that a recomputation needs.
+    """,
+)
+
+CLAIM_PARAMETERS = staging_table(
+    "staging.claim_parameters", ClaimParameters, registry.CLAIM_PARAMETERS_PARSERS, group="claims",
+    description="""The inputs that recompute the registered claims, as parameter rows with a status.
+
+    Grain: case x parameter. Each value has its status (paper, primary, derived, assumed), its
+    citation and its reasoning; a sourced range where the paper gives none; a value may name a
+    row of staging.network_energy (factor_id) instead of repeating it.
+    """,
+)
+
 MODEL_CONFIGS = staging_table(
     "staging.model_configs", ModelConfigs, registry.MODEL_CONFIGS_PARSERS, group="paper",
     description="""OPT model sizes 125M to 66B with layers and hidden size, for the scaling figure.
@@ -139,5 +161,5 @@ GRID_INTENSITY = staging_table(
     """,
 )
 
-TABLES = [DEVICE_PCF, DEVICE_SPECS, TRAINING_THROUGHPUT, NETWORK_ENERGY, PAPER_CLAIMS, MODEL_CONFIGS, GRID_INTENSITY]
+TABLES = [DEVICE_PCF, DEVICE_SPECS, TRAINING_THROUGHPUT, NETWORK_ENERGY, PAPER_CLAIMS, CLAIMS, CLAIM_PARAMETERS, MODEL_CONFIGS, GRID_INTENSITY]
 assets = [t.asset for t in TABLES]

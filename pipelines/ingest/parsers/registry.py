@@ -40,6 +40,7 @@ from pipelines.ingest.parsers.training_throughput import parse_training_throughp
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_json
 from pipelines.ingest.parsers.zeus import parse_zeus_power
 from pipelines.ingest.staging import Parser
+from schemas.claims import ClaimParameters, Claims
 from schemas.device_specs import DeviceSpecs
 from schemas.network_energy import NetworkEnergy
 from schemas.paper_claims import ModelConfigs, PaperClaims
@@ -63,6 +64,8 @@ ZONE_TIMEZONES = "staging.zone_timezones"
 ELECTRICITY_DEMAND = "staging.electricity_demand"
 SCENARIO_ZONES = "core.scenario_zones"
 PATTERNS = "core.patterns"
+CLAIMS = "staging.claims"
+CLAIM_PARAMETERS = "staging.claim_parameters"
 
 #: Grid intensity. The Ember parsers read the zone table (kind ``zones``,
 #: ``sources/curated/zones.csv``) through the manifest, so its sha256 is verified too.
@@ -112,6 +115,10 @@ SCENARIO_ZONE_PARSERS: dict[str, Parser] = {"scenario_zones": curated_parser(Sce
 #: Communication patterns (sources/curated/patterns.csv): read by the model_methods asset into core.patterns.
 PATTERN_PARSERS: dict[str, Parser] = {"curated_patterns": lambda path, options: read_pattern_frame(path)}
 
+#: The claims registry: published claims as rows, and the parameter rows that recompute them.
+CLAIMS_PARSERS: dict[str, Parser] = {"curated_claims": curated_parser(Claims)}
+CLAIM_PARAMETERS_PARSERS: dict[str, Parser] = {"curated_claim_parameters": curated_parser(ClaimParameters)}
+
 #: table -> kind -> parser, for every table a manifest entry can feed.
 BY_TABLE: dict[str, dict[str, Parser]] = {
     POWER_SAMPLES: SAMPLED_PARSERS,
@@ -130,6 +137,8 @@ BY_TABLE: dict[str, dict[str, Parser]] = {
     ELECTRICITY_DEMAND: ELECTRICITY_DEMAND_PARSERS,
     SCENARIO_ZONES: SCENARIO_ZONE_PARSERS,
     PATTERNS: PATTERN_PARSERS,
+    CLAIMS: CLAIMS_PARSERS,
+    CLAIM_PARAMETERS: CLAIM_PARAMETERS_PARSERS,
 }
 #: Tables that also stage another table's manifest files, with their own parser of those files' kind:
 #: staging.device_pcf reads each device's footprint from its row of the device specs file, so a device is

@@ -1,0 +1,139 @@
+"""The claims registry: published claims about edge, federated or decentralised training as rows
+(staging.claims), the inputs that recompute them as parameter rows with a status
+(staging.claim_parameters), and what the recomputation gives (marts.claims, marts.claim_traffic).
+
+A claim is a paper's headline statement in its own terms: a cloud/edge ratio R, a bandwidth ratio,
+an emission ratio or share, or an amount of carbon. Its ``quantity`` names the recomputation
+(sql/marts/claims.sql), so a claim of a kind already known is added by rows alone: its row here and
+its case's parameter rows.
+"""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from schemas.base import Provenance
+from schemas.scenario_parameters import STATUSES
+
+#: What a claim states, each with the recomputation sql/marts/claims.sql gives it:
+#: reduction_factor: cloud / edge carbon R of the scenario ``case_id`` (marts.verdict, compute only, headline rows);
+#: bandwidth_ratio: wide-area bytes of ``baseline_case_id`` over those of ``case_id`` (comm_bytes over core.patterns);
+#: emission_ratio: a case's operational emissions over each of its baselines' (its parameter rows);
+#: emission_share, emissions: a part's share of a run's carbon, and a run's carbon (none recomputed yet: each
+#: such claim names what is missing).
+QUANTITIES = ["reduction_factor", "bandwidth_ratio", "emission_ratio", "emission_share", "emissions"]
+#: The three outcomes of a recomputation, as marts.paper_reproduction's.
+CLAIM_STATUSES = ["reproduced", "differs", "not reproducible"]
+ID = r"^[a-z][a-z0-9_]*$"
+
+
+class Claims(Provenance):
+    """staging.claims: one published claim per row, quoted, with its bounds and the case that recomputes it.
+    Grain: one claim."""
+
+    claim_id: str = pa.Field(unique=True, str_matches=ID, description="Stable id: first author, year and what it states.")
+    paper: str = pa.Field(str_length={"min_value": 1}, description="First author et al. and year.")
+    title: str = pa.Field(str_length={"min_value": 1}, description="The paper's title and where it appeared.")
+    citation_url: str = pa.Field(str_startswith="http", description="Link to the paper.")
+    quote: str = pa.Field(str_length={"min_value": 1}, description="The sentence that states the claim, as published.")
+    location: str = pa.Field(str_length={"min_value": 1}, description="Where in the paper (section, figure, abstract).")
+    quantity: str = pa.Field(isin=QUANTITIES, description="What it states, which names its recomputation: " + " | ".join(QUANTITIES) + ".")
+    unit: str = pa.Field(description="Unit of the published bounds (x, fraction, kgCO2e).")
+    published_low: float = pa.Field(nullable=True, description="The published value, or the low end of a published range.")
+    published_high: float = pa.Field(nullable=True, description="The high end of a published range (the value again where single).")
+    published_text: str = pa.Field(description="The published value as stated.")
+    tolerance: float = pa.Field(ge=0, description="Relative error within which a recomputed end counts as reproduced.")
+    case_id: str = pa.Field(nullable=True, description="The parameter set that recomputes it: a scenario (reduction_factor) or a case of staging.claim_parameters; null where none can.")
+    baseline_case_id: str = pa.Field(nullable=True, description="The case it is compared against, where the claim is a ratio of two cases (bandwidth_ratio).")
+    missing: str = pa.Field(nullable=True, description="What the paper does not publish that a recomputation needs (a claim with no case).")
+    notes: str = pa.Field(str_length={"min_value": 1}, description="How it is recomputed, or why it cannot be.")
+
+    class Config:
+        strict = True
+
+    @pa.dataframe_check(description="a claim has a case to recompute it on, or names what is missing")
+    @classmethod
+    def case_or_missing(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("case_id").is_not_null() | pl.col("missing").is_not_null())
+
+    @pa.dataframe_check(description="published_low <= published_high")
+    @classmethod
+    def ordered_bounds(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("published_low") <= pl.col("published_high")).fill_null(True))
+
+
+class ClaimParameters(Provenance):
+    """staging.claim_parameters: the inputs that recompute a claim, one parameter of one case per row, each with
+    its status and source; a value may instead name a row of staging.network_energy (factor_id), which it then
+    takes. Grain: case x parameter."""
+
+    case_id: str = pa.Field(str_matches=ID, description="The case (a claim's configuration) the parameter belongs to.")
+    parameter: str = pa.Field(str_matches=ID, description="The parameter's name.")
+    value: float = pa.Field(nullable=True, description="The value, in `unit` (null where value_text or factor_id gives it).")
+    value_text: str = pa.Field(nullable=True, description="A named value (comm_pattern: a row of sources/curated/patterns.csv).")
+    low: float = pa.Field(nullable=True, description="Low end of the value's sourced range.")
+    high: float = pa.Field(nullable=True, description="High end of the value's sourced range.")
+    unit: str = pa.Field(str_length={"min_value": 1}, description="Unit of value, low and high.")
+    factor_id: str = pa.Field(nullable=True, description="A row of staging.network_energy whose value this parameter takes.")
+    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    citation: str = pa.Field(str_length={"min_value": 1}, description="Where the value comes from.")
+    citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")
+    reasoning: str = pa.Field(str_length={"min_value": 1}, description="Why the value, and any arithmetic behind it.")
+
+    class Config:
+        strict = True
+        unique = ["case_id", "parameter"]
+
+    @pa.dataframe_check(description="exactly one of value, value_text and factor_id gives the value")
+    @classmethod
+    def one_value(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        given = (pl.col("value").is_not_null().cast(pl.Int8) + pl.col("value_text").is_not_null().cast(pl.Int8)
+                 + pl.col("factor_id").is_not_null().cast(pl.Int8))
+        return data.lazyframe.select(given == 1)
+
+
+class ClaimRows(pa.DataFrameModel):
+    """marts.claims: every registered claim with its published value, the value this project recomputes from
+    parameter rows, the status and the verdict in the claim's own terms. Grain: one claim."""
+
+    claim_id: str = pa.Field(unique=True, description="Claim id (staging.claims).")
+    paper: str = pa.Field(description="First author et al. and year.")
+    quantity: str = pa.Field(isin=QUANTITIES, description="What the claim states (schemas/claims.py QUANTITIES).")
+    unit: str = pa.Field(description="Unit of the published and recomputed values.")
+    quote: str = pa.Field(description="The sentence that states the claim.")
+    published_low: float = pa.Field(nullable=True, description="The published value, or its range's low end.")
+    published_high: float = pa.Field(nullable=True, description="The published range's high end.")
+    published_text: str = pa.Field(description="The published value as stated.")
+    recomputed_value: float = pa.Field(nullable=True, description="The recomputed value at the case's central parameter values (for a claim over several classes or baselines: their midpoint); null where not reproducible.")
+    recomputed_low: float = pa.Field(nullable=True, description="The lowest recomputed value: over the case's device classes or baselines, and over the ends of its parameters' sourced ranges.")
+    recomputed_high: float = pa.Field(nullable=True, description="The highest recomputed value, likewise.")
+    recomputed_text: str = pa.Field(description="The recomputed value(s) in words.")
+    relative_error: float = pa.Field(nullable=True, description="The larger of the two ends' relative errors, recomputed / published - 1.")
+    tolerance: float = pa.Field(ge=0, description="Relative error within which an end counts as reproduced.")
+    status: str = pa.Field(isin=CLAIM_STATUSES, description="reproduced (both ends within the tolerance) | differs | not reproducible.")
+    reason: str = pa.Field(description="Why it differs, or what is missing; how it was recomputed where reproduced.")
+    verdict: str = pa.Field(description="The verdict in the claim's own terms, in one sentence.")
+    case_id: str = pa.Field(nullable=True, description="The parameter set it is recomputed on.")
+    citation_url: str = pa.Field(description="Link to the paper.")
+
+    class Config:
+        strict = True
+
+
+class ClaimTraffic(pa.DataFrameModel):
+    """marts.claim_traffic: the wide-area traffic of each case whose pattern moves bytes, and its network energy
+    under each network method that applies to a link between data centres (those that charge bytes by their
+    ends: volume and marginal). Grain: case x network method x range end (central, low, high)."""
+
+    scenario_id: str = pa.Field(description="The case (staging.claim_parameters case_id).")
+    network_method: str = pa.Field(description="A row of core.network_methods that charges a wide-area link's bytes.")
+    comm_pattern: str = pa.Field(description="The case's pattern (core.patterns).")
+    range_end: str = pa.Field(isin=["central", "low", "high"], description="The case's parameters at their central values, or every one at the low (high) end of its sourced range.")
+    nodes: float = pa.Field(gt=0, description="Nodes exchanging over the link.")
+    syncs: float = pa.Field(ge=0, description="All-reduces over the run: tokens / (nodes x tokens per node step x local steps per sync).")
+    wan_tb: float = pa.Field(ge=0, description="Bytes over the wide-area link, TB (1e12 B): sql/model/macros.sql comm_bytes.")
+    network_kwh: float = pa.Field(ge=0, description="The network's energy for those bytes under the method (sql/model/macros.sql network_terms_kwh, network_method_kwh), kWh.")
+
+    class Config:
+        strict = True
