@@ -19,6 +19,7 @@ import altair as alt
 import duckdb
 
 from dashboards import (
+    claims,
     dictionary,
     energy,
     fleet,
@@ -56,11 +57,11 @@ DEFAULT_SITE: Path = _PACKAGE / "site" if _IN_CHECKOUT else Path.cwd().resolve()
 
 #: Page builders in the order of the navigation.
 BUILDERS: list[Callable[[duckdb.DuckDBPyConnection], Page]] = [
-    verdict.build, reproduction.build, validation.build, energy.build, scaling.build, lifecycle.build, fleet.build,
+    verdict.build, reproduction.build, claims.build, validation.build, energy.build, scaling.build, lifecycle.build, fleet.build,
     sensitivity.build, uncertainty.build, grid.build, siting.build, sources.build, dictionary.build,
 ]
 #: The page modules, in the order of BUILDERS; each declares the tables its page reads (``TABLES``).
-PAGES = [verdict, reproduction, validation, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, siting, sources, dictionary]
+PAGES = [verdict, reproduction, claims, validation, energy, scaling, lifecycle, fleet, sensitivity, uncertainty, grid, siting, sources, dictionary]
 #: What every page's scenario selector reads (``sql/scenario_ids.sql``).
 SELECTOR_TABLES = ["marts.scenarios"]
 #: Tables of DuckDB's catalog: a page reading them (the Data dictionary) shows every table and view.

@@ -10,6 +10,8 @@
     edge-carbon scenario new NAME ...   a scenario extending another, with --set param=value
     edge-carbon scenario remove NAME    undo scenario new: the entry (the file is kept; --delete-file)
     edge-carbon unregister ID           undo register: the entry (the file is kept; --delete-file)
+    edge-carbon claim new ID ...        a published claim, a row of sources/curated/claims.csv (docs/claims.md)
+    edge-carbon claim remove ID         undo claim new: the row (--with-parameters: its cases' parameter rows)
 """
 
 from __future__ import annotations
@@ -418,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     unreg.add_argument("--delete-file", action="store_true", help="also delete the registered file (default: kept)")
     unreg.add_argument("--dry-run", action="store_true", help="check and say what would be removed; write nothing")
     unreg.set_defaults(func=unregister)
+    from pipelines.ingest.claims import add_parser as add_claim_parser
+
+    add_claim_parser(sub)
     args = parser.parse_args(argv)
     from pipelines.ingest.manifest import PatternFileError
 

@@ -20,9 +20,12 @@ from schemas.scenario_parameters import STATUSES
 #: reduction_factor: cloud / edge carbon R of the scenario ``case_id`` (marts.verdict, compute only, headline rows);
 #: bandwidth_ratio: wide-area bytes of ``baseline_case_id`` over those of ``case_id`` (comm_bytes over core.patterns);
 #: emission_ratio: a case's operational emissions over each of its baselines' (its parameter rows);
-#: emission_share, emissions: a part's share of a run's carbon, and a run's carbon (none recomputed yet: each
-#: such claim names what is missing).
+#: emission_share: a part's share of a federated client session's energy (the case's session rows, each network
+#: method that charges bytes by their ends); emissions: a run's carbon (none recomputed yet: such a claim names what
+#: is missing).
 QUANTITIES = ["reduction_factor", "bandwidth_ratio", "emission_ratio", "emission_share", "emissions"]
+#: The parts of a federated session's energy an emission_share claim names (sql/marts/claims.sql `session_parts`).
+PARTS = ["client_compute", "upload", "download", "server"]
 #: The three outcomes of a recomputation, as marts.paper_reproduction's.
 CLAIM_STATUSES = ["reproduced", "differs", "not reproducible"]
 ID = r"^[a-z][a-z0-9_]*$"
@@ -46,6 +49,7 @@ class Claims(Provenance):
     tolerance: float = pa.Field(ge=0, description="Relative error within which a recomputed end counts as reproduced.")
     case_id: str = pa.Field(nullable=True, description="The parameter set that recomputes it: a scenario (reduction_factor) or a case of staging.claim_parameters; null where none can.")
     baseline_case_id: str = pa.Field(nullable=True, description="The case it is compared against, where the claim is a ratio of two cases (bandwidth_ratio).")
+    part: str = pa.Field(nullable=True, isin=PARTS, description="The part of a run's energy an emission_share claim is about: " + " | ".join(PARTS) + ".")
     missing: str = pa.Field(nullable=True, description="What the paper does not publish that a recomputation needs (a claim with no case).")
     notes: str = pa.Field(str_length={"min_value": 1}, description="How it is recomputed, or why it cannot be.")
 
@@ -91,6 +95,22 @@ class ClaimParameters(Provenance):
         given = (pl.col("value").is_not_null().cast(pl.Int8) + pl.col("value_text").is_not_null().cast(pl.Int8)
                  + pl.col("factor_id").is_not_null().cast(pl.Int8))
         return data.lazyframe.select(given == 1)
+
+
+class ClaimValues(pa.DataFrameModel):
+    """core.claim_values: every parameter of every claim case at its central value and at the low and high ends of its
+    sourced range (the central value where it has none); a factor_id's row of staging.network_energy gives its value.
+    Grain: case x parameter x range end."""
+
+    case_id: str = pa.Field(description="The case (staging.claim_parameters).")
+    parameter: str = pa.Field(description="The parameter's name.")
+    range_end: str = pa.Field(isin=["central", "low", "high"], description="central, or the low (high) end of the parameter's sourced range.")
+    value: float = pa.Field(nullable=True, description="The value at that end (null for a named value).")
+    value_text: str = pa.Field(nullable=True, description="A named value (comm_pattern).")
+
+    class Config:
+        strict = True
+        unique = ["case_id", "parameter", "range_end"]
 
 
 class ClaimRows(pa.DataFrameModel):

@@ -26,7 +26,7 @@ from pipelines.identifiers import checked_identifier
 from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.charging_windows import ChargingWindows
-from schemas.claims import ClaimParameters, ClaimRows, Claims, ClaimTraffic
+from schemas.claims import ClaimParameters, ClaimRows, Claims, ClaimTraffic, ClaimValues
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
@@ -122,6 +122,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.patterns": Patterns,
     "core.claim": Claim,
     "core.model_evaluation": ModelEvaluation,
+    "core.claim_values": ClaimValues,
     "marts.training_energy": TrainingEnergy,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,

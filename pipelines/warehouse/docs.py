@@ -17,6 +17,7 @@ import polars as pl
 
 from pipelines.paths import sql_text
 from pipelines.warehouse.dictionary import column_comment
+from pipelines.warehouse.claims_docs import CLAIMS_BEGIN, CLAIMS_END, claims_table
 from pipelines.warehouse.queries import query_pl
 from schemas.meta import columns
 from schemas.validation import ValidationCases
@@ -482,6 +483,7 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     if full.exists():
         text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full, con))
     text = replace_between(text, SITING_BEGIN, SITING_END, siting_table(con))
+    text = replace_between(text, CLAIMS_BEGIN, CLAIMS_END, claims_table(con))
     findings.write_text(text)
     validation = root / "docs" / "validation.md"
     text = replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con))

@@ -6,35 +6,23 @@
 -- and lines, which a link between data centres does not pass). The bytes are the model's
 -- comm_bytes over the pattern's coefficients; the energy its network_terms_kwh, weighed by the
 -- method's row. Each case at its parameters' central values and at the low and high ends of their
--- sourced ranges. A derived result of this project: no paper's claim. Grain: case x method x end.
-with params as (
-    select p.case_id, p.parameter, coalesce(p.value, energy.value) as value, p.value_text, p.low, p.high
-    from staging.claim_parameters as p
-    left join staging.network_energy as energy on energy.factor_id = p.factor_id
-),
-
-ends as (
-    select params.*, range_end, case range_end when 'low' then coalesce(low, value) when 'high' then coalesce(high, value)
-        else value end as at_end
-    from params
-    cross join (values ('central'), ('low'), ('high')) as e (range_end)
-),
-
-cases as (
+-- sourced ranges (core.claim_values), for the cases that name their nodes and tokens. A derived result of
+-- this project: no paper's claim. Grain: case x method x end.
+with cases as (
     select
         case_id,
         range_end,
         max(value_text) filter (where parameter = 'comm_pattern') as comm_pattern,
-        max(at_end) filter (where parameter = 'nodes') as nodes,
-        max(at_end) filter (where parameter = 'params') as params,
-        max(at_end) filter (where parameter = 'bytes_per_param') as bytes_per_param,
-        max(at_end) filter (where parameter = 'comm_compression') as comm_compression,
-        max(at_end) filter (where parameter = 'local_steps_per_sync') as local_steps_per_sync,
-        max(at_end) filter (where parameter = 'tokens') as tokens,
-        max(at_end) filter (where parameter = 'tokens_per_device_step') as tokens_per_device_step,
-        max(at_end) filter (where parameter = 'network_kwh_per_gb') as network_kwh_per_gb,
-        max(at_end) filter (where parameter = 'network_marginal_w_per_mbps') as network_marginal_w_per_mbps
-    from ends
+        max(value) filter (where parameter = 'nodes') as nodes,
+        max(value) filter (where parameter = 'params') as params,
+        max(value) filter (where parameter = 'bytes_per_param') as bytes_per_param,
+        max(value) filter (where parameter = 'comm_compression') as comm_compression,
+        max(value) filter (where parameter = 'local_steps_per_sync') as local_steps_per_sync,
+        max(value) filter (where parameter = 'tokens') as tokens,
+        max(value) filter (where parameter = 'tokens_per_device_step') as tokens_per_device_step,
+        max(value) filter (where parameter = 'network_kwh_per_gb') as network_kwh_per_gb,
+        max(value) filter (where parameter = 'network_marginal_w_per_mbps') as network_marginal_w_per_mbps
+    from core.claim_values
     group by case_id, range_end
 ),
 
@@ -47,7 +35,7 @@ traffic as (
                    bytes_per_param, tokens, tokens_per_device_step, local_steps_per_sync, 0, 0, comm_compression, 1) as bytes
     from cases
     inner join core.patterns as pattern on pattern.pattern = cases.comm_pattern
-    where pattern.moves_bytes
+    where pattern.moves_bytes and cases.nodes is not null and cases.tokens is not null
 )
 
 select

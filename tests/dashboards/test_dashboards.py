@@ -16,7 +16,7 @@ from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from tests.helpers import browser_missing
 
-PAGES = ["verdict", "reproduction", "validation", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "siting",
+PAGES = ["verdict", "reproduction", "claims", "validation", "energy", "scaling", "lifecycle", "fleet", "sensitivity", "uncertainty", "grid", "siting",
          "sources", "dictionary"]
 MAX_PAGE_BYTES = 2_000_000
 #: The pages, the index and their shared script together (static PNG/SVG exports not counted).

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipelines.warehouse.claims_docs import CLAIMS_BEGIN, CLAIMS_END, claims_table
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.docs import (
     ANSWER_BEGIN,
@@ -104,6 +105,22 @@ def test_findings_verdict_point_values_are_the_warehouse(built_warehouse: Path) 
     assert len(points(table, MONTE_CARLO_COLUMNS)[2]) == len(table.splitlines()[2].split("|")) - 6
     assert points(between(findings, BEGIN, END), MONTE_CARLO_COLUMNS) == points(table, MONTE_CARLO_COLUMNS), (
         "docs/findings.md's verdict is stale: run `make run` then `edge-carbon docs`")
+
+
+def test_findings_claims_are_the_warehouse(built_warehouse: Path) -> None:
+    """docs/findings.md's claims table is marts.claims (no Monte Carlo figure in it)."""
+    with open_readonly(built_warehouse) as con:
+        table = claims_table(con)
+    assert "`jaghouar2024_bandwidth_400x` | Jaghouar et al. 2024 | 400x | 400x (" in table
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    assert between(findings, CLAIMS_BEGIN, CLAIMS_END) == table, "docs/findings.md's claims are stale: run `edge-carbon docs`"
+    # the prose: each published share lies between the two network methods' recomputations
+    with open_readonly(built_warehouse) as con:
+        shares = query_pl(con, "select published_low, published_high, recomputed_low, recomputed_high from marts.claims "
+                               "where quantity = 'emission_share'")
+    assert shares.height == 4
+    for low, high, ours_low, ours_high in shares.iter_rows():
+        assert ours_low < low <= high < ours_high
 
 
 def test_readme_headline_point_values_are_the_warehouse(built_warehouse: Path) -> None:

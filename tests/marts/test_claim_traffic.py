@@ -53,7 +53,8 @@ def test_the_claims_patterns_are_evaluated_only_for_a_scenario_that_names_them()
     assert set(PATTERN_ROWS) - set(PATTERNS) == {"federated_round", "diloco_allreduce"}
 
 
-def _case(case_id: str, **values: float | str | tuple[float, float, float]) -> list[dict]:
+def _parameters(case_id: str, **values: float | str | tuple[float, float, float]) -> list[dict]:
+    """staging.claim_parameters rows: a text is a named value, a triple (value, low, high) a sourced range."""
     rows = []
     for parameter, value in values.items():
         row = {"case_id": case_id, "parameter": parameter, "value": None, "value_text": None, "low": None, "high": None,
@@ -68,19 +69,41 @@ def _case(case_id: str, **values: float | str | tuple[float, float, float]) -> l
     return rows
 
 
+NETWORK = [{"factor_id": "f", "value": 0.01, "low": 0.005, "high": None}]
+
+
+def _values(parameters: list[dict]) -> list[dict]:
+    """core.claim_values over the rows (sql/core/claim_values.sql)."""
+    return run_mart("core.claim_values", {"staging.claim_parameters": parameters, "staging.network_energy": NETWORK})
+
+
+def test_a_case_s_values_at_each_end_of_their_ranges_and_from_their_factor_rows() -> None:
+    """A range gives its ends, a value without one is the same at each end, a factor row gives its own value and range."""
+    parameters = _parameters("c", nodes=(3.0, 2.0, 4.0), params=1e9, comm_pattern="diloco_allreduce")
+    parameters.append({"case_id": "c", "parameter": "network_kwh_per_gb", "value": None, "value_text": None, "low": None,
+                       "high": None, "factor_id": "f"})
+    got = {(r["parameter"], r["range_end"]): (r["value"], r["value_text"]) for r in _values(parameters)}
+    assert [got[("nodes", e)][0] for e in ("low", "central", "high")] == [2.0, 3.0, 4.0]
+    assert {got[("params", e)][0] for e in ("low", "central", "high")} == {1e9}
+    assert [got[("network_kwh_per_gb", e)][0] for e in ("low", "central", "high")] == [0.005, 0.01, 0.01]
+    assert got[("comm_pattern", "central")] == (None, "diloco_allreduce")
+
+
 def test_a_case_s_traffic_and_its_network_energy_under_each_wide_area_method() -> None:
     """A DiLoCo case of 3 nodes (2 to 3), 1e9 parameters, float32 to uint8, 10 inner steps of 1,000 tokens, 1.2e6
     tokens: 1.2e6 / (3 x 1,000 x 10) = 40 outer steps of 2 x 2 x 1e9 x 1 B = 4 GB, 160 GB in all (0.16 TB).
     Volume at 0.01 kWh/GB at each of 2 data-centre ends: 3.2 kWh; marginal at 0.05 W/(Mbit/s) once: 160 GB x 8,000
     Mbit x 0.05 W / 3.6e6 = 0.01778 kWh. The low end (2 nodes): 60 steps of 2 x 1 x 1e9 B = 120 GB."""
-    params = _case("c", comm_pattern="diloco_allreduce", nodes=(3.0, 2.0, 3.0), params=1e9, bytes_per_param=4.0,
-                   comm_compression=4.0, local_steps_per_sync=10.0, tokens=1.2e6, tokens_per_device_step=1_000.0,
-                   network_marginal_w_per_mbps=0.05)
-    params.append({"case_id": "c", "parameter": "network_kwh_per_gb", "value": None, "value_text": None, "low": None,
-                   "high": None, "factor_id": "f"})
-    rows = run_mart("marts.claim_traffic", {"staging.claim_parameters": params,
-                                             "staging.network_energy": [{"factor_id": "f", "value": 0.01}]},
+    parameters = _parameters("c", comm_pattern="diloco_allreduce", nodes=(3.0, 2.0, 3.0), params=1e9, bytes_per_param=4.0,
+                             comm_compression=4.0, local_steps_per_sync=10.0, tokens=1.2e6, tokens_per_device_step=1_000.0,
+                             network_marginal_w_per_mbps=0.05)
+    parameters.append({"case_id": "c", "parameter": "network_kwh_per_gb", "value": None, "value_text": None, "low": None,
+                       "high": None, "factor_id": "f"})
+    # a federated session case names no nodes or tokens: it moves no wide-area traffic here
+    parameters += _parameters("session", comm_pattern="federated_round", params=1e7)
+    rows = run_mart("marts.claim_traffic", {"core.claim_values": _values(parameters)},
                     method_tables=("core.patterns", "core.network_methods"))
+    assert {r["scenario_id"] for r in rows} == {"c"}
     got = {(r["network_method"], r["range_end"]): r for r in rows}
     assert sorted({m for m, _ in got}) == ["marginal", "volume"]
     assert got[("volume", "central")]["syncs"] == pytest.approx(40)

@@ -8,18 +8,22 @@ import pytest
 from tests.marts.given_rows import run_mart
 
 CLAIM = {"paper": "A et al. 2030", "title": "T", "citation_url": "https://example.org", "quote": "Q", "location": "L",
-         "unit": "x", "published_text": "P", "tolerance": 0.05, "case_id": None, "baseline_case_id": None, "missing": None,
-         "notes": "N"}
+         "unit": "x", "published_text": "P", "tolerance": 0.05, "case_id": None, "baseline_case_id": None, "part": None,
+         "missing": None, "notes": "N"}
 VERDICT = {"is_headline": True, "is_headline_method": True, "is_headline_policy": True, "is_headline_resize_power": True}
 
 
+def _claims_tables() -> dict[str, list[dict]]:
+    """A row of each table the mart reads that no claim of a test reads."""
+    return {"marts.verdict": [{**VERDICT, "scenario_id": "unread", "device_class": "x", "reduction_factor": 1.0}],
+            "marts.claim_traffic": [{"scenario_id": "unread", "network_method": "volume", "range_end": "central", "wan_tb": 1.0}],
+            "core.claim_values": [{"case_id": "unread", "parameter": "x", "range_end": "central", "value": 1.0, "value_text": None}]}
+
+
 def _claims(given: dict) -> dict[str, dict]:
-    # a row of each table that no claim reads, where the test gives none
-    tables = {"marts.verdict": [{**VERDICT, "scenario_id": "unread", "device_class": "x", "reduction_factor": 1.0}],
-              "marts.claim_traffic": [{"scenario_id": "unread", "network_method": "volume", "range_end": "central", "wan_tb": 1.0}],
-              "staging.claim_parameters": [{"case_id": "unread", "parameter": "x", "value": 1.0}]}
+    tables = _claims_tables()
     tables.update(given)
-    return {r["claim_id"]: r for r in run_mart("marts.claims", tables)}
+    return {r["claim_id"]: r for r in run_mart("marts.claims", tables, method_tables=("core.patterns", "core.network_methods"))}
 
 
 def test_a_ratio_claim_is_judged_on_its_scenario_s_classes() -> None:
@@ -51,10 +55,10 @@ def test_an_emission_ratio_is_the_case_s_carbon_over_each_baseline_s() -> None:
     """10 kWh at 50 g against 10 kWh at 500 g and at 1,000 g: 10% and 5%, a published 5-10% reproduced."""
     claims = [{**CLAIM, "claim_id": "e", "quantity": "emission_ratio", "unit": "fraction", "published_low": 0.05,
                "published_high": 0.10, "case_id": "c"}]
-    params = [{"case_id": "c", "parameter": p, "value": v}
+    values = [{"case_id": "c", "parameter": p, "range_end": "central", "value": v, "value_text": None}
               for p, v in [("energy_kwh", 10.0), ("gco2e_per_kwh", 50.0), ("baseline_energy_kwh", 10.0),
                            ("baseline_gco2e_per_kwh_x", 500.0), ("baseline_gco2e_per_kwh_y", 1000.0)]]
-    row = _claims({"staging.claims": claims, "staging.claim_parameters": params})["e"]
+    row = _claims({"staging.claims": claims, "core.claim_values": values})["e"]
     assert (row["recomputed_low"], row["recomputed_high"]) == (pytest.approx(0.05), pytest.approx(0.10))
     assert row["status"] == "reproduced"
     assert "y 10 kg (5.0%)" in row["recomputed_text"] and "x 5 kg (10.0%)" in row["recomputed_text"]
@@ -66,3 +70,34 @@ def test_a_claim_without_a_case_is_not_reproducible_and_says_what_is_missing() -
     row = _claims({"staging.claims": claims})["n"]
     assert row["status"] == "not reproducible" and row["recomputed_value"] is None
     assert row["reason"].startswith("Missing: the rounds")
+
+
+def _session(**values: float | str) -> list[dict]:
+    """A federated session case's rows of core.claim_values, every range end at the same value."""
+    return [{"case_id": "fl", "parameter": name, "range_end": end, "value": None if isinstance(v, str) else v,
+             "value_text": v if isinstance(v, str) else None} for name, v in values.items() for end in ("central", "low", "high")]
+
+
+def test_a_share_claim_is_its_part_of_a_federated_session_s_energy_by_the_paper_s_method() -> None:
+    """A 10M-parameter float32 model: 40 MB each way at 10 MB/s (4 s). Compute 1 W x 240 s = 240 J. Upload: a 2 W
+    radio for 4 s = 8 J, plus 0.04 GB x (home end: 0.01 + 0.02 router; server end: 0.01) kWh/GB = 0.0016 kWh = 5,760 J
+    by volume. Download: 0.5 W x 4 s = 2 J + 5,760 J. Server: 45 W x 2 x 1.09 x 240 s / 1,000 clients = 23.544 J.
+    By volume the upload is 5,768 / 11,793.544 = 48.9%; by marginal energy (core 0.03, access 0.02 W per Mbit/s at the
+    home end: 0.04 GB x 8,000 x 0.05 = 16 J) it is 24 / 305.544 = 7.9%. Published 27-29%: differs."""
+    claims = [{**CLAIM, "claim_id": "up", "quantity": "emission_share", "unit": "fraction", "published_low": 0.27,
+               "published_high": 0.29, "case_id": "fl", "part": "upload"},
+              {**CLAIM, "claim_id": "cpu", "quantity": "emission_share", "unit": "fraction", "published_low": 0.46,
+               "published_high": 0.50, "case_id": "fl", "part": "client_compute"}]
+    values = _session(comm_pattern="federated_round", cpu_power_w=1.0, cpu_seconds=240.0, radio_tx_power_w=2.0, radio_rx_power_w=0.5,
+                      link_mb_per_s=10.0, params=1e7, bytes_per_param=4.0, network_kwh_per_gb=0.01, router_kwh_per_gb=0.02,
+                      network_marginal_w_per_mbps=0.03, router_marginal_w_per_mbps=0.02, server_power_w=45.0, servers=2.0,
+                      server_pue=1.09, round_seconds=240.0, concurrency=1000.0)
+    got = _claims({"staging.claims": claims, "core.claim_values": values})
+    total_volume = 240 + (8 + 5760) + (2 + 5760) + 23.544
+    total_marginal = 240 + (8 + 16) + (2 + 16) + 23.544
+    assert got["up"]["recomputed_value"] == pytest.approx(5768 / total_volume)
+    assert got["up"]["recomputed_low"] == pytest.approx(24 / total_marginal)
+    assert got["up"]["status"] == "differs"
+    assert got["up"]["relative_error"] == pytest.approx(5768 / total_volume / 0.29 - 1)
+    assert got["cpu"]["recomputed_value"] == pytest.approx(240 / total_volume)
+    assert got["cpu"]["recomputed_high"] == pytest.approx(240 / total_marginal)

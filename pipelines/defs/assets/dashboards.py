@@ -40,7 +40,7 @@ def site_asset(every_table: Iterable[dg.AssetKey] = ()) -> dg.AssetsDefinition:
     def dashboards_site(context: dg.AssetExecutionContext, config: DashboardsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
         """The dashboard site: index.html plus one self-contained page per topic, and PNG/SVG exports.
 
-        Grain: one HTML page per topic (Verdict, Reproduction, Validation, Energy, Scaling, Lifecycle, Fleet,
+        Grain: one HTML page per topic (Verdict, Reproduction, Claims, Validation, Energy, Scaling, Lifecycle, Fleet,
         Sensitivity, Uncertainty, Grid, Siting, Sources, Data dictionary), each loading Vega, Vega-Lite and
         vega-embed from one local ``vendor/vega-bundle.js`` so it opens from file:// offline; ``static/`` holds a PNG and an SVG of the headline charts (config ``static_exports``: ``all`` for every chart). Reads the
         tables built in the same run. Output folder: config ``out_dir``, else env

@@ -1,0 +1,144 @@
+"""The Claims page: its sentences, chart rows and tables come from marts.claims and marts.claim_traffic rows."""
+
+import html
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from dashboards import claims
+from dashboards.shell import query
+from pipelines.warehouse.database import open_readonly
+from pipelines.warehouse.queries import query_pl
+
+#: Rows as the claims query returns them (dashboards/sql/claims.sql), one per status; made up, not the registry's.
+ROWS = pl.DataFrame({
+    "claim_id": ["alpha2020_ratio", "beta2021_share", "gamma2022_task"],
+    "paper": ["Alpha et al. 2020", "Beta et al. 2021", "Gamma et al. 2022"],
+    "quantity": ["bandwidth_ratio", "emission_ratio", "emissions"],
+    "unit": ["x", "fraction", "kgCO2e"],
+    "quote": ["We cut traffic 10x.", "Emissions fall to 20-30%.", "A task emits 3-9 kg."],
+    "published_low": [10.0, 0.2, 3.0],
+    "published_high": [10.0, 0.3, 9.0],
+    "published_text": ["10x", "20-30%", "3-9 kg"],
+    "published_reference": [10.0, 0.25, 6.0],
+    "recomputed_value": [10.0, 0.4, None],
+    "recomputed_low": [8.0, 0.35, None],
+    "recomputed_high": [10.0, 0.45, None],
+    "recomputed_text": ["10x (8x to 10x over the ranges)", "35% to 45%", "not recomputed"],
+    "relative_error": [0.0, 0.5, None],
+    "tolerance": [0.05, 0.1, 0.1],
+    "status": ["reproduced", "differs", "not reproducible"],
+    "reason": ["Recomputed from the bytes.", "The published 20-30% does not follow.", "Missing: the run's hours."],
+    "verdict": ["10x holds as arithmetic: recomputed 10x.", "20-30% does not hold as published: recomputed 35% to 45%.",
+                "3-9 kg cannot be checked: its inputs are not published."],
+    "case_id": ["alpha_case", "beta_case", None],
+    "citation_url": ["https://example.org/a", "https://example.org/b", "https://example.org/c"],
+}).with_columns(
+    (pl.col("published_low") / pl.col("published_reference")).alias("published_low_ratio"),
+    (pl.col("published_high") / pl.col("published_reference")).alias("published_high_ratio"),
+    (pl.col("recomputed_value") / pl.col("published_reference")).alias("recomputed_ratio"),
+    (pl.col("recomputed_low") / pl.col("published_reference")).alias("recomputed_low_ratio"),
+    (pl.col("recomputed_high") / pl.col("published_reference")).alias("recomputed_high_ratio"),
+)
+
+
+def lines(page_html: str) -> dict[str, str]:
+    """The claim sentences of a page (or of sentences_html), unescaped, by claim id."""
+    block = re.search(r'<ul class="verdict" id="claim-sentences">(.*?)</ul>', page_html).group(1)
+    return {m.group(1): html.unescape(re.sub(r"<[^>]+>", "", m.group(2)))
+            for m in re.finditer(r'<li id="claim-([a-z0-9_]+)">(.*?)</li>', block)}
+
+
+def test_one_sentence_per_claim_from_its_row() -> None:
+    """Paper, status and the mart's verdict per claim; what is missing (the mart's reason) where not reproducible."""
+    found = lines(claims.sentences_html(ROWS))
+    assert list(found) == ROWS.get_column("claim_id").to_list()
+    for row in ROWS.iter_rows(named=True):
+        line = found[row["claim_id"]]
+        assert line == f"{row['paper']}, {row['status']}: {row['verdict']}" + (
+            f" {row['reason']}" if row["status"] == "not reproducible" else "")
+    assert "Missing: the run's hours." in found["gamma2022_task"]
+    assert "Recomputed from the bytes." not in found["alpha2020_ratio"]  # a reproduced claim's line is its verdict
+
+
+def test_answer_counts_the_rows() -> None:
+    answer = claims.answer(ROWS)
+    assert answer == ("1 of 3 published claims about edge and decentralised training reproduce from their inputs "
+                      "(Alpha et al. 2020), 1 differs (Beta et al. 2021) and 1 cannot be checked (Gamma et al. 2022).")
+    assert not re.search(r"\.\s+[A-Z]", answer)  # one sentence
+
+
+def test_chart_keeps_a_claim_it_cannot_recompute() -> None:
+    """Two rows per claim, relative to the published value; a not reproducible claim keeps its rows, without numbers."""
+    rows = claims.chart_rows(claims.labels(ROWS))
+    assert rows.height == 2 * ROWS.height
+    gamma = rows.filter(claim_id="gamma2022_task").sort("series", descending=True)
+    assert gamma.get_column("series").to_list() == ["recomputed", "published"]
+    assert gamma.row(0, named=True)["shown"] == "not reproducible" and gamma.row(0, named=True)["mid"] is None
+    assert gamma.row(1, named=True)["lo"] == pytest.approx(0.5) and gamma.row(1, named=True)["hi"] == pytest.approx(1.5)
+    beta = rows.filter(claim_id="beta2021_share", series="recomputed").row(0, named=True)
+    assert (beta["lo"], beta["mid"], beta["hi"]) == pytest.approx((1.4, 1.6, 1.8))
+    assert claims.domain(rows) == pytest.approx([0.25, 4.0])  # every ratio within 4x of the published value: the least axis
+    assert claims.domain(rows.with_columns(pl.col("hi") * 10)) == pytest.approx([0.25, 18 * 1.5])
+    spec = claims.claims_chart(ROWS).to_dict(validate=True)
+    assert spec["layer"][-1]["mark"]["type"] == "text"  # the status of a claim with no recomputation is written out
+
+
+def test_small_numbers_keep_their_digits() -> None:
+    assert [claims.number(v, ",.1f") for v in (72341.895, 1.0, 0.0042, 0.0, None)] == ["72,341.9", "1.0", "0.0042", "0.0", ""]
+
+
+def test_labels_stay_apart_when_two_claims_read_the_same() -> None:
+    twice = pl.concat([ROWS, ROWS.head(1).with_columns(pl.lit("alpha2020_other").alias("claim_id"))])
+    labels = claims.labels(twice).get_column("label").to_list()
+    assert len(set(labels)) == len(labels)
+    assert "[alpha2020_other]" in labels[-1]
+
+
+@pytest.fixture(scope="module")
+def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
+    return rendered_site(built_warehouse)
+
+
+@pytest.fixture(scope="module")
+def con(built_warehouse: Path):
+    connection = open_readonly(built_warehouse)
+    yield connection
+    connection.close()
+
+
+def test_page_leads_with_every_claim_of_the_mart(site: dict, con) -> None:
+    text = site["pages"]["claims"]["html"].read_text(encoding="utf-8")
+    mart = query_pl(con, "select claim_id, paper, status, verdict, reason, published_text, recomputed_text from marts.claims")
+    assert mart.height >= 1
+    found = lines(text)
+    assert set(found) == set(mart.get_column("claim_id"))
+    for row in mart.iter_rows(named=True):
+        line = found[row["claim_id"]]
+        assert line.startswith(f"{row['paper']}, {row['status']}: {row['verdict']}"), line
+        if row["status"] == "not reproducible":
+            assert line.endswith(row["reason"]), line
+        # the table has it too, and the chart's data (a not reproducible claim is not dropped)
+        assert f"<td><code>{row['claim_id']}</code></td>" in text
+        assert html.escape(row["recomputed_text"]) in text
+        assert f'"claim_id":"{row["claim_id"]}"' in text
+    # the answer comes first and counts the statuses of the mart's rows
+    answer = html.unescape(re.search(r'<p class="answer" id="answer">([^<]+)</p>', text).group(1))
+    counts = dict(mart.group_by("status").len().iter_rows())
+    assert answer.startswith(f"{counts.get('reproduced', 0)} of {mart.height} published claim")
+    assert text.index('id="answer"') < text.index('id="chart-claims"') < text.index('id="claim-sentences"') < text.index('id="claims"')
+
+
+def test_traffic_table_is_the_marts_central_rows(site: dict, con) -> None:
+    text = site["pages"]["claims"]["html"].read_text(encoding="utf-8")
+    table = re.search(r'<table id="claim-traffic">(.*?)</table>', text).group(1)
+    rows = query_pl(con, "select scenario_id, network_method, wan_tb, network_kwh from marts.claim_traffic where range_end = 'central'")
+    assert table.count("<tr>") == rows.height + 1  # and the heading
+    found = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    for r in rows.iter_rows(named=True):
+        row = next(f for f in found if f"<code>{r['scenario_id']}</code>" in f and f"<code>{r['network_method']}</code>" in f)
+        assert f"<td>{claims.number(r['wan_tb'], ',.1f')}</td><td>{claims.number(r['network_kwh'], ',.1f')}</td>" in row
+    assert query(con, "claim_traffic", {"range_end": "central"}).height == rows.height
