@@ -2,15 +2,12 @@
 
 import html
 import re
-from collections.abc import Callable
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from dashboards import claims
 from dashboards.shell import query
-from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 
 #: Rows as the claims query returns them (dashboards/sql/claims.sql), one per status; made up, not the registry's.
@@ -96,18 +93,6 @@ def test_labels_stay_apart_when_two_claims_read_the_same() -> None:
     labels = claims.labels(twice).get_column("label").to_list()
     assert len(set(labels)) == len(labels)
     assert "[alpha2020_other]" in labels[-1]
-
-
-@pytest.fixture(scope="module")
-def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
-    return rendered_site(built_warehouse)
-
-
-@pytest.fixture(scope="module")
-def con(built_warehouse: Path):
-    connection = open_readonly(built_warehouse)
-    yield connection
-    connection.close()
 
 
 def test_page_leads_with_every_claim_of_the_mart(site: dict, con) -> None:

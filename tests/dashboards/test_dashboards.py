@@ -12,7 +12,6 @@ import pytest
 from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
 from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS, page_patterns
-from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from tests.helpers import browser_missing
 
@@ -21,18 +20,6 @@ PAGES = ["verdict", "reproduction", "claims", "validation", "energy", "scaling",
 MAX_PAGE_BYTES = 2_000_000
 #: The pages, the index and their shared script together (static PNG/SVG exports not counted).
 MAX_SITE_BYTES = 6_000_000
-
-
-@pytest.fixture(scope="module")
-def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
-    return rendered_site(built_warehouse)
-
-
-@pytest.fixture(scope="module")
-def con(built_warehouse: Path):
-    connection = open_readonly(built_warehouse)
-    yield connection
-    connection.close()
 
 
 def test_the_site_is_rendered_into_the_sessions_temporary_folder(site: dict, tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -8,7 +8,7 @@ test-artifacts/dashboards/. Skipped when Chromium or chromedriver is not install
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,11 +32,6 @@ WINDOW_WIDTH = 1366
 MISSING = browser_missing(CHROMIUM, CHROMEDRIVER)
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-
-
-@pytest.fixture(scope="module")
-def site(built_warehouse: Path, rendered_site: Callable[..., dict]) -> dict:
-    return rendered_site(built_warehouse)
 
 
 @pytest.fixture(scope="module")
