@@ -46,10 +46,10 @@ class WorkloadKinds(pa.DataFrameModel):
     """core.workload_kinds: how a job's length is given (a scenario's workload_kind). Grain: one kind."""
 
     workload_kind: str = pa.Field(unique=True, isin=list(WORKLOADS), description="Workload kind.")
-    horizon: float = pa.Field(ge=0, description="Weight of the scenario's horizon_years in the job's length (sql/model/evaluate.sql job_years).")
+    horizon: float = pa.Field(ge=0, description="Weight of the scenario's horizon_years in the job's length (sql/core/model_evaluation.sql job_years).")
     gpu_hours: float = pa.Field(ge=0, description="Weight of the job length of workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.")
     tokens: float = pa.Field(ge=0, description="Weight of the job length of fleet_model_params x workload_tokens (6 N D FLOPs at workload_mfu); above 0, the job's tokens are workload_tokens.")
-    description: str = pa.Field(description="What sets the job's length (sql/model/evaluate.sql job_years).")
+    description: str = pa.Field(description="What sets the job's length (sql/core/model_evaluation.sql job_years).")
 
     class Config:
         strict = True
@@ -77,7 +77,7 @@ class Bases(pa.DataFrameModel):
     counts_availability: bool = pa.Field(description="Whether the devices' online fraction and straggler slowdown enter its count.")
     headline_choice: bool = pa.Field(description="Whether a scenario's headline_basis may name it (peak_flops heads wherever a count is stated).")
     memory_floor: bool = pa.Field(description="Whether its count is at least the memory floor (devices that hold the training state); a class without a memory figure has no count on it.")
-    fp32_peak: float = pa.Field(ge=0, description="Weight of peak FP32 FLOPS in the capacities it compares (sql/model/evaluate.sql cloud_gpu_capacity, device_capacity).")
+    fp32_peak: float = pa.Field(ge=0, description="Weight of peak FP32 FLOPS in the capacities it compares (sql/core/model_evaluation.sql cloud_gpu_capacity, device_capacity).")
     fp16_peak: float = pa.Field(ge=0, description="Weight of peak FP16/BF16 FLOPS (tensor cores on the GPU).")
     bandwidth: float = pa.Field(ge=0, description="Weight of memory bandwidth, GB/s.")
     roofline: float = pa.Field(ge=0, description="Weight of the roofline min(F, I x B) at the scenario's arithmetic intensity.")
@@ -148,7 +148,7 @@ class ResizePowers(pa.DataFrameModel):
 
     Operational carbon = fleet_training x every device at training power for its training share of its window
     + work_training x the work's device-hours (compute-equivalent devices x online share x window) at training power
-    + extra_idle x the fleet's other training device-hours at the class's idle power (sql/model/evaluate.sql)."""
+    + extra_idle x the fleet's other training device-hours at the class's idle power (sql/core/model_evaluation.sql)."""
 
     resize_power: str = pa.Field(unique=True, isin=list(RESIZE_POWERS), description="Row name.")
     fleet_training: float = pa.Field(ge=0, description="Weight of every device of the fleet at training power.")
@@ -194,7 +194,7 @@ class Patterns(pa.DataFrameModel):
     radio_per_byte: float = pa.Field(ge=0, description="Multiplies the sending radio's energy for the time the bytes take at the link rate (every byte pattern 1).")
     splits_model: bool = pa.Field(description="Whether the model is split into S stages (sql/model/macros.sql comm_stages; null for a pattern that does not): each device holds 1 / S of the training state.")
     resizable: bool = pa.Field(description="Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet can carry it (its stage terms: sql/model/macros.sql pipeline_bytes_at).")
-    every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on the pattern (sql/model/evaluate.sql), else only a scenario whose comm_pattern names it (a pattern a published claim needs).")
+    every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on the pattern (sql/core/model_evaluation.sql), else only a scenario whose comm_pattern names it (a pattern a published claim needs).")
     moves_bytes: bool = pa.Field(description="Whether the pattern moves any bytes (a byte coefficient above 0); the one that moves none is the compute-only row every mart reads R without communication from.")
 
     class Config:

@@ -1,4 +1,4 @@
-"""core.model_evaluation: the model's one formula (sql/model/evaluate.sql) evaluated once over
+"""core.model_evaluation: the model's one formula (sql/core/model_evaluation.sql) evaluated once over
 core.scenarios, every row the marts read, so they read this table instead of evaluating again."""
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class ScenarioDevices(pa.DataFrameModel):
 
     A class is any ``<class>`` a scenario gives a ``<class>_train_power_w`` row; its other
     ``<class>_<field>`` rows fill the columns below (schemas.vocabulary.DEVICE_FIELDS), null
-    where the class leaves one unset. The model (sql/model/evaluate.sql) reads the same rows.
+    where the class leaves one unset. The model (sql/core/model_evaluation.sql) reads the same rows.
     """
 
     scenario_id: str = pa.Field(description="Scenario.")

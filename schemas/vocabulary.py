@@ -38,7 +38,7 @@ class Basis:
     """An equivalence basis (core.bases): what it compares a device to the cloud GPU by."""
 
     description: str
-    #: The unit of its capacities (sql/model/evaluate.sql cloud_gpu_capacity, device_capacity).
+    #: The unit of its capacities (sql/core/model_evaluation.sql cloud_gpu_capacity, device_capacity).
     capacity_unit: str
     #: Whether the devices' online fraction and straggler slowdown enter its count.
     counts_availability: bool
@@ -46,7 +46,7 @@ class Basis:
     headline_choice: bool
     #: Whether its count is at least the memory floor (a class without a memory figure then has no count on it).
     memory_floor: bool
-    #: What it compares, as weights of the capacity measures of the cloud GPU and of a device (sql/model/evaluate.sql
+    #: What it compares, as weights of the capacity measures of the cloud GPU and of a device (sql/core/model_evaluation.sql
     #: cloud_gpu_capacity, device_capacity): peak FP32 FLOPS, peak FP16/BF16 FLOPS, memory bandwidth, the roofline
     #: min(F, I x B), jobs per hour of the same measured job, and measured training TFLOPS (the cloud GPU's
     #: cloud_gpu_measured_tflops, a device's <class>_measured_share of its FP32 peak). A rated measure is
@@ -154,7 +154,7 @@ NETWORK_ENERGY_RULES = {
 
 @dataclass(frozen=True)
 class Frame:
-    """An accounting frame (core.frames) and its rules, which the model joins (sql/model/evaluate.sql)."""
+    """An accounting frame (core.frames) and its rules, which the model joins (sql/core/model_evaluation.sql)."""
 
     description: str
     #: Whether the cloud node's embodied carbon is amortised over its life (min(T / life, 1)), else charged in full.
@@ -217,7 +217,7 @@ DEVICE_CLASS_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 FLEET_CLASS = "fleet"
 #: The parameter suffix that declares an edge device class in a scenario.
 DEVICE_MARKER = "train_power_w"
-#: Per-class parameter suffix -> the column the model reads (sql/model/evaluate.sql) in its
+#: Per-class parameter suffix -> the column the model reads (sql/core/model_evaluation.sql) in its
 #: one row per parameter set and device class. A class may leave any but DEVICE_MARKER unset.
 DEVICE_FIELDS = {
     "tflops": "device_tflops",
@@ -244,7 +244,7 @@ DEVICE_FIELDS = {
 @dataclass(frozen=True)
 class WorkloadKind:
     """How a job's length is given (core.workload_kinds): weights of the model's three job lengths
-    (sql/model/evaluate.sql job_years), one of them 1."""
+    (sql/core/model_evaluation.sql job_years), one of them 1."""
 
     description: str
     #: x the scenario's horizon_years (the paper's cloud_gpu_count accelerators for the horizon).
@@ -311,7 +311,7 @@ FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.i
 @dataclass(frozen=True)
 class ResizePower:
     """How a fleet's devices draw power (core.resize_powers): weights of the model's three operational terms
-    (sql/model/evaluate.sql). A fleet resized to carry its traffic, or grown so its pipelines are complete, holds
+    (sql/core/model_evaluation.sql). A fleet resized to carry its traffic, or grown so its pipelines are complete, holds
     more device-hours than the work needs; the rows differ only there."""
 
     description: str

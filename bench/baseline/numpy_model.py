@@ -1,11 +1,11 @@
 """The Monte Carlo benchmark's numpy baseline: the model's headline reduction factor, vectorised.
 
 A baseline to time ``make bench``'s SQL against and to check it by, not a second model: the
-model is ``sql/model/evaluate.sql``, and tests/bench/test_bench.py holds this copy to it on every
+model is ``sql/core/model_evaluation.sql``, and tests/bench/test_bench.py holds this copy to it on every
 scenario and branch. A change to the model's formula is made there, then mirrored here.
 
 
-It evaluates what ``sql/model/evaluate.sql`` (over the macros of ``sql/model/macros.sql``)
+It evaluates what ``sql/core/model_evaluation.sql`` (over the macros of ``sql/model/macros.sql``)
 evaluates for each scenario's headline basis: ``peak_flops`` where the device class has a
 stated count, else the basis ``headline_basis`` names (binding or measured_throughput), for both
 device classes and all six communication patterns, each under its accounting frame's headline

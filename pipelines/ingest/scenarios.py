@@ -1,4 +1,15 @@
-"""Scenario resolution: inheritance between scenario files and factor references.
+"""Scenario files: their rows read, inheritance between them and factor references resolved.
+
+Columns: ``parameter, value, unit, low, high, distribution, status, factor_ref, reasoning`` and,
+optionally, ``range_ref``. ``value`` may be left empty when ``factor_ref`` names the staged row to
+read it from, in the form ``<table>.<key_column>=<key>.<value_column>``, for example
+``device_specs.device_id=nvidia-h100-sxm.tdp_w``; which tables and columns may be referenced is
+fixed in :data:`REFERENCE_TABLES`. ``range_ref`` names a measured mean with a 95% CI
+(``benchmark_series.series_id=table1_phone.mean_power_w_mean``); the row's low/high become its
+value times the CI's relative ends, so measurement uncertainty enters sensitivity and Monte Carlo.
+A parameter that names a method (``accounting_frame,consequential``:
+:data:`schemas.parameter_bounds.NAMED`) keeps its ``value`` as text, in ``value_text``; every other
+value must read as a number.
 
 A scenario file may ``extend`` another (manifest option), inheriting every parameter it does
 not set itself; an ``abstract`` scenario only serves as a parent and is not published. A
@@ -13,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -20,13 +32,40 @@ import polars as pl
 
 from pipelines.errors import ManifestError, UnresolvedRow
 from pipelines.ingest.manifest import SourceEntry
-from pipelines.ingest.parsers.scenario import parse_scenario
+from pipelines.ingest.parsers.common import checked_casts, read_text_csv, require_columns
 from pipelines.ingest.quarantine import Reject, split_valid
-from pipelines.ingest.staging import Staged, parse_entry
+from pipelines.ingest.staging import Parsed, Staged, parse_entry
 from schemas.meta import conform, empty_frame
-from schemas.parameter_bounds import refusal
+from schemas.parameter_bounds import NAMED, refusal
 from schemas.quarantine import RejectedRows
 from schemas.scenario_parameters import ScenarioParameters
+
+COLUMNS = ("parameter", "value", "unit", "low", "high", "distribution", "status", "factor_ref", "reasoning", "range_ref")
+REQUIRED = ("parameter", "unit", "status")
+
+
+def parse_scenario(path: Path, options: Mapping[str, Any]) -> Parsed:
+    """Read a scenario file; numbers that do not read are quarantined with their line."""
+    frame = read_text_csv(path)
+    require_columns(path, frame, REQUIRED)
+    for name in COLUMNS:
+        if name not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(name))
+    frame = frame.select(["source_row", *COLUMNS])
+    named = pl.col("parameter").str.strip_chars().is_in(list(NAMED))
+    frame = frame.with_columns(
+        pl.when(named & (pl.col("value").str.strip_chars() != "")).then(pl.col("value").str.strip_chars()).alias("value_text"),
+        pl.when(~named).then(pl.col("value")).alias("value"),
+    )
+    typed, rejects = checked_casts(frame, {"value": pl.Float64, "low": pl.Float64, "high": pl.Float64})
+    typed = typed.with_columns(
+        pl.col("distribution").fill_null("point"),
+        pl.col("parameter").str.strip_chars(),
+        pl.col("factor_ref").str.strip_chars(),
+        pl.col("range_ref").str.strip_chars(),
+    )
+    return Parsed(frame=typed, rejects=rejects)
+
 
 #: The table the scenario files are staged into.
 TABLE = "core.scenario_parameters"

@@ -1,6 +1,7 @@
-"""The model's one formula (``sql/model/evaluate.sql`` over ``sql/model/macros.sql``), applied
-set-wise to any table of parameter sets: core.scenarios, one-at-a-time substitutions, search
-points or Monte Carlo draws. Nothing here loops over scenarios or draws in Python.
+"""The model's one formula (``sql/core/model_evaluation.sql`` over ``sql/model/macros.sql``), applied
+set-wise to any table of parameter sets: one-at-a-time substitutions, search points, siting's pairs or
+Monte Carlo draws (core.scenarios' own evaluation is the declared table core.model_evaluation). Nothing
+here loops over scenarios or draws in Python.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from schemas.vocabulary import (
     RESIZE_POWERS,
 )
 
-#: Which method rows to evaluate (sql/model/evaluate.sql): each frame's headline row of each kind
+#: Which method rows to evaluate (sql/core/model_evaluation.sql): each frame's headline row of each kind
 #: (network method, allocation policy, resize power); every network method at the headline policy and
 #: resize power; or every row it admits on the patterns marts.verdict reads (every row on the
 #: scenario's own pattern, every policy on the pattern that moves no bytes, the headline row
@@ -54,24 +55,14 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
 
 def scenario_devices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """core.scenario_devices: one row per scenario and edge device class (the SQL macro
-    ``device_rows`` over core.scenarios), with the devices its rows were read from (the keys of their
-    factor_refs)."""
+    ``device_rows`` over core.scenarios as the model reads them, the macro ``model_inputs``), with the
+    devices its rows were read from (the keys of their factor_refs)."""
     install_macros(con)
-    con.execute("create or replace temp view scenario_sets as " + sql_text("model/inputs_base.sql"))
+    con.execute("create or replace temp table scenario_sets as select * from model_inputs()")
     try:
         return query_pl(con, sql_text("core/scenario_devices.sql"), {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]})
     finally:
-        con.execute("drop view if exists temp.scenario_sets")
-
-
-def publish_model_inputs(con: duckdb.DuckDBPyConnection) -> None:
-    """The formula's default inputs as views of the warehouse (schema main): ``model_inputs`` over
-    core.scenarios and ``model_devices`` over core.scenario_devices (sql/model/inputs_base.sql,
-    devices_base.sql), so sql/model/evaluate.sql runs on the published file with no set-up. A caller
-    that evaluates other parameter sets shadows them with temporary views of the same names
-    (:func:`model_view`)."""
-    con.execute("create or replace view main.model_inputs as " + sql_text("model/inputs_base.sql"))
-    con.execute("create or replace view main.model_devices as " + sql_text("model/devices_base.sql"))
+        con.execute("drop table if exists temp.scenario_sets")
 
 
 def install_methods(con: duckdb.DuckDBPyConnection) -> None:
@@ -86,8 +77,8 @@ def install_methods(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _has_fleets(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether any parameter set of the view ``model_devices`` has a mixed fleet (a fleet_share)."""
-    return bool(con.execute("select coalesce(bool_or(fleet_share is not null), false) from model_devices").fetchall()[0][0])
+    """Whether any parameter set of the macro ``model_devices`` has a mixed fleet (a fleet_share)."""
+    return bool(con.execute("select coalesce(bool_or(fleet_share is not null), false) from model_devices()").fetchall()[0][0])
 
 
 def _prepare(
@@ -108,12 +99,16 @@ def _prepare(
         inputs, devices = inputs
     if isinstance(inputs, pl.DataFrame):
         inputs = load_frame(con, "temp.model_given_inputs", inputs)
-    source = sql_text("model/inputs_base.sql") if inputs is None else f"select * from {checked_identifier(inputs)}"  # noqa: S608
-    con.execute("create or replace temp view model_inputs as " + source)
-    if devices is None:  # the device rows of the inputs, computed once for the evaluation
-        con.execute("create or replace temp table model_device_rows as select * from device_rows('temp.model_inputs')")
+    # the caller's parameter sets replace the macros' default, the warehouse's scenarios (sql/model/macros.sql)
+    if inputs is not None:
+        con.execute(f"create or replace temp macro model_inputs() as table select * from {checked_identifier(inputs)}")  # noqa: S608 - a checked name
+    if devices is None:  # the device rows of the inputs (the caller's, or the macro's), computed once for the evaluation
+        if inputs is None:
+            con.execute("create or replace temp table model_input_rows as select * from model_inputs()")
+        sets = checked_identifier(inputs or "temp.model_input_rows")
+        con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{sets}')")  # noqa: S608 - a checked name
         devices = "temp.model_device_rows"
-    con.execute(f"create or replace temp view model_devices as select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
+    con.execute(f"create or replace temp macro model_devices() as table select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
@@ -138,18 +133,26 @@ def _prepare(
         methods = "rows"
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
-    if _has_fleets(con):
-        con.execute("create or replace temp view model_class_rows as " + sql_text("model/evaluate.sql"))
-        return sql_text("model/fleet.sql")
-    return sql_text("model/evaluate.sql")  # the class rows are the evaluation
+    con.execute("set variable model_fleets = $fleets", {"fleets": _has_fleets(con)})  # else the fleet part is pruned
+    return sql_text("core/model_evaluation.sql")
+
+
+#: The session variables an evaluation sets (sql/core/model_evaluation.sql reads them; unset: every row).
+VARIABLES = ("model_basis_filter", "model_patterns", "model_own_pattern", "model_method_filter", "model_method_rows",
+             "model_bases", "model_fleets")
 
 
 def _clean_up(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop an evaluation's temporary views and tables (never the warehouse's own: main.model_inputs)."""
-    for view in ("model_evaluation", "model_class_rows", "model_devices", "model_inputs"):
-        con.execute(f"drop view if exists temp.{view}")
-    for table in ("model_device_rows", "model_given_inputs"):
+    """Drop an evaluation's temporary view and tables, unset its variables and give the macros model_inputs
+    and model_devices back their defaults (the warehouse's scenarios): sql/model/macros.sql again. The
+    connection is then as it was, so core.model_evaluation's own build after it reads every row."""
+    con.execute("drop view if exists temp.model_evaluation")
+    for table in ("model_device_rows", "model_input_rows", "model_given_inputs"):
         con.execute(f"drop table if exists temp.{table}")
+    for variable in VARIABLES:
+        con.execute(f"reset variable {variable}")
+    con.execute("reset variable edge_carbon_macros")
+    install_macros(con)
 
 
 @contextmanager
@@ -164,15 +167,15 @@ def model_view(
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> Iterator[str]:
-    """The temporary view ``model_evaluation``: evaluate.sql over a table of parameter sets.
+    """The temporary view ``model_evaluation``: sql/core/model_evaluation.sql over a table of parameter sets.
 
     ``inputs``: the name of a table or view of parameter sets (scenario_id, variant_id and
     core.scenarios' columns: :func:`substitute`'s, siting's pairs, the Monte Carlo draws), or None:
-    the warehouse's scenarios (sql/model/inputs_base.sql), or a frame of them, loaded as a temporary
-    table first (:func:`pipelines.warehouse.tables.load_frame`; a test's rows). Whatever the source, the
-    model reads tables: the temporary views ``model_inputs`` and ``model_devices`` over them shadow the
-    warehouse's own. ``devices``: the name of their device rows, else the macro ``device_rows`` over
-    the inputs (sql/model/macros.sql).
+    the warehouse's scenarios (the default of the macro ``model_inputs``, sql/model/macros.sql), or a
+    frame of them, loaded as a temporary table first (:func:`pipelines.warehouse.tables.load_frame`; a
+    test's rows). Whatever the source, the model reads tables: the macros ``model_inputs`` and
+    ``model_devices`` are redefined over them until the view is dropped. ``devices``: the name of their
+    device rows, else the macro ``device_rows`` over the inputs (sql/model/macros.sql).
     ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
@@ -180,10 +183,10 @@ def model_view(
     ``methods``: which method rows (:data:`METHOD_FILTERS`), or a collection of (network method,
     allocation policy, resize power) triples: only those (a frame admitting none of them has no rows).
     """
-    query = _prepare(con, inputs, devices, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
-                     basis_filter=basis_filter, methods=methods)
-    con.execute("create or replace temp view model_evaluation as " + query)
     try:
+        query = _prepare(con, inputs, devices, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
+                         basis_filter=basis_filter, methods=methods)
+        con.execute("create or replace temp view model_evaluation as " + query)
         yield "model_evaluation"
     finally:
         _clean_up(con)
@@ -198,7 +201,7 @@ def evaluate(
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> pl.DataFrame:
-    """R and its parts per parameter set x device class x basis x pattern x method row (sql/model/evaluate.sql)
+    """R and its parts per parameter set x device class x basis x pattern x method row (sql/core/model_evaluation.sql)
     over ``inputs`` (:func:`model_view`'s), queried at once (no view to bind first)."""
     try:
         query = _prepare(con, inputs, None, all_bases=all_bases, patterns=patterns, own_pattern=False,

@@ -4,7 +4,7 @@ The ``model_methods`` asset writes them to the warehouse (core.frames, core.fram
 core.workload_kinds, core.embodied_policies, core.frame_embodied_policies, core.resize_powers,
 core.frame_resize_powers, core.bases, core.verdicts, core.network_methods,
 core.patterns, core.claim); :func:`pipelines.model.formula.install_methods` writes the same rows on a scratch
-connection that lacks them, so ``sql/model/evaluate.sql`` joins a frame's rules as columns wherever it runs. A
+connection that lacks them, so ``sql/core/model_evaluation.sql`` joins a frame's rules as columns wherever it runs. A
 fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
 """
 

@@ -4,7 +4,7 @@ Every parameter with a range is drawn from its distribution (``core.scenario_par
 uniform, triangular with the value as mode, split_triangular with the value as mode and median
 (half the draws on [low, value], half on [value, high], each half a right triangle peaked at the value), normal or lognormal with
 low/high as the 95% interval around the value); the draws are model inputs like any other and go through
-``sql/model/evaluate.sql`` in one set-wise query. Variance shares come from SALib's Sobol
+``sql/core/model_evaluation.sql`` in one set-wise query. Variance shares come from SALib's Sobol
 indices of log R, with the same inverse-CDF transform applied to SALib's unit-cube samples.
 
 Draws respect the model's physical couplings:
@@ -42,7 +42,7 @@ from pipelines.model.draw_tables import draw_tables
 from pipelines.model.formula import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse.queries import query_pl
-from schemas.vocabulary import CLAIM_LOW
+from schemas.vocabulary import CLAIM_LOW, PATTERNS
 
 #: The global seed of the Monte Carlo and Sobol draws (the build's default).
 DEFAULT_SEED = 20250701
@@ -53,6 +53,10 @@ U_EPS = 1e-12
 METRICS = ("reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e")
 #: histogram bins of log10(R) per decade (marts.uncertainty_distribution)
 BINS_PER_DECADE = 20
+#: Parameter sets x communication patterns one pass of :func:`summarize` evaluates: its exact quantiles
+#: hold every draw of each group in memory, so a large sample (the bench's 1,000,000 draws) is summarised
+#: a few patterns at a time within DuckDB's memory limit; the build's (50,000 per scenario) takes one pass.
+PASS_SET_PATTERNS = 4_000_000
 #: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
 SOBOL_RESAMPLES = 50
 
@@ -256,13 +260,28 @@ def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray)
     return Draws(table, base.drop(["variant_id", *names]))
 
 
+def pattern_passes(rows: int, patterns: tuple[str, ...] = PATTERNS) -> list[tuple[str, ...]]:
+    """The patterns of each pass of :func:`summarize` over ``rows`` parameter sets: as many per pass as
+    :data:`PASS_SET_PATTERNS` allows, at least one."""
+    per_pass = max(1, PASS_SET_PATTERNS // max(rows, 1))
+    return [patterns[i:i + per_pass] for i in range(0, len(patterns), per_pass)]
+
+
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
-    basis and measured_throughput, every method row each frame admits: sql/model/evaluate.sql's 'all')."""
-    with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), \
-            model_view(con, sets, devices=devices, basis_filter="headline_and_measured", methods="all"):
-        return query_pl(con, sql_text("model/uncertainty_summary.sql"),
-                        {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW})
+    basis and measured_throughput, every method row each frame admits: sql/core/model_evaluation.sql's 'all'),
+    in passes over the communication patterns (:func:`pattern_passes`; a group is one pattern's, so the
+    passes' rows are the one query's)."""
+    parts = []
+    with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
+        for patterns in pattern_passes(draws.rows):
+            with model_view(con, sets, devices=devices, patterns=patterns, basis_filter="headline_and_measured", methods="all"):
+                parts.append(query_pl(con, sql_text("model/uncertainty_summary.sql"),
+                                      {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}))
+    if len(parts) == 1:
+        return parts[0]
+    return pl.concat(parts, how="diagonal_relaxed").sort(
+        "scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power", nulls_last=True)
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:

@@ -2,11 +2,14 @@
 
 Comments and string literals are removed first, so a table named in a comment or a string is
 not a dependency; CTEs and table functions (``query_table($t)``) have no schema and are not
-tables of the warehouse.
+tables of the warehouse. A call of a table macro of sql/model/macros.sql reads what the macro reads:
+its ``from``/``join`` tables and the tables its arguments default to (``model_inputs(scenarios :=
+'core.scenarios')``), so the model's default inputs are dependencies of the SQL that calls them.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from pipelines.paths import sql_text
@@ -24,9 +27,31 @@ def strip_comments_and_strings(sql: str) -> str:
     return _COMMENT_OR_STRING.sub(lambda m: "''" if m.group(0).startswith("'") else " ", sql)
 
 
+_TABLE_MACRO = re.compile(r"\bmacro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s+as\s+table\b(.*?)(?:;|$)", re.IGNORECASE | re.DOTALL)
+_DEFAULT_TABLE = re.compile(r":=\s*'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)'")
+
+
+def _named_tables(sql: str) -> set[str]:
+    """The ``from``/``join`` ``schema.table`` names of ``sql`` (comments and strings removed)."""
+    return {f"{s.lower()}.{t.lower()}" for s, t in _READ.findall(strip_comments_and_strings(sql))}
+
+
+@functools.cache
+def table_macro_reads() -> dict[str, frozenset[str]]:
+    """Each table macro of sql/model/macros.sql -> the tables it reads (its body's and its arguments' defaults)."""
+    text = re.sub(r"--[^\n]*", " ", sql_text("model/macros.sql"))
+    return {name.lower(): frozenset(_named_tables(body) | set(_DEFAULT_TABLE.findall(arguments)))
+            for name, arguments, body in _TABLE_MACRO.findall(text)}
+
+
 def tables_read(sql: str) -> list[str]:
-    """The ``schema.table`` names ``sql`` reads (sorted, unique), in the warehouse's schemas."""
-    found = {f"{s.lower()}.{t.lower()}" for s, t in _READ.findall(strip_comments_and_strings(sql))}
+    """The ``schema.table`` names ``sql`` reads (sorted, unique), in the warehouse's schemas, those of the
+    table macros it calls included."""
+    code = strip_comments_and_strings(sql)
+    found = _named_tables(sql)
+    for name, reads in table_macro_reads().items():
+        if reads and re.search(rf"\b{name}\s*\(", code, re.IGNORECASE):
+            found |= {t.lower() for t in reads}
     return sorted(name for name in found if name.split(".")[0] in SCHEMAS)
 
 

@@ -83,7 +83,7 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection, table: str) -> bool:
 
 
 def _rebind_views(con: duckdb.DuckDBPyConnection) -> None:
-    """The main schema's views (model_inputs, model_devices: ``select *`` over core tables) bound again,
+    """The main schema's views (any ``select *`` over a core table) bound again,
     with their comments, so a column added to a table they read is theirs too."""
     views = con.execute("select view_name, sql, comment from duckdb_views() where database_name = current_database() "
                         "and schema_name = 'main' and not internal").fetchall()

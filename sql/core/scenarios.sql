@@ -3,7 +3,7 @@
 -- A number is a double column; a parameter that names a method (value_text: accounting_frame,
 -- comm_pattern, ...) is a text column holding the name, which the model joins to its reference
 -- table (core.frames, ...). A parameter a scenario does not set is null; the model
--- (sql/model/evaluate.sql) names every column it reads, so a parameter no scenario sets fails
+-- (sql/core/model_evaluation.sql) names every column it reads, so a parameter no scenario sets fails
 -- there with its name. getvariable('scenario_scope'): the scenarios a what-if computes (unset or empty:
 -- every one; a variable, as a pivot takes no parameters); the pivot is of every scenario's rows, so
 -- the columns are a full build's whichever scenarios it keeps.

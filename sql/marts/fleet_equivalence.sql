@@ -1,7 +1,7 @@
 -- asset: group=marts
 -- marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a mixed
 -- fleet adds its whole ('fleet') beside its classes.
--- Shapes the model's output (sql/model/evaluate.sql over core.scenarios, every basis: the rows
+-- Shapes the model's output (sql/core/model_evaluation.sql over core.scenarios, every basis: the rows
 -- of core.model_evaluation under the frame's headline method row) into one row per basis: devices per cloud GPU, edge added
 -- carbon, communication under the scenario's named pattern (comm_pattern: the paper's radio
 -- window in its own scenarios) and the reduction factor with and without it.

@@ -1,7 +1,7 @@
 -- asset: group=marts
 -- marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device (the cloud GPU and every edge
 -- device class the model evaluates that has a manufacturer footprint).
--- Reads the model's per-unit terms (sql/model/evaluate.sql over core.scenarios, compute only,
+-- Reads the model's per-unit terms (sql/core/model_evaluation.sql over core.scenarios, compute only,
 -- each class's headline basis and network method: its rows of core.model_evaluation) and
 -- recombines none of them, so the terms are counted over the job's years (job_years: the
 -- scenario's horizon_years, or its workload's duration) exactly as in R:

@@ -1,7 +1,7 @@
 -- marts.siting (its rows before their run stamp: sql/siting/fresh.sql, refresh.sql). Grain:
 -- scenario x cloud zone x edge zone (or the scenario's edge mix) x edge device class.
 -- R for every pair of sql/siting/pairs.sql (the temporary table `siting_pairs`), from the
--- model's one formula (sql/model/evaluate.sql: the view `model_evaluation` over core.scenarios
+-- model's one formula (sql/core/model_evaluation.sql: the view `model_evaluation` over core.scenarios
 -- with each pair's two grid intensities in place of the scenario's, variant_id 'cloud>edge'),
 -- evaluated on the measured basis ($basis) only, compute only and with the scenario's own named
 -- pattern, under the method row that sets marts.verdict's reading for the scenario and class on

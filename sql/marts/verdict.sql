@@ -2,7 +2,7 @@
 -- scenario's accounting frame admits: a network method (core.frame_network_methods), an
 -- allocation policy (core.frame_embodied_policies: the scenario's own, and the frame's others) and
 -- a resize power (core.frame_resize_powers), each a row of weights of terms the model computes
--- once (sql/model/evaluate.sql). The deterministic R
+-- once (sql/core/model_evaluation.sql). The deterministic R
 -- (compute only, and with the scenario's named communication pattern) from the model's
 -- evaluation of core.scenarios (its rows of core.model_evaluation: the headline basis and
 -- the measured basis, every admitted method), beside the Monte Carlo p05/p50/p95 of the same

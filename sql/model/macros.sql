@@ -2,6 +2,10 @@
 -- the Monte Carlo evaluation call these macros, so one formula serves a scenario and a million
 -- draws. Units are in the argument names; energies in kWh, carbon in kgCO2e, grid in g/kWh.
 
+-- The cloud GPU's figure under the scenario's drawn variant: the alternative GPU's where
+-- cloud_gpu_variant is 1 (a Bernoulli draw of cloud_gpu_alt_share), else the main GPU's.
+create or replace temp macro gpu_variant(variant, alt, main) as case when cast(variant as integer) = 1 then alt else main end;
+
 -- A whole number of devices: ceil, with a small epsilon so an exact ratio such as
 -- 15.000000000001 does not round up to 16.
 create or replace temp macro whole_devices(x) as ceil(x - 1e-9);
@@ -145,7 +149,7 @@ create or replace temp macro embodied_calendar_kgco2e(horizon_embodied_kgco2e, t
 
 -- A policy's charge from its weights of the first two terms (the paper's policy, none, weighs every
 -- term 0: devices are owned anyway); the model weighs all three, each computed once
--- (sql/model/evaluate.sql).
+-- (sql/core/model_evaluation.sql).
 create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
     weighted(battery_wear, embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
                                                         replacement_share, horizon_years, lifetime_years))
@@ -215,7 +219,7 @@ create or replace temp macro radio_window_kwh(devices_online, radio_power_w, win
 -- Network energy of a pattern's traffic (kWh), four terms a network method's row
 -- (core.network_methods) weighs, as one struct (the model computes it once per fleet and each
 -- method row weighs its fields); the sending device's radio is charged apart (comm radio terms in
--- evaluate.sql):
+-- sql/core/model_evaluation.sql):
 --   per_gb_one_end   the paper's: average kWh per GB of the network and the router, at one end;
 --   per_gb_by_ends   average kWh per GB: the fixed network and the home router at each of the
 --                    `home_ends` a byte passes (both for device-to-device traffic), the fixed
@@ -343,7 +347,7 @@ create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage,
 -- per model parameter: core.scenarios' columns) as rows: one per set and edge device class, a class
 -- being any <class> whose <class>_train_power_w is set, its <class>_<field> parameters under the
 -- model's names (null where unset; the fields: schemas/vocabulary.py DEVICE_FIELDS), so a class is
--- added by parameter rows. sql/model/evaluate.sql reads these rows (the view `model_devices`).
+-- added by parameter rows. sql/core/model_evaluation.sql reads these rows (the macro model_devices()).
 create or replace temp macro device_rows(parameter_sets) as table
 with long as (
     unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w)$')::double from query_table(parameter_sets))
@@ -390,3 +394,43 @@ select
     device_class
 from fields
 group by scenario_id, variant_id, device_class;
+
+-- The parameter sets the model evaluates (sql/core/model_evaluation.sql) unless a caller redefines
+-- these two macros over its own (pipelines.model.formula.model_view): every scenario of
+-- core.scenarios as variant 'base', one column per model parameter, and its edge devices, the rows
+-- of core.scenario_devices. The table is a default argument, so the macros are created on a
+-- connection without the warehouse's tables and read them only when called.
+create or replace temp macro model_inputs(scenarios := 'core.scenarios') as table
+select scenario_id, 'base' as variant_id, * exclude (scenario_id)
+from query_table(scenarios);
+
+create or replace temp macro model_devices(devices := 'core.scenario_devices') as table
+select scenario_id, 'base' as variant_id, * exclude (scenario_id, device_class, device_ids), device_class
+from query_table(devices);
+
+-- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
+-- sql/core/model_evaluation.sql's rows): one row per parameter set, basis, pattern and method row, its
+-- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon.
+create or replace temp macro fleet_rows(class_rows) as table
+    select
+        scenario_id, variant_id, 'fleet' as device_class, basis, bool_and(is_headline) as is_headline, pattern, network_method,
+        embodied_policy, resize_power, bool_and(is_headline_method) as is_headline_method,
+        bool_and(is_headline_policy) as is_headline_policy, bool_and(is_headline_resize_power) as is_headline_resize_power,
+        any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,
+        any_value(online_fraction) as online_fraction, 'fleet' as devices_from, sum(devices) as devices,
+        case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices)) end as resized_from,
+        sum(cloud_total_kgco2e) as cloud_total_kgco2e, sum(edge_operational_kgco2e) as edge_operational_kgco2e,
+        sum(edge_embodied_kgco2e) as edge_embodied_kgco2e, sum(comm_gb) as comm_gb, sum(comm_kwh) as comm_kwh,
+        sum(comm_kgco2e) as comm_kgco2e, max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
+        min(link_mb_per_s) as link_mb_per_s, bool_and(link_feasible) as link_feasible,
+        -- the most any of its classes' lines is charged, and physical only where every class is
+        max(network_w_per_line) as network_w_per_line, any_value(line_power_physical_max_w) as line_power_physical_max_w,
+        bool_and(network_physical) as network_physical, max(implied_device_utilisation) as implied_device_utilisation,
+        bool_and(memory_feasible) as memory_feasible, sum(edge_added_kgco2e) as edge_added_kgco2e, sum(fleet_share) as fleet_share,
+        max(job_years) as job_years, max(cloud_gpu_count) as cloud_gpu_count,
+        sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
+    from query_table(class_rows)
+    where fleet_share is not null
+    group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power
+    -- every class of the fleet has this basis and method row (their shares sum to 1)
+    having abs(sum(fleet_share) - 1) < 1e-6;

@@ -1,4 +1,4 @@
--- The parameter sets marts.siting evaluates (sql/model/evaluate.sql): each pair of the table
+-- The parameter sets marts.siting evaluates (sql/core/model_evaluation.sql): each pair of the table
 -- `siting_pairs` (sql/siting/pairs.sql) with its two intensities in place of the scenario's grid
 -- parameters, every other parameter at the scenario's value (core.scenarios).
 select

@@ -39,25 +39,25 @@ def test_a_restated_constant_is_caught(tmp_path: Path) -> None:
 
 
 def test_the_model_names_no_device_class() -> None:
-    """Devices are rows: evaluate.sql reads one row per edge device class (model_devices), so
+    """Devices are rows: the model reads one row per edge device class (model_devices()), so
     no class (laptop, phone, ...) appears in it, and a class's fields never shadow a parameter."""
     from schemas.vocabulary import DEVICE_FIELDS, EDGE_DEVICE_CLASSES
 
-    code = code_of(sql_text("model/evaluate.sql"))
+    code = code_of(sql_text("core/model_evaluation.sql"))
     for device_class in EDGE_DEVICE_CLASSES:
         assert not re.search(rf"\b{device_class}\w*", code), device_class
     parameters = {line.split(",", 1)[0] for line in (SOURCES_DIR / "scenarios" / "paper_base.csv").read_text("utf-8").splitlines()}
     assert not set(DEVICE_FIELDS.values()) & parameters
 
 
-def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Path) -> None:
-    """sql/model/evaluate.sql, after sql/model/macros.sql, in a plain read-only DuckDB session on the
+def test_the_model_sql_runs_on_the_published_warehouse_alone(built_warehouse: Path) -> None:
+    """sql/core/model_evaluation.sql, after sql/model/macros.sql, in a plain read-only DuckDB session on the
     published file (no code of ours: the two files' text only) returns the rows of core.model_evaluation:
-    its inputs are the warehouse's views model_inputs and model_devices and its method tables core.*."""
+    its inputs are the macros model_inputs() and model_devices() over core.scenarios and core.scenario_devices, and its method tables core.*."""
     sql = Path(__file__).resolve().parents[2] / "sql" / "model"
     with duckdb.connect(str(built_warehouse), read_only=True) as con:
         con.execute((sql / "macros.sql").read_text(encoding="utf-8"))
-        evaluate_sql = (sql / "evaluate.sql").read_text(encoding="utf-8")
+        evaluate_sql = (sql.parent / "core" / "model_evaluation.sql").read_text(encoding="utf-8")
         columns = [r[0] for r in con.execute("select column_name from duckdb_columns() where schema_name = 'core' "
                                               "and table_name = 'model_evaluation' order by column_index").fetchall()]
         select = ", ".join(f'"{c}"' for c in columns)
@@ -67,6 +67,30 @@ def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Pat
         only_plain = con.execute("select count(*) from (from plain except all from stored)").fetchone()[0]
         only_stored = con.execute("select count(*) from (from stored except all from plain)").fetchone()[0]
     assert counts[0] == counts[1] > 0 and only_plain == only_stored == 0, (counts, only_plain, only_stored)
+
+
+def test_an_evaluation_leaves_the_connection_as_it_found_it(built_warehouse: Path) -> None:
+    """A caller's evaluation redefines the macros model_inputs and model_devices and sets the model's
+    variables; afterwards, even when its set-up failed, the declared SQL on the same connection returns
+    core.model_evaluation's rows again (the step that builds the table may follow it in one process)."""
+    import polars as pl
+
+    from pipelines.model.formula import evaluate, model_view, scenario_inputs
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.tables import install_macros
+
+    count = f"select count(*) from ({sql_text('core/model_evaluation.sql')})"  # noqa: S608 - the project's own file
+    with open_readonly(built_warehouse) as con:
+        install_macros(con)
+        stored = con.execute("select count(*) from core.model_evaluation").fetchall()[0][0]
+        before = con.execute(count).fetchall()[0][0]
+        one = scenario_inputs(con).filter(pl.col("scenario_id") == "paper_text")
+        narrow = evaluate(con, one, patterns=("none",))
+        assert set(narrow.get_column("scenario_id")) == {"paper_text"} and narrow.height < stored
+        with pytest.raises(ValueError, match="unknown basis filter"), model_view(con, one, basis_filter="no such filter"):
+            pass
+        after = con.execute(count).fetchall()[0][0]
+    assert before == after == stored > 0
 
 
 #: The table writers: the only code that hands a frame to DuckDB, each to insert it into a table

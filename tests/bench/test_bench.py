@@ -203,7 +203,7 @@ def every_scenario_draws(warehouse: Path, n_draws: int, seed: int) -> tuple[Draw
 
 
 def test_numpy_model_agrees_with_the_sql_for_every_scenario(built_warehouse: Path) -> None:
-    """R per draw, class and pattern (headline basis) from numpy and from sql/model/evaluate.sql."""
+    """R per draw, class and pattern (headline basis) from numpy and from sql/core/model_evaluation.sql."""
     from pipelines.warehouse.database import open_readonly
 
     draws, scenarios = every_scenario_draws(built_warehouse, 300, seed=11)

@@ -18,8 +18,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.scenarios import out_of_bounds, resolve
+from pipelines.ingest.scenarios import out_of_bounds, parse_scenario, resolve
 from pipelines.ingest.staging import parse_entry
 from pipelines.paths import SOURCES_DIR, SOURCES_ENV
 from pipelines.run.launch import _failures

@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipelines.errors import ManifestError, SourceParseError
-from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.scenarios import parse_ref, resolve
+from pipelines.ingest.scenarios import parse_ref, parse_scenario, resolve
 from pipelines.ingest.staging import parse_entry
 from tests.helpers import entry_for, examples
 

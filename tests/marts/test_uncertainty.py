@@ -68,3 +68,20 @@ def test_quantiles_of_a_uniform_cloud_grid_by_hand() -> None:
     assert cloud["p50"] == pytest.approx(123.75 + CLOUD_PER_G * 365, rel=0.01)
     edge = pick(rows, "laptop", "none", "edge_added_kgco2e")
     assert (edge["p05"], edge["p95"]) == pytest.approx((LAPTOP, LAPTOP), rel=1e-12)
+
+
+def test_a_summary_in_passes_over_the_patterns_is_the_one_query_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large sample is summarised a few patterns at a time (exact quantiles hold every draw of a group); the
+    passes' rows are the single query's, row for row."""
+    import pipelines.model.uncertainty as uncertainty
+    from schemas.vocabulary import PATTERNS
+
+    assert uncertainty.pattern_passes(50_000 * 8) == [PATTERNS]  # the build's draws: one pass
+    assert uncertainty.pattern_passes(1_000_000) == [PATTERNS[:4], PATTERNS[4:]]
+    ranges = {p: None for p in ranged()} | {"cloud_grid_gco2e_per_kwh": (200.0, 600.0, "uniform")}
+    whole = monte_carlo_summary(ranges, 300, SEED)
+    monkeypatch.setattr(uncertainty, "PASS_SET_PATTERNS", 300)  # one pattern a pass
+    assert len(uncertainty.pattern_passes(300)) == len(PATTERNS)
+    passes = monte_carlo_summary(ranges, 300, SEED)
+    assert whole.height > len(PATTERNS)
+    assert passes.equals(whole)

@@ -1,7 +1,7 @@
 """Allocation policies and the power of a grown fleet's extra devices are method rows, as network methods are.
 
 Each accounting frame admits its rows in core.frame_embodied_policies and core.frame_resize_powers; the model
-computes each term once per fleet (sql/model/evaluate.sql `terms`) and weighs it by the rows of core.embodied_policies
+computes each term once per fleet (sql/core/model_evaluation.sql `terms`) and weighs it by the rows of core.embodied_policies
 and core.resize_powers, never by a name. Hand-worked on the realistic attributional scenario's own rows.
 """
 

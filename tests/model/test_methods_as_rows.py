@@ -17,8 +17,7 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.scenarios import resolve
+from pipelines.ingest.scenarios import parse_scenario, resolve
 from pipelines.ingest.staging import parse_entry
 from pipelines.model.formula import evaluate, scenario_inputs, substitute
 from pipelines.model.methods import frame_method_rows, frame_rows, reference_tables

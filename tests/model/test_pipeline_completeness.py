@@ -1,6 +1,6 @@
 """A pipeline trains only while all its stages are online: its completeness a^S
 (sql/model/macros.sql pipeline_completeness, training_share), the devices that takes
-(sql/model/evaluate.sql), and the resize that searches the stage count by it
+(sql/core/model_evaluation.sql), and the resize that searches the stage count by it
 (pipeline_fleet_for_link), with no cap on the fleet. Hand-worked cases, and the numpy baseline
 held to the same macros."""
 
@@ -44,7 +44,7 @@ def test_three_stages_at_70_percent_are_complete_0_343_of_the_time(con: duckdb.D
 def test_the_device_count_of_a_three_stage_pipeline(con: duckdb.DuckDBPyConnection) -> None:
     """A compute-equivalent fleet of 10 devices at 70% online: 7 train at once. In 3-stage pipelines
     each trains 0.343 of its window, so 7 / 0.343 = 20.4 -> 21 devices; a pattern that does not
-    split the model keeps its 10 (evaluate.sql devices_complete)."""
+    split the model keeps its 10 (core/model_evaluation.sql devices_complete)."""
     sql = ("select case when $splits then whole_devices($devices * $online / training_share($online, $splits, $stages)) "
            "else $devices end")
     assert scalar(con, sql, {"devices": 10.0, "online": 0.7, "splits": True, "stages": 3}) == 21  # type: ignore[arg-type]
@@ -94,7 +94,7 @@ def test_no_stage_count_that_carries_it_leaves_the_fleet_over_its_link(con: duck
     whatever the fleet's size; the model keeps it as counted, infeasible. There is no other bound."""
     assert scalar(con, "select pipeline_fleet_for_link(100.0, 1000.0, 3, 6, 34.0, 0.7, true, 0)") is None
     assert not hasattr(vocabulary, "RESIZE_CAP")
-    model = Path("sql/model/evaluate.sql").read_text()
+    model = Path("sql/core/model_evaluation.sql").read_text()
     assert "resize_cap" not in model and "pipeline_fleet_for_link" in model
 
 

@@ -14,8 +14,7 @@ import pytest
 
 from pipelines.ingest.manifest import load_manifest
 from pipelines.ingest.parsers.marginal import parse_marginal_factors
-from pipelines.ingest.parsers.scenario import parse_scenario
-from pipelines.ingest.scenarios import Ref, parse_ref, resolve
+from pipelines.ingest.scenarios import Ref, parse_ref, parse_scenario, resolve
 from pipelines.ingest.staging import parse_entry, validate_parsed
 from pipelines.model.uncertainty import draw_stream, independent, ranged_parameters, to_values
 from pipelines.warehouse.database import open_readonly

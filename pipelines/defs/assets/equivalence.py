@@ -1,7 +1,7 @@
 """Fleet sizing per model size, communication patterns and embodied-allocation policies.
 
 Each asset substitutes parameters of core.scenarios (a model size, an allocation policy) and
-evaluates the model's one formula (sql/model/evaluate.sql) over all scenarios at once.
+evaluates the model's one formula (sql/core/model_evaluation.sql) over all scenarios at once.
 """
 
 import dagster as dg

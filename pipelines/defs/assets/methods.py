@@ -30,7 +30,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table
 )
 def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     """The model's methods as rows, from schemas/vocabulary.py (pipelines/model/methods.py): what
-    sql/model/evaluate.sql joins, what the scenario files name, for analysts to query.
+    sql/core/model_evaluation.sql joins, what the scenario files name, for analysts to query.
 
     core.frames: each accounting frame's rules (cloud embodied charge, network energy rule,
     fleet resizing, the embodied policy it requires); core.frame_network_methods: the network

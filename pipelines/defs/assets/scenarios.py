@@ -1,4 +1,4 @@
-"""Scenarios as data -> core.scenario_parameters."""
+"""Scenarios as data: core.scenario_parameters, its pivot core.scenarios and the edge devices as rows, core.scenario_devices."""
 
 import dagster as dg
 
@@ -10,8 +10,13 @@ from pipelines.lib.metadata import column_metadata
 from pipelines.lib.progress import BatchedLog
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import staged_result
+from pipelines.lib.tables import sql_table, write_table
+from pipelines.model.formula import scenario_devices
+from pipelines.paths import sql_text
 from pipelines.warehouse.tables import preview_md, write_staged
-from schemas.scenario_parameters import ScenarioParameters
+from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
+
+SCENARIOS = sql_table("core.scenarios")
 
 FACTOR_TABLES = [
     ["staging", "device_specs"],
@@ -78,3 +83,51 @@ def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope
         "scenarios": dg.MetadataValue.md(preview_md(counts, rows=50)),
         "preview": dg.MetadataValue.md(preview_md(valid.select("scenario_id", "parameter", "value", "unit", "status"), rows=12)),
     })
+
+
+@table_check(SCENARIOS.table, additional_deps=[dg.AssetKey(["core", "frames"]), dg.AssetKey(["core", "workload_kinds"])],
+             description="Every scenario's terms follow its accounting frame (its row of core.frames) and its workload "
+                         "(its row of core.workload_kinds; sql/checks/frame_consistency.sql).")
+def frames_consistent(warehouse: Reader) -> dg.AssetCheckResult:
+    """One problem per scenario whose terms break its frame's or its workload's rules."""
+    broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
+@table_check("core.scenario_devices", description="A mixed fleet's shares (<class>_fleet_share) sum to 1 (sql/checks/fleet_shares.sql).")
+def fleet_shares_sum_to_one(warehouse: Reader) -> dg.AssetCheckResult:
+    """One problem per scenario whose fleet shares do not sum to 1."""
+    broken = warehouse.read(sql_text("checks/fleet_shares.sql"))
+    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
+@SCENARIOS.asset(group="scenarios", check_specs=[frames_consistent.spec])
+def scenarios(warehouse: Warehouse) -> dg.MaterializeResult:
+    """One row per scenario with one column per model parameter (pivot of core.scenario_parameters).
+
+    Grain: scenario. A parameter the scenario does not set is null. Every mart joins this
+    table, so one formula serves every scenario at once.
+    """
+    con = warehouse.connection()
+    con.execute("set variable scenario_scope = $scope::varchar[]", {"scope": list(warehouse.scope)})  # a what-if's, or every one
+    try:
+        return SCENARIOS.build(con)
+    finally:
+        con.execute("reset variable scenario_scope")
+
+
+@dg.asset(key=["core", "scenario_devices"], group_name="scenarios", kinds={"duckdb", "polars"},
+          deps=[["core", "scenarios"], ["core", "scenario_parameters"]], metadata=column_metadata(ScenarioDevices),
+          check_specs=[fleet_shares_sum_to_one.spec])
+def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The edge devices as rows: one per scenario and edge device class.
+
+    Grain: scenario x edge device class. A class is any ``<class>`` a scenario gives a
+    ``<class>_train_power_w`` row, so a third class is a few parameter rows, not code; its
+    other ``<class>_<field>`` rows fill the columns (null where unset) and ``device_ids`` names
+    the devices those rows were read from. The model reads the same rows for every parameter set.
+    """
+    con = warehouse.connection()
+    return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)

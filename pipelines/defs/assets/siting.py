@@ -122,7 +122,7 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     own edge mix, per siting scenario and device class.
 
     Grain: scenario x cloud zone x edge zone (or ``mix``) x edge device class. The model's one
-    formula (sql/model/evaluate.sql) over core.scenarios, each pair's two intensities
+    formula (sql/core/model_evaluation.sql) over core.scenarios, each pair's two intensities
     (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
     parameters, all pairs at once and only what the mart reads: the measured basis, compute only
     and the scenario's own named pattern, under the method row that sets marts.verdict's

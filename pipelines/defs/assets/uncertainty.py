@@ -62,7 +62,7 @@ def monte_carlo(context: dg.AssetExecutionContext, config: MonteCarloConfig, war
     Uniform, triangular (mode = value), split triangular (mode and median = value), normal and
     lognormal (low/high = the 95% interval)
     draws, including the measured 95% CIs of the Table 1 powers; the draws go through the same
-    SQL as every mart (sql/model/evaluate.sql) in one query. A scenario's draws describe that
+    SQL as every mart (sql/core/model_evaluation.sql) in one query. A scenario's draws describe that
     scenario: ranges that leave it are `point` rows (marts.sensitivity only). Draws respect the
     couplings: one grid draw for both sides (grid_shared), one GPU variant per draw, and
     utilisation moving power and throughput together. Drivers: SALib Sobol indices of log R on

@@ -35,10 +35,10 @@ from pipelines.ingest.parsers.neso import parse_neso_csv
 from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
 from pipelines.ingest.parsers.powermetrics import parse_powermetrics
 from pipelines.ingest.parsers.rapl import parse_rapl
-from pipelines.ingest.parsers.scenario import parse_scenario
 from pipelines.ingest.parsers.training_throughput import parse_training_throughput
 from pipelines.ingest.parsers.uk_carbon_intensity import parse_uk_ci_json
 from pipelines.ingest.parsers.zeus import parse_zeus_power
+from pipelines.ingest.scenarios import parse_scenario
 from pipelines.ingest.staging import Parser
 from schemas.claims import ClaimParameters, Claims
 from schemas.device_specs import DeviceSpecs

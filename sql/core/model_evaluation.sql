@@ -1,38 +1,31 @@
--- The reduction factor, evaluated set-wise over any number of parameter sets.
--- Input: the view `model_inputs`, one row per (scenario_id, variant_id) with one column per
--- model parameter (the columns of core.scenarios), and the view `model_devices`, one row per
--- parameter set and edge device class, each class's `<class>_<field>` parameters under common
--- names, so a class is added by parameter rows, never here. The warehouse's own views
--- (sql/model/inputs_base.sql, devices_base.sql: core.scenarios and core.scenario_devices as variant
--- 'base') make this file run on the published warehouse as it is, after sql/model/macros.sql, and
--- return core.model_evaluation; sensitivity, break-even, Monte Carlo and siting shadow them with
--- temporary views of their own parameter sets (pipelines.model.formula.model_view).
--- Variables (unset: every row, as core.model_evaluation holds): getvariable('model_bases') (the
--- rows of core.bases to evaluate), getvariable('model_basis_filter') ('all', 'headline': only each
--- scenario's headline basis, 'headline_and_measured': the headline and measured_throughput,
--- 'measured': measured_throughput only), getvariable('model_patterns') (the rows of core.patterns)
--- and getvariable('model_own_pattern') (true: each parameter set's own named pattern, its
--- comm_pattern, beside those), getvariable('model_method_filter') (the CTE `methods`).
--- A class with a fleet_share is one part of a mixed fleet: it takes that share of the cloud job,
--- and a row with device_class 'fleet' sums the classes (sql/model/fleet.sql; shares sum to 1:
--- sql/checks/frame_consistency.sql).
--- What it computes, step by step, in words (methods, bases, carbon terms, communication,
--- pipelines, resizing and the method rows): docs/model.md.
+-- asset: group=scenarios
+-- core.model_evaluation: the model's one formula, set-wise over any number of parameter sets. Grain:
+-- parameter set (scenario_id, variant_id) x edge device class x basis x communication pattern x method
+-- row, and one 'fleet' row per mixed fleet. Inputs: the table macros model_inputs() (a row per
+-- parameter set, a column per model parameter: core.scenarios') and model_devices() (a row per set and
+-- edge device class, its `<class>_<field>` parameters under common names, so a class is added by rows),
+-- whose defaults in sql/model/macros.sql read core.scenarios and core.scenario_devices as variant
+-- 'base': after macros.sql this file runs on the published warehouse and returns this table.
+-- Sensitivity, break-even, Monte Carlo and siting redefine them (pipelines.model.formula.model_view).
+-- Variables (unset: every row, as stored): model_bases (rows of core.bases), model_basis_filter ('all';
+-- 'headline': each scenario's headline basis; 'headline_and_measured'; 'measured': measured_throughput),
+-- model_patterns (rows of core.patterns), model_own_pattern (true: each set's own comm_pattern beside
+-- them), model_method_filter (the CTE `methods`), model_fleets (false: no mixed fleet; its part pruned).
+-- A class with a fleet_share takes that share of the cloud job; the 'fleet' row sums the classes (shares
+-- sum to 1: sql/checks/fleet_shares.sql). The steps in words: docs/model.md.
 with gpus as (
     select
         model_inputs.*,
-        case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_power_w else cloud_gpu_power_w end as gpu_power_w,
-        case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_tflops else cloud_gpu_tflops end as gpu_tflops,
-        case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_fp16_tflops else cloud_gpu_fp16_tflops end as gpu_fp16_tflops,
-        case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_mem_bandwidth_gb_per_s else cloud_gpu_mem_bandwidth_gb_per_s end
-            as gpu_mem_bandwidth_gb_per_s,
-        case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_speedup_vs_ref else cloud_speedup_vs_ref end as gpu_speedup_vs_ref,
+        gpu_variant(cloud_gpu_variant, cloud_alt_gpu_power_w, cloud_gpu_power_w) as gpu_power_w,
+        gpu_variant(cloud_gpu_variant, cloud_alt_gpu_tflops, cloud_gpu_tflops) as gpu_tflops,
+        gpu_variant(cloud_gpu_variant, cloud_alt_gpu_fp16_tflops, cloud_gpu_fp16_tflops) as gpu_fp16_tflops,
+        gpu_variant(cloud_gpu_variant, cloud_alt_gpu_mem_bandwidth_gb_per_s, cloud_gpu_mem_bandwidth_gb_per_s) as gpu_mem_bandwidth_gb_per_s,
+        gpu_variant(cloud_gpu_variant, cloud_alt_speedup_vs_ref, cloud_speedup_vs_ref) as gpu_speedup_vs_ref,
         -- the main GPU's measured training rate, carried to the variant at the same share of its FP16/BF16 peak
-        cloud_gpu_measured_tflops
-            * case when cast(cloud_gpu_variant as integer) = 1 then cloud_alt_gpu_fp16_tflops / cloud_gpu_fp16_tflops else 1.0 end
+        cloud_gpu_measured_tflops * gpu_variant(cloud_gpu_variant, cloud_alt_gpu_fp16_tflops / cloud_gpu_fp16_tflops, 1.0)
             as gpu_measured_tflops,
         edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
-    from model_inputs
+    from model_inputs() as model_inputs
 ),
 
 inputs as (
@@ -67,7 +60,7 @@ inputs as (
     ) as others on others.accounting_frame = gpus.accounting_frame
 ),
 
--- one row per parameter set and edge device class (model_devices), the class's hours a day and
+-- one row per parameter set and edge device class (model_devices()), the class's hours a day and
 -- its share of a mixed fleet (1: the class alone against the whole cloud job)
 classes as (
     select
@@ -77,7 +70,7 @@ classes as (
         coalesce(model_devices.fleet_share, 1.0) as share,
         model_devices.device_embodied_total_kgco2e * model_devices.device_nonuse_share as device_nonuse_kgco2e
     from inputs
-    inner join model_devices
+    inner join model_devices() as model_devices
         on inputs.scenario_id = model_devices.scenario_id and inputs.variant_id = model_devices.variant_id
     where model_devices.train_power_w is not null
 ),
@@ -488,11 +481,20 @@ rows as (
         edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
         fleet_share, hours_per_day, job_years, cloud_gpu_count, wall_factor
     from energy
+),
+
+-- a basis the class lacks the figures for (e.g. no measured job time) is left out; inlined in both
+-- parts below (not materialized), so the fleet part costs nothing where it is pruned
+class_rows as not materialized (
+    select
+        *,
+        cloud_total_kgco2e / edge_added_kgco2e as reduction_factor
+    from rows
+    where devices is not null
 )
 
--- a basis the class lacks the figures for (e.g. no measured job time) is left out
-select
-    *,
-    cloud_total_kgco2e / edge_added_kgco2e as reduction_factor
-from rows
-where devices is not null
+select * from class_rows
+union all by name
+-- a mixed fleet (classes with a fleet_share) as a whole (the macro fleet_rows, sql/model/macros.sql);
+-- getvariable('model_fleets') false (a caller's parameter sets have no fleet): this part is pruned unread
+select * from fleet_rows('class_rows') where coalesce(getvariable('model_fleets'), true)
