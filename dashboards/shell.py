@@ -82,7 +82,7 @@ def claim_bounds(frame: pl.DataFrame) -> tuple[float, float]:
 
 
 def claim_of(con: duckdb.DuckDBPyConnection) -> tuple[float, float]:
-    """The claim's low and high end of R, for a page that draws them (marts.verdict: core.claim's row)."""
+    """The claim's low and high end of R, for a page that draws them (marts.verdict: its scenarios' claim's row of core.claim)."""
     return claim_bounds(query(con, "claim"))
 
 

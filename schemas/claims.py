@@ -24,6 +24,9 @@ from schemas.scenario_parameters import STATUSES
 #: method that charges bytes by their ends); emissions: a run's carbon (none recomputed yet: such a claim names what
 #: is missing).
 QUANTITIES = ["reduction_factor", "bandwidth_ratio", "emission_ratio", "emission_share", "emissions"]
+#: The quantity that is a cloud/edge ratio R: a claim of it is a row of core.claim, which marts.verdict judges the
+#: scenarios naming it against (their claim_id parameter); a claim in other terms is judged in marts.claims only.
+RATIO_QUANTITY = "reduction_factor"
 #: The parts of a federated session's energy an emission_share claim names (sql/marts/claims.sql `session_parts`).
 PARTS = ["client_compute", "upload", "download", "server"]
 #: The three outcomes of a recomputation, as marts.paper_reproduction's.

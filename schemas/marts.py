@@ -149,7 +149,7 @@ class FleetEquivalence(pa.DataFrameModel):
     cloud_total_kgco2e: float = pa.Field(gt=0, description="The cloud job's lifecycle total (the class's share of it in a mixed fleet): cloud_gpu_count GPUs over job_years, kgCO2e.")
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
     reduction_factor_with_comm: float = pa.Field(description="R with comm_pattern's communication added to the edge side.")
-    train_power_w_for_r4: float = pa.Field(nullable=True, ge=0, description="Edge training power at which R = 4 with the embodied part held fixed, W; null where no power reaches R = 4 (marts.break_even solves every parameter exactly).")
+    train_power_w_for_r4: float = pa.Field(nullable=True, ge=0, description="Edge training power at which R = 4 with the embodied part held fixed, W; null where no power reaches R = 4, or the scenario's claim is not a ratio R with a row of core.claim (marts.break_even solves every parameter exactly).")
 
     class Config:
         strict = True
@@ -337,8 +337,9 @@ class Verdict(pa.DataFrameModel):
     network_w_per_line: float = pa.Field(ge=0, description="The network power this method charges (with communication, no radio), averaged over the home lines the training holds (each online device its line for its window), W.")
     network_physical: bool = pa.Field(description="Whether network_w_per_line stays within the scenario's line_power_physical_max_w (twice the most a fixed broadband line draws, Malmodin 2020). A method that is not physical for a row is kept as a bound but sets no verdict (unless no method of the frame is physical).")
     implied_device_utilisation: float = pa.Field(gt=0, le=1, description="The device's achieved FLOPS over its FP32 peak while it trains: the cloud GPU's work (its stated utilisation x FP32 roofline, or a stated count at the devices' peak) over the compute-equivalent fleet's peak, online and slowed by stragglers. Above 1 no fleet of this size could do the work, so the measured basis counts at least the devices that can (blocking); a warning check flags values above the best reported training utilisations.")
-    claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x), which the verdict reads (schemas/vocabulary.py CLAIM_LOW).")
-    claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x).")
+    claim_id: str = pa.Field(description="The claim the scenario tests (its claim_id parameter): a cloud/edge ratio claim of core.claim, whose bounds the row is read against.")
+    claim_low: float = pa.Field(gt=0, description="The claim's low end of R (core.claim; Xue et al.'s 4x), which the verdict reads.")
+    claim_high: float = pa.Field(gt=0, description="The claim's high end of R (core.claim; Xue et al.'s 8x).")
     verdict_if_feasible: str = pa.Field(isin=list(VERDICTS[1:]), description="The frame's reading of R with communication over its physical methods (lowest p05, highest p95 of the feasible draws) against the claim's low end, were the fleet feasible.")
     verdict_driver_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method of the method row whose bound sets verdict (over every draw; verdict_if_feasible's where the fleet is infeasible): the lowest p05 where the claim holds or is uncertain, the highest p95 where R stays below it.")
     verdict_driver_policy: str = pa.Field(isin=list(POLICIES), description="The allocation policy of that method row.")

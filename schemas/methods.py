@@ -1,7 +1,7 @@
-"""The model's methods and the claim under audit as rows (schemas/vocabulary.py): core.frames,
-core.frame_network_methods, core.workload_kinds, core.embodied_policies, core.frame_embodied_policies,
-core.resize_powers, core.frame_resize_powers, core.bases, core.verdicts, core.network_methods, core.patterns and
-core.claim."""
+"""The model's methods as rows (schemas/vocabulary.py): core.frames, core.frame_network_methods,
+core.workload_kinds, core.embodied_policies, core.frame_embodied_policies, core.resize_powers,
+core.frame_resize_powers, core.bases, core.verdicts, core.network_methods and core.patterns; and the claims
+under audit, core.claim (the registry's cloud/edge ratio claims, sql/core/claim.sql)."""
 
 from __future__ import annotations
 
@@ -224,10 +224,13 @@ class Patterns(pa.DataFrameModel):
 
 
 class Claim(pa.DataFrameModel):
-    """core.claim: the claim under audit, edge training emits claim_low to claim_high times less carbon (R). Grain: one row."""
+    """core.claim: the claims marts.verdict judges, each that edge training emits claim_low to claim_high times less
+    carbon (R): every claim of the registry (staging.claims) whose quantity is a cloud/edge ratio R
+    (sql/core/claim.sql). A scenario names the claim it tests (its claim_id parameter). Grain: one claim."""
 
-    claim_low: float = pa.Field(gt=0, description="The claim's low end of R (the paper's 4x; schemas/vocabulary.py CLAIM_LOW).")
-    claim_high: float = pa.Field(gt=0, description="The claim's high end of R (the paper's 8x; schemas/vocabulary.py CLAIM_HIGH).")
+    claim_id: str = pa.Field(unique=True, description="The claim's id in staging.claims (e.g. xue2025_reduction_4_8x).")
+    claim_low: float = pa.Field(gt=0, description="The claim's low end of R: the registry's published_low (Xue et al.'s 4x).")
+    claim_high: float = pa.Field(gt=0, description="The claim's high end of R: the registry's published_high (Xue et al.'s 8x).")
     feasible_share_min: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="The share of a row's Monte Carlo draws that must be feasible for marts.verdict to give it a category rather than 'infeasible' (schemas/vocabulary.py FEASIBLE_SHARE_MIN). The category itself reads the all-draw band, in which every infeasible draw counts as a failure (R = 0), so this threshold only decides between 'infeasible' and a category.")
     feasible_share_min_status: str = pa.Field(isin=STATUSES, description="Status of feasible_share_min (a parameter with no published source is 'assumed').")
     feasible_share_min_reasoning: str = pa.Field(description="Why feasible_share_min has its value.")
@@ -235,7 +238,7 @@ class Claim(pa.DataFrameModel):
     class Config:
         strict = True
 
-    @pa.dataframe_check(description="one row, low end below the high end")
+    @pa.dataframe_check(description="low end at most the high end")
     @classmethod
-    def one_ordered_row(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        return data.lazyframe.select((pl.col("claim_low") < pl.col("claim_high")) & (pl.len() == 1))
+    def ordered(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("claim_low") <= pl.col("claim_high"))

@@ -9,6 +9,8 @@ Each parameter's bounds are declared once, here:
 - a method a scenario names (``accounting_frame``, ``comm_pattern``, ...: :data:`NAMED`) is one
   of the names in its reference table (core.frames, core.patterns, ...), which the
   ``model_methods`` asset writes from the same vocabulary (:mod:`schemas.vocabulary`);
+- the claim a scenario tests (``claim_id``) is an id of a row of data, the claims registry
+  (staging.claims): any id here, and the build checks the registry has it;
 - a switch (``grid_shared``, ``cloud_gpu_variant``) is one of its codes;
 - every other parameter has its row in :data:`PARAMETER_BOUNDS`.
 
@@ -20,6 +22,7 @@ of core.scenario_parameters (a blocking check, before core.scenarios and the mod
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -36,6 +39,9 @@ from schemas.vocabulary import (
     WORKLOADS,
 )
 
+#: An id a scenario names, of a row of a data table (a claim of staging.claims).
+ID = r"[a-z][a-z0-9_]*"
+
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
@@ -45,7 +51,8 @@ def _number(value: float) -> str:
 class Bounds:
     """An interval, each end closed, open (``low_open``, ``high_open``) or absent; or, with
     ``codes``, a whole number that is one of the codes (code -> its meaning); or, with
-    ``names``, a name that is one of the names of the reference table ``table``."""
+    ``names``, a name that is one of the names of the reference table ``table``; or, with
+    ``registry``, an id (:data:`ID`) of a row of the data table ``table``, which the build checks."""
 
     low: float | None = None
     high: float | None = None
@@ -54,9 +61,12 @@ class Bounds:
     codes: Mapping[int, str] = field(default_factory=dict)
     names: tuple[str, ...] = ()
     table: str = ""
+    registry: bool = False
 
     def admits(self, value: float | str) -> bool:
         """Whether ``value`` is a finite number inside the bounds, or, for names, one of them."""
+        if self.registry:
+            return isinstance(value, str) and re.fullmatch(ID, value) is not None
         if self.names or isinstance(value, str):
             return bool(self.names) and value in self.names
         if not math.isfinite(value):
@@ -71,6 +81,8 @@ class Bounds:
         """The bounds in words: ``> 0``, ``in [0, 1]``, ``one of 0 (independent draws), 1 (...)``, ``one of the names in core.frames: ...``."""
         if self.names:
             return f"one of the names in {self.table}: " + ", ".join(self.names)
+        if self.registry:
+            return f"the id of a row of {self.table}"
         if self.codes:
             return "one of " + ", ".join(f"{code} ({meaning})" for code, meaning in self.codes.items())
         if self.low is not None and self.high is not None:
@@ -118,6 +130,8 @@ NAMED: dict[str, Bounds] = {
     "comm_pattern": Bounds(names=COMM_PATTERNS, table="core.patterns"),
     # peak_flops is the headline wherever a count is stated; the name chooses between the others
     "headline_basis": Bounds(names=tuple(b for b, rule in BASIS_RULES.items() if rule.headline_choice), table="core.bases"),
+    # the claim the scenario tests: a row of the claims registry (data), which the build checks it names
+    "claim_id": Bounds(table="staging.claims", registry=True),
 }
 
 #: Every parameter that is not a device class's ``<class>_<field>`` row -> its bounds.
@@ -230,7 +244,7 @@ def refusal(parameter: str, value: float | str, unit: str | None = None, *, end:
     if bounds is None or bounds.admits(value):
         return None
     if isinstance(value, str):
-        shown = repr(value) if bounds.names else f"{value!r} (not a number)"
+        shown = repr(value) if bounds.names or bounds.registry else f"{value!r} (not a number)"
     else:
         shown = _number(value) if math.isfinite(value) else str(value)
     if unit and unit not in ("code", "name") and not isinstance(value, str):

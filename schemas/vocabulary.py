@@ -266,8 +266,9 @@ WORKLOAD_ROWS = {
 }
 #: The workload kinds' names and what sets each job's length.
 WORKLOADS = {name: kind.description for name, kind in WORKLOAD_ROWS.items()}
-#: The claim under audit: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R). Its one
-#: row: core.claim, which every mart and page reads the bounds from.
+#: Xue et al.'s claim: edge training emits CLAIM_LOW to CLAIM_HIGH times less carbon (R). The bounds the marts read
+#: are its row of the claims registry (sources/curated/claims.csv xue2025_reduction_4_8x -> core.claim); these name
+#: its low end in the verdict's category strings and are the Monte Carlo's and the sensitivity's search targets.
 CLAIM_LOW = 4.0
 CLAIM_HIGH = 8.0
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 The ``model_methods`` asset writes them to the warehouse (core.frames, core.frame_network_methods,
 core.workload_kinds, core.embodied_policies, core.frame_embodied_policies, core.resize_powers,
 core.frame_resize_powers, core.bases, core.verdicts, core.network_methods,
-core.patterns, core.claim); :func:`pipelines.model.formula.install_methods` writes the same rows on a scratch
+core.patterns); :func:`pipelines.model.formula.install_methods` writes the same rows on a scratch
 connection that lacks them, so ``sql/core/model_evaluation.sql`` joins a frame's rules as columns wherever it runs. A
-fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow.
+fourth accounting frame is one entry of :data:`schemas.vocabulary.FRAMES`: its rows follow. The claims under
+audit are data (core.claim, sql/core/claim.sql over the claims registry): :data:`CLAIM_PARAMS` binds that SQL.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from typing import Any, get_type_hints
 
 import pyarrow as pa
 
+from schemas.claims import RATIO_QUANTITY
 from schemas.patterns import CommPattern
 from schemas.vocabulary import (
     BASIS_RULES,
-    CLAIM_HIGH,
-    CLAIM_LOW,
     CLOUD_EMBODIED_RULES,
     FEASIBLE_SHARE_MIN,
     FEASIBLE_SHARE_MIN_REASONING,
@@ -177,7 +177,14 @@ def reference_tables(patterns: Mapping[str, CommPattern] = PATTERN_ROWS) -> dict
         }),
         "core.network_methods": network_method_rows(),
         "core.patterns": method_rows("pattern", patterns, derived=("moves_bytes",)),
-        "core.claim": pa.table({"claim_low": [CLAIM_LOW], "claim_high": [CLAIM_HIGH], "feasible_share_min": [FEASIBLE_SHARE_MIN],
-                                "feasible_share_min_status": [FEASIBLE_SHARE_MIN_STATUS],
-                                "feasible_share_min_reasoning": [FEASIBLE_SHARE_MIN_REASONING]}),
     }
+
+
+#: sql/core/claim.sql's parameters: the quantity of a cloud/edge ratio claim (a row of core.claim) and the
+#: verdict's feasibility threshold, with its status and reasoning, on every row.
+CLAIM_PARAMS: dict[str, Any] = {
+    "ratio_quantity": RATIO_QUANTITY,
+    "feasible_share_min": FEASIBLE_SHARE_MIN,
+    "feasible_share_min_status": FEASIBLE_SHARE_MIN_STATUS,
+    "feasible_share_min_reasoning": FEASIBLE_SHARE_MIN_REASONING,
+}

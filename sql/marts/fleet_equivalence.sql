@@ -16,6 +16,8 @@ s as (
         scenario_id,
         -- the scenario's 'with communication' pattern (core.patterns)
         comm_pattern,
+        -- the claim it tests (core.claim: a cloud/edge ratio claim's bounds)
+        claim_id,
         edge_grid_gco2e_per_kwh
     from core.scenarios
 ),
@@ -64,9 +66,9 @@ select
     compute_only.cloud_total_kgco2e,
     compute_only.reduction_factor,
     with_comm.reduction_factor_with_comm,
-    -- the training power at which R would fall to the claim's low end (core.claim: the paper's
-    -- phone end, 4), the embodied part held fixed; null where even zero power leaves R below it
-    -- (marts.break_even solves exactly)
+    -- the training power at which R would fall to the low end of the scenario's claim (core.claim:
+    -- the paper's phone end, 4), the embodied part held fixed; null where even zero power leaves R
+    -- below it, or the claim is not a ratio R (marts.break_even solves exactly)
     case when compute_only.device_class <> 'fleet' and compute_only.cloud_total_kgco2e / claim.claim_low > compute_only.edge_embodied_kgco2e then
         edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / claim.claim_low - compute_only.edge_embodied_kgco2e, compute_only.devices,
                                 compute_only.online_fraction, compute_only.hours_per_day, compute_only.job_years,
@@ -76,5 +78,5 @@ select
 from compute_only
 inner join with_comm using (scenario_id, device_class, basis)
 inner join s using (scenario_id)
-cross join core.claim as claim
+left join core.claim as claim on claim.claim_id = s.claim_id
 order by compute_only.scenario_id, compute_only.device_class, compute_only.basis

@@ -1,7 +1,8 @@
 -- marts.paper_reproduction. Grain: one published claim (staging.paper_claims.claim_id).
 -- Each claim is recomputed from staged inputs and compared with the paper's value:
 -- reproduced (within the claim's tolerance) | differs (with the reason) | not reproducible.
--- $scenario is the scenario the paper's own numbers are checked under (paper_text).
+-- $scenario is the scenario the paper's own numbers are checked under (paper_text); the figure's
+-- reduction is judged by the bounds of the claim it tests (its claim_id's row of core.claim).
 with claims as (
     select * from staging.paper_claims
 ),
@@ -164,10 +165,11 @@ recomputed as (
         printf('%.2fx (phones, N=%d), %.2fx (laptops, N=%d)', r_phone, n_phone, r_laptop, n_laptop),
         printf('Computed with the Table 1 training powers and the same grid intensity on both sides. The laptop end exceeds 8x; the phone end reaches 4x only if a phone draws %.2f W or less while training (Table 1 says 10 W).',
             phone_power_w_for_r4),
-        -- the paper's phone and laptop ends are the claim's bounds (core.claim)
+        -- the paper's phone and laptop ends are the bounds of the scenario's claim (core.claim)
         greatest(abs(r_phone / claim.claim_low - 1), abs(r_laptop / claim.claim_high - 1))
     from fleet_pair
-    cross join core.claim as claim
+    inner join core.scenarios as scenario on scenario.scenario_id = $scenario
+    inner join core.claim as claim on claim.claim_id = scenario.claim_id
 
     union all
     select

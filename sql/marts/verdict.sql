@@ -16,6 +16,8 @@
 -- from); a fleet no resize can carry stays over its link. A row is infeasible where its deterministic
 -- traffic still exceeds the link, its required rate is unknown, or fewer than
 -- core.claim.feasible_share_min of its draws are feasible.
+-- The claim: each scenario names the claim it tests (claim_id) and is read against that claim's
+-- row of core.claim (its bounds); a scenario whose claim is not a cloud/edge ratio R has no rows here.
 -- Methods that are physical: a network method that charges the home lines more power
 -- (network_w_per_line) than the scenario's line_power_physical_max_w (twice a line's measured
 -- maximum) is not physical for that row (network_physical false): it stays a visible bound but
@@ -34,11 +36,18 @@
 -- `gpu_rate_id`: on a basis that weighs measured training rates (core.bases measured_rate), the
 -- measured row the cloud GPU's rate comes from: the key of the factor_ref of the scenario's
 -- GPU-rate parameter row (a staging.training_throughput throughput_id); null on other bases.
--- each scenario's accounting frame (a row of core.frames) and named communication pattern
+-- each scenario's accounting frame (a row of core.frames), named communication pattern and claim
 with frames as (
-    select scenario_id, accounting_frame, comm_pattern, headline_network_method
+    select scenario_id, accounting_frame, comm_pattern, headline_network_method, claim_id
     from core.scenarios
     inner join core.frames using (accounting_frame)
+),
+
+-- the row of core.claim of each scenario's claim: a scenario whose claim is not a ratio R has none
+claims as (
+    select frames.scenario_id, claim.*
+    from frames
+    inner join core.claim as claim on claim.claim_id = frames.claim_id
 ),
 
 -- the model's rows (core.model_evaluation) this mart reads: the headline basis, and the measured
@@ -152,7 +161,7 @@ rows as (
         and comm.basis = with_comm.basis and comm.pattern = frames.comm_pattern
         and comm.network_method = with_comm.network_method and comm.embodied_policy = with_comm.embodied_policy
         and comm.resize_power = with_comm.resize_power
-    cross join core.claim as claim
+    inner join claims as claim on claim.scenario_id = with_comm.scenario_id
 ),
 
 -- the frame's reading over its method rows: the lowest low and the highest high, and the rows that set them
@@ -202,7 +211,7 @@ readings as (
             else low_method_all
         end as driver_all_draws
     from frame_range
-    cross join core.claim as claim
+    inner join claims as claim on claim.scenario_id = frame_range.scenario_id
 ),
 
 -- the method row that sets each reading: over every draw where the fleet is feasible, else as if it were
@@ -232,7 +241,7 @@ deciding as (
     inner join drivers
         on drivers.scenario_id = headline.scenario_id and drivers.basis = headline.basis
         and drivers.device_class = headline.device_class and drivers.verdict_driver.network_method = sensitivity.network_method
-    cross join core.claim as claim
+    inner join claims as claim on claim.scenario_id = sensitivity.scenario_id
     where sensitivity.status = $assumed_status
         and list_bool_or([least(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) < edge
                           and greatest(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) >= edge
@@ -242,6 +251,7 @@ deciding as (
 
 select
     rows.* exclude (feasible, low_with_comm, high_with_comm, low_all_draws, high_all_draws, sets_verdict),
+    claim.claim_id,
     claim.claim_low,
     claim.claim_high,
     drivers.verdict_if_feasible,
@@ -256,6 +266,6 @@ inner join drivers using (scenario_id, basis, device_class)
 inner join core.bases as bases on bases.basis = rows.basis
 left join gpu_rates on gpu_rates.scenario_id = rows.scenario_id
 left join deciding using (scenario_id, device_class)
-cross join core.claim as claim
+inner join claims as claim on claim.scenario_id = rows.scenario_id
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method, rows.is_headline_policy desc,
     rows.embodied_policy, rows.is_headline_resize_power desc, rows.resize_power

@@ -6,9 +6,10 @@ Two builds of temporary copies, each checked against a hand computation from the
   tokens), added by scenario rows the documented way (``edge-carbon register``): their job lasts
   ``job_years``, not the scenario's ``horizon_years``, and marts.lifecycle_carbon and the model
   count every term over it;
-* the claim's bounds changed in their one vocabulary row (schemas/vocabulary.py), in a copy of
-  the project: core.claim, marts.verdict's categories and the verdict chart's band (the index's
-  lead chart) move with them;
+* the claim's bounds changed in its row of the claims registry (sources/curated/claims.csv) and the
+  categories' wording in its vocabulary row (schemas/vocabulary.py), in a copy of the project:
+  core.claim, marts.verdict's categories and the verdict chart's band (the index's lead chart)
+  move with them;
 * in the same copy, a fourth accounting frame added by one vocabulary row and a scenario file
   naming it: core.frames holds it, marts.verdict and marts.lifecycle_carbon have its rows, and its
   figures are those of the frames whose rules it borrows;
@@ -146,7 +147,7 @@ def test_lifecycle_and_the_model_count_the_job_years(jobs_warehouse: Path, scena
             assert (row["device_embodied_kgco2e"], row["device_operational_kgco2e"]) == pytest.approx(expected[row["device_class"]], rel=1e-12)
 
 
-#: Run in the copy: register the scenarios written beside it (a scenario id -> its parent), build
+#: Run in the copy: refresh the digest of the claims registry, register the scenarios written beside it (a scenario id -> its parent), build
 #: marts.verdict and marts.lifecycle_carbon, draw the verdict page (the index's lead chart) and
 #: evaluate the model with every network method a frame admits.
 COPY_SCRIPT = textwrap.dedent("""
@@ -161,6 +162,7 @@ COPY_SCRIPT = textwrap.dedent("""
     from tests.conftest import build
 
     path, added = Path(sys.argv[1]), json.loads(sys.argv[2])
+    assert main(["register", "--refresh", "curated_claims"]) == 0
     for scenario_id, parent in added.items():
         assert main(["register", f"sources/scenarios/{scenario_id}.csv", "--id", f"scenario_{scenario_id}", "--kind", "scenario",
                      "--title", f"{scenario_id} (test)", "--status", "assumed", "--option", f"scenario_id={scenario_id}",
@@ -247,6 +249,10 @@ def copy_build(root: Path, bounds: tuple[float, float] | None, *, fourth_frame: 
     root.mkdir(parents=True)
     copy_project(root)
     if bounds is not None:
+        registry = root / "sources" / "curated" / "claims.csv"
+        text = registry.read_text(encoding="utf-8")
+        assert text.count("reduction_factor,x,4,8,") == 1, "Xue et al.'s row of the claims registry"
+        registry.write_text(text.replace("reduction_factor,x,4,8,", f"reduction_factor,x,{bounds[0]!r},{bounds[1]!r},"), encoding="utf-8")
         edit_vocabulary(root, "CLAIM_LOW = 4.0\nCLAIM_HIGH = 8.0\n", f"CLAIM_LOW = {bounds[0]!r}\nCLAIM_HIGH = {bounds[1]!r}\n")
     added = {}
     if fourth_frame:
@@ -289,7 +295,8 @@ def test_a_fourth_accounting_frame_by_rows(copies: dict[str, tuple[Path, dict]])
     """One vocabulary row (and a scenario naming it) adds a frame the model evaluates: its rules are
     the rows it was given, so its figures are those of the frames whose rules it borrows."""
     root, moved = copies["moved"]
-    assert set(touched_files(root)) == {"schemas/vocabulary.py", f"sources/scenarios/{FRAME_SCENARIO}.csv", "sources/manifest/local.toml"}
+    assert set(touched_files(root)) == {"schemas/vocabulary.py", f"sources/scenarios/{FRAME_SCENARIO}.csv", "sources/manifest/local.toml",
+                                        "sources/curated/claims.csv", "sources/manifest/claims.toml"}
     frames = {r[0]: r[1:] for r in moved["frames"]}
     assert list(frames) == ["as_published", "attributional", "consequential", FOURTH_FRAME]
     assert frames[FOURTH_FRAME] == [True, "marginal", "marginal", True]

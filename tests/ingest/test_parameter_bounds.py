@@ -57,6 +57,8 @@ def test_bounds_admit_and_say_their_range(bounds: Bounds, inside: list[float], o
     ("headline_basis", "one of the names in core.bases: binding, measured_throughput, measured_rates"),
     ("workload_kind", "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens"),
     ("edge_embodied_policy", "one of the names in core.embodied_policies: none, battery_wear, per_use_hour, calendar_time"),
+    # a claim: a row of the registry (data), which the build's check reads
+    ("claim_id", "the id of a row of staging.claims"),
     # switches: codes
     ("grid_shared", "one of 0 (independent draws), 1 (one draw for both sides)"),
     # the table's own rows, before any class ending they share
@@ -206,6 +208,23 @@ def test_a_value_out_of_bounds_stops_the_build_before_the_model(sources: Path, t
         "(scenario bad)"
     ]
     assert not (tmp_path / "wh" / "edge_carbon.duckdb").exists()  # nothing published
+
+
+def test_a_scenario_naming_an_unknown_claim_stops_the_build_naming_it(sources: Path, tmp_path: Path) -> None:
+    """A claim id is any id to ``register`` (the registry is data); the build stops at the blocking check on
+    core.scenario_parameters, naming the file, line, claim and scenario."""
+    from tests.conftest import build
+
+    (sources / "scenarios" / "bad.csv").write_text(HEADER + "claim_id,no_such_claim,name,,,point,assumed,,x\n", encoding="utf-8")
+    assert main(["register", "sources/scenarios/bad.csv", "--id", "scenario_bad", "--kind", "scenario", "--title", "bad",
+                 "--option", "scenario_id=bad", "--option", "extends=paper_text"]) == 0
+    result = build(tmp_path / "wh" / "edge_carbon.duckdb", only=["core/scenarios"])
+    assert not result.success
+    assert _failures(result.all_events) == [
+        "core/scenario_parameters: claims_known\n"
+        "  sources/scenarios/bad.csv, line 2: claim_id = 'no_such_claim' is no claim of staging.claims "
+        "(sources/curated/claims.csv; edge-carbon claim new adds one) (scenario bad)"
+    ]
 
 
 def test_scenario_parameter_table_names_only_known_parameters() -> None:

@@ -10,7 +10,7 @@ import duckdb
 import pyarrow as pa
 
 from pipelines.identifiers import checked_identifier
-from pipelines.model.methods import reference_tables
+from pipelines.model.methods import CLAIM_PARAMS, reference_tables
 from pipelines.paths import sql_text
 from pipelines.warehouse.tables import install_macros
 
@@ -32,3 +32,12 @@ def run_mart(table: str, given: Mapping[str, Sequence[Mapping[str, Any]]], param
     cursor = con.execute(sql_text(f"{table.replace('.', '/')}.sql"), dict(params or {}))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+#: Xue et al.'s claim as the registry holds it (sources/curated/claims.csv; the columns sql/core/claim.sql reads).
+XUE = {"claim_id": "xue2025_reduction_4_8x", "quantity": "reduction_factor", "published_low": 4.0, "published_high": 8.0}
+
+
+def claim_rows(claims: Sequence[Mapping[str, Any]] = (XUE,)) -> list[dict[str, Any]]:
+    """core.claim over the given rows of staging.claims: sql/core/claim.sql with the parameters the pipeline binds."""
+    return run_mart("core.claim", {"staging.claims": claims}, CLAIM_PARAMS)

@@ -31,6 +31,7 @@ PAPER_TEXT: dict[str, tuple[float | str, str, float | None, float | None, str, s
     "battery_round_trip_efficiency": (1.0, "fraction", None, None, "point", "paper"),
     "battery_throughput_share": (1.0, "fraction", 0.1, 1.0, "point", "assumed"),
     "bytes_per_param": (4.0, "B", 2.0, 4.0, "point", "assumed"),
+    "claim_id": ("xue2025_reduction_4_8x", "name", None, None, "point", "paper"),
     "cloud_alt_gpu_fp16_tflops": (756.5, "TFLOPS", None, None, "point", "primary"),
     "cloud_alt_gpu_mem_bandwidth_gb_per_s": (2000.0, "GB/s", None, None, "point", "primary"),
     "cloud_alt_gpu_power_w": (350.0, "W", None, None, "point", "primary"),

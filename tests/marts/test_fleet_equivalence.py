@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from schemas.vocabulary import COMPUTE_ONLY
-from tests.marts.given_rows import run_mart
+from tests.marts.given_rows import XUE, claim_rows, run_mart
 
 OWN = "radio_window"
 
@@ -24,13 +24,14 @@ def model_row(basis: str, pattern: str, r: float, *, method: bool = True, device
 
 def test_one_row_per_basis_with_and_without_the_scenarios_own_pattern() -> None:
     rows = run_mart("marts.fleet_equivalence", {
-        "core.scenarios": [{"scenario_id": "s", "comm_pattern": OWN, "edge_grid_gco2e_per_kwh": 400.0}],
+        "core.scenarios": [{"scenario_id": "s", "comm_pattern": OWN, "claim_id": XUE["claim_id"], "edge_grid_gco2e_per_kwh": 400.0}],
+        "core.claim": claim_rows(),
         "core.model_evaluation": [
             model_row("binding", COMPUTE_ONLY, 5.0), model_row("binding", OWN, 4.5), model_row("binding", "pipeline", 1.0),
             model_row("peak_flops", COMPUTE_ONLY, 6.0), model_row("peak_flops", OWN, 5.5),
             model_row("binding", OWN, 0.1, method=False),  # another method row: left out
         ],
-    }, method_tables=["core.patterns", "core.claim"])
+    }, method_tables=["core.patterns"])
     assert [(r["basis"], r["reduction_factor"], r["reduction_factor_with_comm"], r["comm_pattern"]) for r in rows] == [
         ("binding", 5.0, 4.5, OWN), ("peak_flops", 6.0, 5.5, OWN)]
     binding = rows[0]

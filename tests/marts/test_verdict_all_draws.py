@@ -31,6 +31,7 @@ from schemas.vocabulary import (
     VERDICT_INFEASIBLE,
     VERDICT_UNCERTAIN,
 )
+from tests.marts.given_rows import XUE, claim_rows
 
 #: a pattern that moves bytes and a frame that admits two network methods, read from the vocabulary
 COMM = next(name for name, row in PATTERN_ROWS.items() if row.moves_bytes and row.resizable)
@@ -69,15 +70,16 @@ def _mc(method: str, pattern: str, band: tuple[float, float, float], all_draws: 
 
 
 def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | None = None,
-             parameters: list[dict] | None = None) -> pl.DataFrame:
-    """sql/marts/verdict.sql over the given rows of core.model_evaluation (and the shipped reference tables core.frames, core.patterns, core.claim,
-    core.bases; ``parameters``: rows of core.scenario_parameters, scenario_id, parameter and factor_ref)."""
+             parameters: list[dict] | None = None, *, claim: str = XUE["claim_id"]) -> pl.DataFrame:
+    """sql/marts/verdict.sql over the given rows of core.model_evaluation (and the shipped reference tables core.frames, core.patterns,
+    core.bases, and Xue et al.'s row of core.claim; ``claim``: the claim the scenario names; ``parameters``: rows of core.scenario_parameters, scenario_id, parameter and factor_ref)."""
     con = duckdb.connect()
     for schema in ("core", "marts"):
         con.execute(f"create schema {schema}")
     refs = reference_tables()
-    for name, table in (("frames", "core.frames"), ("patterns", "core.patterns"), ("claim", "core.claim"), ("bases", "core.bases")):
+    for name, table in (("frames", "core.frames"), ("patterns", "core.patterns"), ("bases", "core.bases")):
         con.register(name, refs[table])
+    con.register("claim", pa.Table.from_pylist(claim_rows()))
     con.execute("create table core.frames as select * from frames")
     con.execute("create table core.patterns as select * from patterns")
     con.execute("create table core.claim as select * from claim")
@@ -85,8 +87,8 @@ def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | No
     parameter_keys = {"scenario_id": pa.string(), "parameter": pa.string(), "factor_ref": pa.string()}
     con.register("params", pa.Table.from_pylist(parameters or [], schema=pa.schema(parameter_keys)))
     con.execute("create table core.scenario_parameters as select * from params")
-    con.execute("create table core.scenarios as select 's' as scenario_id, $frame as accounting_frame, $comm as comm_pattern",
-                {"frame": FRAME, "comm": COMM})
+    con.execute("create table core.scenarios as select 's' as scenario_id, $frame as accounting_frame, $comm as comm_pattern, "
+                "$claim as claim_id", {"frame": FRAME, "comm": COMM, "claim": claim})
     con.register("mc", pa.Table.from_pylist(mc))
     con.execute("create table marts.uncertainty as select * from mc")
     keys = {"scenario_id": pa.string(), "device_class": pa.string(), "pattern": pa.string(), "network_method": pa.string(),
@@ -97,6 +99,13 @@ def _verdict(evaluated: list[dict], mc: list[dict], sensitivity: list[dict] | No
     con.register("evaluated", pa.Table.from_pylist(evaluated))
     con.execute("create table core.model_evaluation as select * from evaluated")
     return query_pl(con, sql_text("marts/verdict.sql"), VERDICT_PARAMS)
+
+
+def test_a_scenario_is_read_against_its_own_claim_and_one_in_other_terms_has_no_rows() -> None:
+    evaluated = [_row(m, p, r) for m in (FIRST, SECOND) for p, r in ((COMPUTE_ONLY, 3.0), (COMM, 2.8))]
+    mc = [_mc(m, p, (2.0, 2.9, 4.5), (0.0, 2.1, 3.8), 0.6, 0.55, 0.04) for m in (FIRST, SECOND) for p in (COMPUTE_ONLY, COMM)]
+    assert set(_verdict(evaluated, mc).select("claim_id", "claim_low", "claim_high").rows()) == {(XUE["claim_id"], 4.0, 8.0)}
+    assert _verdict(evaluated, mc, claim="jaghouar2024_bandwidth_400x").height == 0  # a bandwidth ratio: marts.claims only
 
 
 def test_a_band_that_spans_the_claim_on_feasible_draws_falls_below_it_over_every_draw() -> None:

@@ -1,13 +1,21 @@
 """staging.claims and staging.claim_parameters as shipped: each file reads through the build's parser, every
-case a claim names has its parameter rows, and the claim marts.verdict judges (core.claim, schemas/vocabulary.py
-CLAIM_LOW / CLAIM_HIGH) is Xue et al.'s row of the registry: its bounds are in two places, and this test holds
-them equal."""
+case a claim names has its parameter rows; and core.claim, the claims marts.verdict judges, is every claim of the
+registry that is a cloud/edge ratio R, its bounds the published ones (given rows -> expected rows, and the shipped
+file: Xue et al.'s row)."""
 
 from __future__ import annotations
 
+import duckdb
+import polars as pl
+import pyarrow as pa
+
+from pipelines.defs.assets.scenarios import claims_known
 from pipelines.ingest.parsers.registry import CLAIM_PARAMETERS_PARSERS, CLAIMS_PARSERS
+from pipelines.lib.checks import SUMMARY_KEY, ConnectionReader
 from pipelines.paths import sources_dir
-from schemas.vocabulary import CLAIM_HIGH, CLAIM_LOW
+from schemas.methods import Claim
+from schemas.vocabulary import ASSUMED, FEASIBLE_SHARE_MIN, FEASIBLE_SHARE_MIN_REASONING
+from tests.marts.given_rows import XUE, claim_rows
 
 
 def _rows(parsers: dict, kind: str, path: str) -> list[dict]:
@@ -17,11 +25,47 @@ def _rows(parsers: dict, kind: str, path: str) -> list[dict]:
     return parsed.frame.to_dicts()
 
 
-def test_the_verdict_s_claim_is_xue_et_al_s_row_of_the_registry() -> None:
-    claims = {r["claim_id"]: r for r in _rows(CLAIMS_PARSERS, "curated_claims", "curated/claims.csv")}
-    xue = claims["xue2025_reduction_4_8x"]
-    assert (xue["quantity"], xue["published_low"], xue["published_high"]) == ("reduction_factor", CLAIM_LOW, CLAIM_HIGH)
-    assert xue["case_id"] == "paper_text"
+def test_core_claim_is_each_ratio_claim_of_the_registry_with_its_published_bounds() -> None:
+    given = [
+        {"claim_id": "b_ratio", "quantity": "reduction_factor", "published_low": 2.0, "published_high": 3.5},
+        {"claim_id": "a_bytes", "quantity": "bandwidth_ratio", "published_low": 400.0, "published_high": 400.0},
+        {"claim_id": "a_ratio", "quantity": "reduction_factor", "published_low": 1.5, "published_high": 1.5},
+        {"claim_id": "c_share", "quantity": "emission_share", "published_low": 0.2, "published_high": 0.3},
+        {"claim_id": "d_kg", "quantity": "emissions", "published_low": 5.0, "published_high": 20.0},
+    ]
+    threshold = {"feasible_share_min": FEASIBLE_SHARE_MIN, "feasible_share_min_status": ASSUMED,
+                 "feasible_share_min_reasoning": FEASIBLE_SHARE_MIN_REASONING}
+    assert claim_rows(given) == [
+        {"claim_id": "a_ratio", "claim_low": 1.5, "claim_high": 1.5, **threshold},
+        {"claim_id": "b_ratio", "claim_low": 2.0, "claim_high": 3.5, **threshold},
+    ]
+
+
+def test_core_claim_from_the_shipped_registry_is_xue_et_al_s_row() -> None:
+    rows = claim_rows(_rows(CLAIMS_PARSERS, "curated_claims", "curated/claims.csv"))
+    Claim.validate(pl.DataFrame(rows))
+    assert [(r["claim_id"], r["claim_low"], r["claim_high"]) for r in rows] == [(XUE["claim_id"], 4.0, 8.0)]
+
+
+def test_a_scenario_naming_an_unknown_claim_fails_its_check_naming_the_scenario() -> None:
+    con = duckdb.connect()
+    con.execute("create schema core; create schema staging")
+    parameters = [("mine", "claim_id", "no_such_claim", "scenarios/mine.csv:3"), ("fine", "claim_id", XUE["claim_id"], "scenarios/a.csv:9"),
+                  ("bare", "horizon_years", None, "scenarios/bare.csv:2")]
+    con.register("given", pa.Table.from_pylist([dict(zip(("scenario_id", "parameter", "value_text", "defined_in"), p, strict=True))
+                                                for p in parameters]))
+    con.execute("create table core.scenario_parameters as select * from given")
+    con.register("registry", pa.Table.from_pylist([XUE]))
+    con.execute("create table staging.claims as select * from registry")
+    result = claims_known(ConnectionReader(con))
+    assert not result.passed
+    assert result.metadata[SUMMARY_KEY].value.splitlines() == [
+        "scenario bare names no claim: give it a claim_id row, the id of a claim of staging.claims",
+        "sources/scenarios/mine.csv, line 3: claim_id = 'no_such_claim' is no claim of staging.claims "
+        "(sources/curated/claims.csv; edge-carbon claim new adds one) (scenario mine)",
+    ]
+    con.execute("delete from core.scenario_parameters where scenario_id <> 'fine'")
+    assert claims_known(ConnectionReader(con)).passed
 
 
 def test_every_claim_case_has_its_parameter_rows_and_every_row_a_source() -> None:

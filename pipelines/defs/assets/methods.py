@@ -1,5 +1,6 @@
 """The model's methods as warehouse tables: accounting frames and their rules, the network methods each admits,
-workload kinds, embodied policies, equivalence bases, verdict categories, the patterns' ends and the claim's bounds."""
+workload kinds, embodied policies, equivalence bases, verdict categories and the patterns' ends; and core.claim, the
+bounds of the cloud/edge ratio claims of the claims registry."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from pipelines.ingest.manifest import ManifestError, load_manifest
 from pipelines.lib.checks import staging_checks
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.resources import Warehouse
-from pipelines.lib.tables import write_table
-from pipelines.model.methods import reference_tables
+from pipelines.lib.tables import sql_table, write_table
+from pipelines.model.methods import CLAIM_PARAMS, reference_tables
 from pipelines.warehouse.dictionary import TABLES as DICTIONARY
 from schemas.patterns import PATTERNS_SOURCE_ID, read_pattern_rows
 
 #: table -> its pandera model (the dictionary's): every reference table of the vocabulary
 TABLES: dict[str, type[pa.DataFrameModel]] = {table: DICTIONARY[table] for table in reference_tables()}
+#: core.claim: the registry's cloud/edge ratio claims (sql/core/claim.sql), one row each.
+CLAIM = sql_table("core.claim")
 
 
 @dg.multi_asset(
@@ -37,8 +40,7 @@ def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     methods each frame admits (its headline first); core.workload_kinds, core.embodied_policies,
     core.bases and core.verdicts: the other names a scenario or a mart uses; core.network_methods:
     how network energy is counted; core.patterns: the home and server ends of each pattern's
-    bytes (sources/curated/patterns.csv); core.claim: the claim's bounds, which marts.verdict, marts.fleet_equivalence and
-    marts.paper_reproduction read.
+    bytes (sources/curated/patterns.csv).
     """
     con = warehouse.connection()
     # core.patterns: the rows of the patterns' source file, its sha256 checked against the manifest
@@ -49,3 +51,11 @@ def model_methods(warehouse: Warehouse):  # type: ignore[no-untyped-def]
     for table, rows in reference_tables(read_pattern_rows(entries[0].verified_file())).items():
         # each table's pandera check runs in this step, on the rows just written (check_specs)
         yield write_table(con, table, pl.from_arrow(rows), TABLES[table])
+
+
+@CLAIM.asset(group="claims")
+def claim(warehouse: Warehouse) -> dg.MaterializeResult:
+    """The claims marts.verdict judges: every claim of staging.claims that is a cloud/edge ratio R, its published bounds
+    as claim_low and claim_high, with the verdict's feasibility threshold (sql/core/claim.sql). A scenario names the
+    claim it tests (claim_id); marts.verdict, marts.fleet_equivalence and marts.paper_reproduction join its row."""
+    return CLAIM.build(warehouse.connection(), CLAIM_PARAMS)

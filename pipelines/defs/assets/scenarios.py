@@ -5,7 +5,7 @@ import dagster as dg
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
 from pipelines.lib.checks import Reader, staging_checks, summary_metadata, table_check
-from pipelines.lib.keys import SOURCES_KEY
+from pipelines.lib.keys import SOURCES_KEY, key_of
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.progress import BatchedLog
 from pipelines.lib.resources import Warehouse
@@ -48,13 +48,34 @@ def parameters_in_bounds(warehouse: Reader) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=not problems, metadata={"out_of_bounds": len(problems), **summary_metadata(problems)})
 
 
+#: The parameter that names the claim a scenario tests, a claim of this table.
+CLAIM_PARAMETER, CLAIMS_TABLE = "claim_id", "staging.claims"
+
+
+@table_check(TABLE, additional_deps=[key_of(CLAIMS_TABLE)],
+             description=f"Every scenario names the claim it tests ({CLAIM_PARAMETER}), a claim of {CLAIMS_TABLE} "
+                         "(sources/curated/claims.csv; sql/checks/scenario_claims.sql): marts.verdict judges it against that "
+                         "claim's row of core.claim.")
+def claims_known(warehouse: Reader) -> dg.AssetCheckResult:
+    """One line per scenario that names no claim, or one the registry does not have: the file and line, and the scenario."""
+    problems = []
+    for scenario, claim, defined_in in warehouse.read(sql_text("checks/scenario_claims.sql"), {"parameter": CLAIM_PARAMETER}).iter_rows():
+        if claim is None:
+            problems.append(f"scenario {scenario} names no claim: give it a {CLAIM_PARAMETER} row, the id of a claim of {CLAIMS_TABLE}")
+            continue
+        path, _, line = str(defined_in).rpartition(":")
+        problems.append(f"sources/{path}, line {line}: {CLAIM_PARAMETER} = {claim!r} is no claim of {CLAIMS_TABLE} "
+                        f"(sources/curated/claims.csv; edge-carbon claim new adds one) (scenario {scenario})")
+    return dg.AssetCheckResult(passed=not problems, metadata={"unknown_claims": len(problems), **summary_metadata(problems)})
+
+
 @dg.asset(
     key=["core", "scenario_parameters"],
     group_name="scenarios",
     kinds={"duckdb", "polars"},
-    deps=[SOURCES_KEY, *FACTOR_TABLES],
+    deps=[SOURCES_KEY, *FACTOR_TABLES, key_of(CLAIMS_TABLE)],  # the registry its claims_known check reads
     metadata=column_metadata(ScenarioParameters),
-    check_specs=[*staging_checks(TABLE, ScenarioParameters), parameters_in_bounds.spec],
+    check_specs=[*staging_checks(TABLE, ScenarioParameters), parameters_in_bounds.spec, claims_known.spec],
 )
 def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope, warehouse: Warehouse) -> dg.MaterializeResult:
     """Every free parameter of the model, per scenario, with its range, status and source.
