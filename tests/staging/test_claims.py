@@ -14,7 +14,13 @@ from pipelines.ingest.parsers.registry import CLAIM_PARAMETERS_PARSERS, CLAIMS_P
 from pipelines.lib.checks import SUMMARY_KEY, ConnectionReader
 from pipelines.paths import sources_dir
 from schemas.methods import Claim
-from schemas.vocabulary import ASSUMED, FEASIBLE_SHARE_MIN, FEASIBLE_SHARE_MIN_REASONING
+from schemas.vocabulary import (
+    ASSUMED,
+    CLAIM_HIGH,
+    CLAIM_LOW,
+    FEASIBLE_SHARE_MIN,
+    FEASIBLE_SHARE_MIN_REASONING,
+)
 from tests.marts.given_rows import XUE, claim_rows
 
 
@@ -42,9 +48,12 @@ def test_core_claim_is_each_ratio_claim_of_the_registry_with_its_published_bound
 
 
 def test_core_claim_from_the_shipped_registry_is_xue_et_al_s_row() -> None:
+    """The shipped registry's one ratio claim is Xue et al.'s 4-8x, and the verdict's category wording
+    (schemas/vocabulary.py CLAIM_LOW, CLAIM_HIGH: 'below the claim (R < 4)', ...) states the same bounds."""
     rows = claim_rows(_rows(CLAIMS_PARSERS, "curated_claims", "curated/claims.csv"))
     Claim.validate(pl.DataFrame(rows))
     assert [(r["claim_id"], r["claim_low"], r["claim_high"]) for r in rows] == [(XUE["claim_id"], 4.0, 8.0)]
+    assert (rows[0]["claim_low"], rows[0]["claim_high"]) == (CLAIM_LOW, CLAIM_HIGH)
 
 
 def test_a_scenario_naming_an_unknown_claim_fails_its_check_naming_the_scenario() -> None:
