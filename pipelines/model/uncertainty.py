@@ -260,7 +260,8 @@ def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
     basis and measured_throughput, every method row each frame admits: sql/model/evaluate.sql's 'all')."""
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), \
-            model_view(con, sets, devices=devices, basis_filter="headline_and_measured", methods="all"):
+            model_view(con, sets, devices=devices, own_pattern=True, basis_filter="headline_and_measured",
+                       methods="all"):
         return query_pl(con, sql_text("model/uncertainty_summary.sql"),
                         {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW})
 

@@ -4,7 +4,8 @@
 -- reads this, so the other evaluations stream straight through evaluate.sql.
 select * from model_class_rows
 union all by name
--- a mixed fleet as a whole: its classes' devices and carbon summed
+-- a mixed fleet as a whole: its classes' devices and carbon summed, in class order (a float sum in no
+-- fixed order could differ in its last bit from one build to the next)
 select
     scenario_id,
     variant_id,
@@ -22,14 +23,14 @@ select
     any_value(capacity_unit) as capacity_unit,
     any_value(online_fraction) as online_fraction,
     'fleet' as devices_from,
-    sum(devices) as devices,
-    case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices)) end as resized_from,
-    sum(cloud_total_kgco2e) as cloud_total_kgco2e,
-    sum(edge_operational_kgco2e) as edge_operational_kgco2e,
-    sum(edge_embodied_kgco2e) as edge_embodied_kgco2e,
-    sum(comm_gb) as comm_gb,
-    sum(comm_kwh) as comm_kwh,
-    sum(comm_kgco2e) as comm_kgco2e,
+    sum(devices order by device_class) as devices,
+    case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices) order by device_class) end as resized_from,
+    sum(cloud_total_kgco2e order by device_class) as cloud_total_kgco2e,
+    sum(edge_operational_kgco2e order by device_class) as edge_operational_kgco2e,
+    sum(edge_embodied_kgco2e order by device_class) as edge_embodied_kgco2e,
+    sum(comm_gb order by device_class) as comm_gb,
+    sum(comm_kwh order by device_class) as comm_kwh,
+    sum(comm_kgco2e order by device_class) as comm_kgco2e,
     max(link_time_share) as link_time_share,
     max(required_link_mb_per_s) as required_link_mb_per_s,
     min(link_mb_per_s) as link_mb_per_s,
@@ -40,13 +41,13 @@ select
     bool_and(network_physical) as network_physical,
     max(implied_device_utilisation) as implied_device_utilisation,
     bool_and(memory_feasible) as memory_feasible,
-    sum(edge_added_kgco2e) as edge_added_kgco2e,
-    sum(fleet_share) as fleet_share,
+    sum(edge_added_kgco2e order by device_class) as edge_added_kgco2e,
+    sum(fleet_share order by device_class) as fleet_share,
     max(job_years) as job_years,
     max(cloud_gpu_count) as cloud_gpu_count,
-    sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
+    sum(cloud_total_kgco2e order by device_class) / sum(edge_added_kgco2e order by device_class) as reduction_factor
 from model_class_rows
 where fleet_share is not null
 group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power
 -- every class of the fleet has this basis and method row (their shares sum to 1)
-having abs(sum(fleet_share) - 1) < 1e-6
+having abs(sum(fleet_share order by device_class) - 1) < 1e-6

@@ -346,7 +346,7 @@ create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage,
 -- added by parameter rows. sql/model/evaluate.sql reads these rows (the view `model_devices`).
 create or replace temp macro device_rows(parameter_sets) as table
 with long as (
-    unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w)$')::double from query_table(parameter_sets))
+    unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w|grid_gco2e_per_kwh)$')::double from query_table(parameter_sets))
     on columns(* exclude (scenario_id, variant_id)) into name name value value
 ),
 
@@ -387,6 +387,7 @@ select
     max(value) filter (where field = 'hours_per_day') as class_hours_per_day,
     max(value) filter (where field = 'fleet_share') as fleet_share,
     max(value) filter (where field = 'idle_power_w') as idle_power_w,
+    max(value) filter (where field = 'grid_gco2e_per_kwh') as class_grid_gco2e_per_kwh,
     device_class
 from fields
 group by scenario_id, variant_id, device_class;

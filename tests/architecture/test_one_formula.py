@@ -52,8 +52,9 @@ def test_the_model_names_no_device_class() -> None:
 
 def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Path) -> None:
     """sql/model/evaluate.sql, after sql/model/macros.sql, in a plain read-only DuckDB session on the
-    published file (no code of ours: the two files' text only) returns the rows of core.model_evaluation:
-    its inputs are the warehouse's views model_inputs and model_devices and its method tables core.*."""
+    published file (no code of ours: the files' text only) returns the rows of core.model_evaluation:
+    its inputs are the warehouse's views model_inputs and model_devices and its method tables core.*; a
+    scenario with a mixed fleet adds its whole fleet's rows through sql/model/fleet.sql over them."""
     sql = Path(__file__).resolve().parents[2] / "sql" / "model"
     with duckdb.connect(str(built_warehouse), read_only=True) as con:
         con.execute((sql / "macros.sql").read_text(encoding="utf-8"))
@@ -61,7 +62,9 @@ def test_evaluate_sql_runs_on_the_published_warehouse_alone(built_warehouse: Pat
         columns = [r[0] for r in con.execute("select column_name from duckdb_columns() where schema_name = 'core' "
                                               "and table_name = 'model_evaluation' order by column_index").fetchall()]
         select = ", ".join(f'"{c}"' for c in columns)
-        con.execute(f"create temp view plain as select {select} from ({evaluate_sql})")  # noqa: S608 - the project's own files
+        con.execute(f"create temp view model_class_rows as {evaluate_sql}")
+        fleet_sql = (sql / "fleet.sql").read_text(encoding="utf-8")
+        con.execute(f"create temp view plain as select {select} from ({fleet_sql})")  # noqa: S608 - the project's own files
         con.execute(f"create temp view stored as select {select} from core.model_evaluation")  # noqa: S608 - its own columns
         counts = con.execute("select (select count(*) from plain), (select count(*) from stored)").fetchone()
         only_plain = con.execute("select count(*) from (from plain except all from stored)").fetchone()[0]

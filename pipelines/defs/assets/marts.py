@@ -121,7 +121,8 @@ def model_evaluation(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     publish_model_inputs(con)
-    evaluated = evaluate(con, all_bases=True, basis_filter="all", methods="all")
+    # each scenario's own named pattern too (a pattern not evaluated for every scenario, e.g. diloco_allreduce)
+    evaluated = evaluate(con, all_bases=True, own_pattern=True, basis_filter="all", methods="all")
     return write_table(con, "core.model_evaluation", evaluated, ModelEvaluation)
 
 
