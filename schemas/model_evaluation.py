@@ -10,6 +10,7 @@ from schemas.vocabulary import (
     CAPACITY_UNITS,
     DEVICE_CLASS_PATTERN,
     NETWORK_METHODS,
+    PATTERN_ROWS,
     PATTERNS,
     POLICIES,
     RESIZE_POWERS,
@@ -24,7 +25,8 @@ class ModelEvaluation(pa.DataFrameModel):
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis (core.bases).")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
-    pattern: str = pa.Field(isin=list(PATTERNS), description="Communication pattern (core.patterns): " + ", ".join(PATTERNS) + ".")
+    pattern: str = pa.Field(isin=list(PATTERN_ROWS), description="Communication pattern (core.patterns): " + ", ".join(PATTERNS)
+                             + "; and a scenario's own comm_pattern where no other scenario is evaluated on it.")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How communication's network energy is counted (core.network_methods).")
     embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies).")
     resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How a grown fleet's extra device-hours draw power (core.resize_powers).")

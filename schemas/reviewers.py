@@ -12,12 +12,15 @@ from schemas.vocabulary import (
     BASES,
     DEVICE_CLASS_PATTERN,
     NETWORK_METHODS,
+    PATTERN_ROWS,
     PATTERNS,
     POLICIES,
     RESIZE_POWERS,
 )
 
 PATTERN_LIST = list(PATTERNS)
+#: Every pattern row: the Monte Carlo also evaluates each scenario's own named pattern (its comm_pattern).
+EVALUATED_PATTERN_LIST = list(PATTERN_ROWS)
 
 
 class FleetSizing(pa.DataFrameModel):
@@ -175,7 +178,7 @@ class Uncertainty(pa.DataFrameModel):
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(description="Equivalence basis: the scenario's headline, and measured_throughput beside it.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
-    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    pattern: str = pa.Field(isin=EVALUATED_PATTERN_LIST, description="Communication pattern (a scenario's own comm_pattern among them).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How the network energy is counted (core.network_methods).")
     embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies; the frame's rows: core.frame_embodied_policies).")
     resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How a fleet's extra device-hours draw power (core.resize_powers; the frame's rows: core.frame_resize_powers).")
@@ -226,7 +229,7 @@ class UncertaintyDistribution(pa.DataFrameModel):
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
-    pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
+    pattern: str = pa.Field(isin=EVALUATED_PATTERN_LIST, description="Communication pattern (a scenario's own comm_pattern among them).")
     bin_low: float = pa.Field(gt=0, description="Lower edge of the bin of R (log-spaced, 20 per decade).")
     bin_high: float = pa.Field(gt=0, description="Upper edge of the bin.")
     draws: int = pa.Field(ge=1, description="Draws whose R falls in the bin.")

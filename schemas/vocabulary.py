@@ -240,6 +240,7 @@ DEVICE_FIELDS = {
     "hours_per_day": "class_hours_per_day",
     "fleet_share": "fleet_share",
     "idle_power_w": "idle_power_w",
+    "grid_gco2e_per_kwh": "class_grid_gco2e_per_kwh",
 }
 @dataclass(frozen=True)
 class WorkloadKind:

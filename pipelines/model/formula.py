@@ -198,13 +198,15 @@ def evaluate(
     *,
     all_bases: bool = False,
     patterns: Sequence[str] = PATTERNS,
+    own_pattern: bool = False,
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
 ) -> pl.DataFrame:
     """R and its parts per parameter set x device class x basis x pattern x method row (sql/core/model_evaluation.sql)
-    over ``inputs`` (:func:`model_view`'s), queried at once (no view to bind first)."""
+    over ``inputs`` (:func:`model_view`'s: ``own_pattern`` adds each set's own named pattern), queried at once
+    (no view to bind first)."""
     try:
-        query = _prepare(con, inputs, None, all_bases=all_bases, patterns=patterns, own_pattern=False,
+        query = _prepare(con, inputs, None, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
                          basis_filter=basis_filter, methods=methods)
         return query_pl(con, query)
     finally:

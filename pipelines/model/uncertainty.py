@@ -269,19 +269,21 @@ def pattern_passes(rows: int, patterns: tuple[str, ...] = PATTERNS) -> list[tupl
 
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
-    basis and measured_throughput, every method row each frame admits: sql/core/model_evaluation.sql's 'all'),
-    in passes over the communication patterns (:func:`pattern_passes`; a group is one pattern's, so the
-    passes' rows are the one query's)."""
+    basis and measured_throughput, every method row each frame admits, each set's own named pattern too:
+    sql/core/model_evaluation.sql's 'all'), in passes over the communication patterns (:func:`pattern_passes`).
+    A group is one pattern's, so the passes' rows are the one query's; a set's own pattern, evaluated in every
+    pass, is kept once."""
     parts = []
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
         for patterns in pattern_passes(draws.rows):
-            with model_view(con, sets, devices=devices, patterns=patterns, basis_filter="headline_and_measured", methods="all"):
+            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=True, basis_filter="headline_and_measured",
+                            methods="all"):
                 parts.append(query_pl(con, sql_text("model/uncertainty_summary.sql"),
                                       {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}))
     if len(parts) == 1:
         return parts[0]
-    return pl.concat(parts, how="diagonal_relaxed").sort(
-        "scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power", nulls_last=True)
+    keys = ["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]
+    return pl.concat(parts, how="diagonal_relaxed").unique(subset=keys, keep="first", maintain_order=True).sort(keys, nulls_last=True)
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:

@@ -60,12 +60,13 @@ inputs as (
     ) as others on others.accounting_frame = gpus.accounting_frame
 ),
 
--- one row per parameter set and edge device class (model_devices()), the class's hours a day and
--- its share of a mixed fleet (1: the class alone against the whole cloud job)
+-- one row per parameter set and edge device class (model_devices()), the class's hours a day, its
+-- grid and its share of a mixed fleet (1: the class alone against the whole cloud job)
 classes as (
     select
-        inputs.*,
-        model_devices.* exclude (scenario_id, variant_id),
+        -- the class's own grid intensity where it has one (<class>_grid_gco2e_per_kwh), else the scenario's edge grid
+        inputs.* replace (coalesce(model_devices.class_grid_gco2e_per_kwh, inputs.edge_grid_gco2e_per_kwh) as edge_grid_gco2e_per_kwh),
+        model_devices.* exclude (scenario_id, variant_id, class_grid_gco2e_per_kwh),
         coalesce(model_devices.class_hours_per_day, inputs.edge_hours_per_day) as hours_per_day,
         coalesce(model_devices.fleet_share, 1.0) as share,
         model_devices.device_embodied_total_kgco2e * model_devices.device_nonuse_share as device_nonuse_kgco2e

@@ -72,11 +72,13 @@ select
     case when compute_only.device_class <> 'fleet' and compute_only.cloud_total_kgco2e / claim.claim_low > compute_only.edge_embodied_kgco2e then
         edge_power_w_for_kgco2e(compute_only.cloud_total_kgco2e / claim.claim_low - compute_only.edge_embodied_kgco2e, compute_only.devices,
                                 compute_only.online_fraction, compute_only.hours_per_day, compute_only.job_years,
-                                s.edge_grid_gco2e_per_kwh)
+                                coalesce(d.class_grid_gco2e_per_kwh, s.edge_grid_gco2e_per_kwh))
             / compute_only.wall_factor
     end as train_power_w_for_r4
 from compute_only
 inner join with_comm using (scenario_id, device_class, basis)
 inner join s using (scenario_id)
+-- the class's own grid where it has one (core.scenario_devices; the fleet row has none)
+left join core.scenario_devices as d using (scenario_id, device_class)
 left join core.claim as claim on claim.claim_id = s.claim_id
 order by compute_only.scenario_id, compute_only.device_class, compute_only.basis

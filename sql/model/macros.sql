@@ -350,7 +350,7 @@ create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage,
 -- added by parameter rows. sql/core/model_evaluation.sql reads these rows (the macro model_devices()).
 create or replace temp macro device_rows(parameter_sets) as table
 with long as (
-    unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w)$')::double from query_table(parameter_sets))
+    unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w|grid_gco2e_per_kwh)$')::double from query_table(parameter_sets))
     on columns(* exclude (scenario_id, variant_id)) into name name value value
 ),
 
@@ -391,6 +391,7 @@ select
     max(value) filter (where field = 'hours_per_day') as class_hours_per_day,
     max(value) filter (where field = 'fleet_share') as fleet_share,
     max(value) filter (where field = 'idle_power_w') as idle_power_w,
+    max(value) filter (where field = 'grid_gco2e_per_kwh') as class_grid_gco2e_per_kwh,
     device_class
 from fields
 group by scenario_id, variant_id, device_class;
@@ -410,25 +411,26 @@ from query_table(devices);
 
 -- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
 -- sql/core/model_evaluation.sql's rows): one row per parameter set, basis, pattern and method row, its
--- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon.
+-- classes' devices and carbon summed (in class order, so the sums are the same bits every build), R = the cloud
+-- job's total / the fleet's added carbon.
 create or replace temp macro fleet_rows(class_rows) as table
     select
         scenario_id, variant_id, 'fleet' as device_class, basis, bool_and(is_headline) as is_headline, pattern, network_method,
         embodied_policy, resize_power, bool_and(is_headline_method) as is_headline_method,
         bool_and(is_headline_policy) as is_headline_policy, bool_and(is_headline_resize_power) as is_headline_resize_power,
         any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,
-        any_value(online_fraction) as online_fraction, 'fleet' as devices_from, sum(devices) as devices,
-        case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices)) end as resized_from,
-        sum(cloud_total_kgco2e) as cloud_total_kgco2e, sum(edge_operational_kgco2e) as edge_operational_kgco2e,
-        sum(edge_embodied_kgco2e) as edge_embodied_kgco2e, sum(comm_gb) as comm_gb, sum(comm_kwh) as comm_kwh,
-        sum(comm_kgco2e) as comm_kgco2e, max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
+        any_value(online_fraction) as online_fraction, 'fleet' as devices_from, sum(devices order by device_class) as devices,
+        case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices) order by device_class) end as resized_from,
+        sum(cloud_total_kgco2e order by device_class) as cloud_total_kgco2e, sum(edge_operational_kgco2e order by device_class) as edge_operational_kgco2e,
+        sum(edge_embodied_kgco2e order by device_class) as edge_embodied_kgco2e, sum(comm_gb order by device_class) as comm_gb, sum(comm_kwh order by device_class) as comm_kwh,
+        sum(comm_kgco2e order by device_class) as comm_kgco2e, max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
         min(link_mb_per_s) as link_mb_per_s, bool_and(link_feasible) as link_feasible,
         -- the most any of its classes' lines is charged, and physical only where every class is
         max(network_w_per_line) as network_w_per_line, any_value(line_power_physical_max_w) as line_power_physical_max_w,
         bool_and(network_physical) as network_physical, max(implied_device_utilisation) as implied_device_utilisation,
-        bool_and(memory_feasible) as memory_feasible, sum(edge_added_kgco2e) as edge_added_kgco2e, sum(fleet_share) as fleet_share,
+        bool_and(memory_feasible) as memory_feasible, sum(edge_added_kgco2e order by device_class) as edge_added_kgco2e, sum(fleet_share order by device_class) as fleet_share,
         max(job_years) as job_years, max(cloud_gpu_count) as cloud_gpu_count,
-        sum(cloud_total_kgco2e) / sum(edge_added_kgco2e) as reduction_factor
+        sum(cloud_total_kgco2e order by device_class) / sum(edge_added_kgco2e order by device_class) as reduction_factor
     from query_table(class_rows)
     where fleet_share is not null
     group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power

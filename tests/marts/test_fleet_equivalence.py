@@ -26,6 +26,7 @@ def test_one_row_per_basis_with_and_without_the_scenarios_own_pattern() -> None:
     rows = run_mart("marts.fleet_equivalence", {
         "core.scenarios": [{"scenario_id": "s", "comm_pattern": OWN, "claim_id": XUE["claim_id"], "edge_grid_gco2e_per_kwh": 400.0}],
         "core.claim": claim_rows(),
+        "core.scenario_devices": [{"scenario_id": "s", "device_class": "laptop", "class_grid_gco2e_per_kwh": None}],
         "core.model_evaluation": [
             model_row("binding", COMPUTE_ONLY, 5.0), model_row("binding", OWN, 4.5), model_row("binding", "pipeline", 1.0),
             model_row("peak_flops", COMPUTE_ONLY, 6.0), model_row("peak_flops", OWN, 5.5),
@@ -41,3 +42,16 @@ def test_one_row_per_basis_with_and_without_the_scenarios_own_pattern() -> None:
     # 20 devices x 0.5 online x 8 h x 365 x 3 years at 400 g/kWh, at the device (wall power / 1.25)
     kwh_per_watt = 20 * 0.5 * 8 * 365 * 3 / 1000
     assert binding["train_power_w_for_r4"] == pytest.approx(115 / (kwh_per_watt * 0.4) / 1.25, rel=1e-12)
+
+
+def test_a_class_with_its_own_grid_sets_its_power_at_the_claims_low_end() -> None:
+    """A class with <class>_grid_gco2e_per_kwh (core.scenario_devices) is charged at it, not the scenario's edge grid:
+    the same 115 kg of training electricity at 200 g/kWh allows twice the power it would at 400."""
+    rows = run_mart("marts.fleet_equivalence", {
+        "core.scenarios": [{"scenario_id": "s", "comm_pattern": OWN, "claim_id": XUE["claim_id"], "edge_grid_gco2e_per_kwh": 400.0}],
+        "core.claim": claim_rows(),
+        "core.scenario_devices": [{"scenario_id": "s", "device_class": "laptop", "class_grid_gco2e_per_kwh": 200.0}],
+        "core.model_evaluation": [model_row("binding", COMPUTE_ONLY, 5.0), model_row("binding", OWN, 4.5)],
+    }, method_tables=["core.patterns"])
+    kwh_per_watt = 20 * 0.5 * 8 * 365 * 3 / 1000
+    assert rows[0]["train_power_w_for_r4"] == pytest.approx(115 / (kwh_per_watt * 0.2) / 1.25, rel=1e-12)

@@ -25,6 +25,8 @@ from schemas.vocabulary import (
     FEASIBLE_SHARE_MIN,
     FRAME_NETWORK_METHODS,
     FRAMES,
+    MEASURED_BASIS,
+    MEASURED_RATES_BASIS,
     PATTERN_ROWS,
     VERDICT_BELOW,
     VERDICT_HOLDS,
@@ -214,7 +216,10 @@ def test_the_built_verdict_counts_every_draw(verdict: pl.DataFrame) -> None:
 
 def test_volume_rows_are_not_physical_and_never_set_a_verdict(verdict: pl.DataFrame) -> None:
     """Carbon Trust's average kWh per GB on the realistic pipeline's traffic charges each home line hundreds of W; the
-    verdict keeps those rows as bounds and reads the time method."""
+    verdict keeps those rows as bounds and reads the time method. Only where the scenario's pattern passes home lines
+    (a pattern between data-centre ends, e.g. diloco_allreduce, holds none)."""
+    home = [name for name, row in PATTERN_ROWS.items() if row.home_ends > 0]
+    verdict = verdict.filter(pl.col("comm_pattern").is_in(home))
     volume = verdict.filter((pl.col("network_method") == "volume") & (pl.col("accounting_frame") == "attributional"))
     assert volume.height > 0
     assert not volume.get_column("network_physical").any()
@@ -280,10 +285,10 @@ def test_the_verdict_names_the_measured_row_of_the_gpus_rate_on_a_measured_rate_
     assert frame.height == 4 and _verdict(evaluated, mc).get_column("gpu_rate_id").null_count() == 4
 
 
-def _ceiling_rows(*rows: tuple[str, str, bool, float, float | None, str | None]) -> pl.DataFrame:
+def _ceiling_rows(*rows: tuple[str, str, bool, float, float | None, str | None], basis: str = MEASURED_RATES_BASIS) -> pl.DataFrame:
     """marts.verdict rows (scenario, frame, headline, utilisation, the device's measured share, gpu_rate_id) of laptops."""
     return pl.DataFrame(
-        [{"scenario_id": s, "accounting_frame": f, "is_headline": h, "basis": "b", "device_class": "laptop",
+        [{"scenario_id": s, "accounting_frame": f, "is_headline": h, "basis": basis, "device_class": "laptop",
           "implied_device_utilisation": u, "gpu_rate_id": g, "device_measured_share": m} for s, f, h, u, m, g in rows],
         schema={"scenario_id": pl.String, "accounting_frame": pl.String, "is_headline": pl.Boolean, "basis": pl.String,
                 "device_class": pl.String, "implied_device_utilisation": pl.Float64, "gpu_rate_id": pl.String,
@@ -307,3 +312,5 @@ def test_the_measured_ceiling_check_fails_a_realistic_headline_row_above_it() ->
     assert dict(zip(failing.get_column("scenario_id"), failing.get_column("reason"), strict=True)) == {
         "b": "above the class's training ceiling", "c": "above the device's measured rate",
         "d": "the GPU's rate names no measured row"}
+    # on a basis that weighs no measured rate (measured_throughput's job times) gpu_rate_id is null by definition
+    assert rows_above_measured_ceiling(_ceiling_rows(("d", FRAME, True, 0.30, None, None), basis=MEASURED_BASIS)).height == 0

@@ -12,6 +12,7 @@ from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
 from schemas.vocabulary import (
     ASSUMED,
+    BASIS_RULES,
     PAPER_FRAME,
     VERDICT_BELOW,
     VERDICT_EDGE_MORE,
@@ -30,6 +31,8 @@ VERDICT_PARAMS = {
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
     "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER,
 }
+#: The bases that weigh measured training rates: where a headline's cloud GPU rate must name a measured row.
+MEASURED_RATE_BASES = [basis for basis, rule in BASIS_RULES.items() if rule.measured_rate > 0]
 #: Slack of the measured-ceiling comparison (implied_device_utilisation is rounded to 12 decimals).
 CEILING_TOLERANCE = 1e-9
 
@@ -37,7 +40,9 @@ CEILING_TOLERANCE = 1e-9
 def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
     """The realistic headline rows (frames other than the paper's) whose implied device utilisation exceeds the
     device's measured ceiling (its device_measured_share) or its class's training-utilisation ceiling
-    (schemas/bounds.py, 0.6), or whose cloud GPU's rate names no measured row (gpu_rate_id null), each with why.
+    (schemas/bounds.py, 0.6), or whose cloud GPU's rate names no measured row (gpu_rate_id null on a basis that
+    weighs measured rates; on another basis, e.g. measured_throughput's measured job times, it is null by
+    definition), each with why.
 
     ``frame``: marts.verdict's scenario_id, accounting_frame, is_headline, basis, device_class,
     implied_device_utilisation and gpu_rate_id, with core.scenario_devices's device_measured_share.
@@ -46,7 +51,8 @@ def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
     ceiling = pl.Series([training_utilisation_ceiling(c) for c in rows.get_column("device_class").to_list()], dtype=pl.Float64)
     utilisation = pl.col("implied_device_utilisation")
     return rows.with_columns(ceiling.alias("class_ceiling")).with_columns(
-        pl.when(pl.col("gpu_rate_id").is_null()).then(pl.lit("the GPU's rate names no measured row"))
+        pl.when(pl.col("gpu_rate_id").is_null() & pl.col("basis").is_in(MEASURED_RATE_BASES))
+        .then(pl.lit("the GPU's rate names no measured row"))
         .when(utilisation > pl.col("class_ceiling") + CEILING_TOLERANCE).then(pl.lit("above the class's training ceiling"))
         .when(utilisation > pl.col("device_measured_share") + CEILING_TOLERANCE).then(pl.lit("above the device's measured rate"))
         .alias("reason"),
@@ -57,7 +63,7 @@ def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
              description="Blocks where a realistic headline row (a frame other than the paper's) asks its devices above "
                          "their measured rate (core.scenario_devices device_measured_share) or above their class's "
                          "training-utilisation ceiling (schemas/bounds.py), or where its cloud GPU's rate names no "
-                         "measured row (gpu_rate_id null).")
+                         "measured row (gpu_rate_id null on a basis that weighs measured rates).")
 def measured_rates_within_ceiling(warehouse: Reader) -> dg.AssetCheckResult:
     """The realistic headline rows above a ceiling or without a measured GPU row."""
     frame = warehouse.read(
