@@ -78,8 +78,9 @@ def floor_table(frame: pl.DataFrame) -> str:
     """The memory floor per scenario and device class as a small HTML table (it is not an equivalence basis)."""
     floors = frame.select("scenario_id", "device_class", "devices_memory_floor").unique().pivot(
         on="device_class", index="scenario_id", values="devices_memory_floor").sort("scenario_id")
-    devices = [d for d in device_classes(frame) if d in floors.columns]
-    head = "".join(f"<th>{html.escape(d)}s</th>" for d in devices)
+    # a class with no floor anywhere (a mixed fleet's whole row) has no column
+    devices = [d for d in device_classes(frame) if d in floors.columns and floors.get_column(d).is_not_null().any()]
+    head = "".join(f"<th>{html.escape(d)}</th>" for d in devices)
     rows = "".join(
         f"<tr><td><code>{html.escape(r['scenario_id'])}</code></td>"
         + "".join(f"<td>{'' if r[d] is None else f'{r[d]:,.0f}'}</td>" for d in devices) + "</tr>"

@@ -40,6 +40,8 @@ GRID_TOOLTIP = tooltips(
     ("device_multiplier:Q", "device multiplier m"), ("devices:Q", "devices per GPU", ",.0f"),
     ("edge_added_kgco2e:Q", "edge kgCO2e", ",.1f"), ("reduction_factor:Q", "R", ".2f"), (f"{FEASIBILITY_FIELD}:N", "fleet")
 )
+#: Heatmap panels (one per device class) side by side in a row of the page.
+PANELS_PER_ROW = 2
 
 
 def grid(con: duckdb.DuckDBPyConnection, compute_only: str) -> pl.DataFrame:
@@ -136,7 +138,8 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         .encode(y=alt.Y("device_class:N", title=None, axis=None), text="label:N", tooltip=GRID_TOOLTIP)
         .properties(width=860, height=50, name="highlight", title="Reduction factor at the slider values")
     )
-    return alt.vconcat(highlight, alt.hconcat(*panels)).add_params(scenario, hours, multiplier).resolve_scale(
+    # two panels a row, so the page fits a laptop window whatever the number of device classes
+    return alt.vconcat(highlight, alt.concat(*panels, columns=PANELS_PER_ROW)).add_params(scenario, hours, multiplier).resolve_scale(
         color="independent")
 
 

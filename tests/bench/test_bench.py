@@ -191,14 +191,21 @@ def test_numpy_macros_match_the_sql_definitions() -> None:
 
 
 def every_scenario_draws(warehouse: Path, n_draws: int, seed: int) -> tuple[Draws, int]:
-    """``n_draws`` draws of every scenario in the warehouse, and the number of scenarios."""
+    """``n_draws`` draws of every scenario in the warehouse the numpy copy covers (its device classes, no mixed
+    fleet: bench/baseline/numpy_model.py), and the number of those scenarios."""
+    import polars as pl
+
     from pipelines.model.formula import scenario_inputs
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.queries import query_pl
 
     with open_readonly(warehouse) as con:
-        base = scenario_inputs(con)
+        outside = query_pl(con, "select distinct scenario_id from core.scenario_devices "
+                                "where not list_contains($classes, device_class) or fleet_share is not null",
+                           {"classes": list(numpy_model.DEVICE_CLASSES)}).get_column("scenario_id").to_list()
+        base = scenario_inputs(con).filter(~pl.col("scenario_id").is_in(outside))
         parameters = query_pl(con, "select * from core.scenario_parameters")
+    assert base.height >= 7, "the numpy copy checks the shipped scenarios it covers"
     return draw_inputs(base, parameters, n_draws, seed=seed), base.height
 
 

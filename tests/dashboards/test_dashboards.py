@@ -156,10 +156,11 @@ def test_grid_scales_with_devices_not_hours(con) -> None:
 
 def test_pages_offer_compute_only_then_the_scenarios_own_patterns(con) -> None:
     """The pattern selectors read marts.scenarios: the pattern that moves no bytes first, then each scenario's
-    own pattern once (the paper's radio window, the realistic scenarios' pipeline)."""
+    own pattern once (the paper's radio window, the realistic scenarios' pipeline, INTELLECT-1's DiLoCo all-reduce)."""
     own = query_pl(con, "select scenario_id, comm_pattern, compute_only_pattern from marts.scenarios order by scenario_id")
     patterns = page_patterns(con)
-    assert patterns == ["none", "radio_window", "pipeline"]
+    assert patterns[0] == "none" and len(patterns) == len(set(patterns))
+    assert {"radio_window", "pipeline", "diloco_allreduce"} <= set(patterns[1:])
     assert set(own.get_column("compute_only_pattern")) == {patterns[0]}
     assert set(patterns[1:]) == set(own.get_column("comm_pattern"))
     assert own.filter(scenario_id="paper_text").item(0, "comm_pattern") == "radio_window"
@@ -345,9 +346,14 @@ def test_fleet_marks_the_headline_and_keeps_the_memory_floor_apart(site: dict, c
     # the floor is a table of its own, not a basis of the chart
     assert '"basis":"memory_floor"' not in text and "memory_capacity" not in text and "devices_memory_floor" in text
     table = re.search(r'<table id="memory-floor">(.*?)</table>', text).group(1)
-    for scenario, floor in query_pl(con, "select scenario_id, max(devices_memory_floor) from marts.fleet_equivalence "
-                                         "where device_class = 'laptop' group by all").iter_rows():
-        assert f"<tr><td><code>{scenario}</code></td><td>{floor:,.0f}</td>" in table
+    head = re.findall(r"<th>(.*?)</th>", table)
+    rows = {re.search(r"<code>(.*?)</code>", row).group(1): re.findall(r"<td>(.*?)</td>", row)[1:]
+            for row in re.findall(r"<tr><td><code>.*?</tr>", table)}
+    floors = query_pl(con, "select scenario_id, device_class, max(devices_memory_floor) as floor from marts.fleet_equivalence "
+                           "where devices_memory_floor is not null group by all")
+    assert head[0] == "scenario" and set(head[1:]) == set(floors.get_column("device_class"))  # a column per class with a floor
+    for scenario, device_class, floor in floors.iter_rows():
+        assert rows[scenario][head.index(device_class) - 1] == f"{floor:,.0f}", (scenario, device_class)
     # selectors sit above the chart
     assert text.index('id="controls-fleet"') < text.index('id="chart-fleet"')
 
