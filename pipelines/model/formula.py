@@ -99,16 +99,13 @@ def _prepare(
         inputs, devices = inputs
     if isinstance(inputs, pl.DataFrame):
         inputs = load_frame(con, "temp.model_given_inputs", inputs)
-    # the caller's parameter sets replace the macros' default, the warehouse's scenarios (sql/model/macros.sql)
-    if inputs is not None:
-        con.execute(f"create or replace temp macro model_inputs() as table select * from {checked_identifier(inputs)}")  # noqa: S608 - a checked name
-    if devices is None:  # the device rows of the inputs (the caller's, or the macro's), computed once for the evaluation
-        if inputs is None:
-            con.execute("create or replace temp table model_input_rows as select * from model_inputs()")
-        sets = checked_identifier(inputs or "temp.model_input_rows")
-        con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{sets}')")  # noqa: S608 - a checked name
+    if inputs is None:  # the macro's default, the warehouse's scenarios (sql/model/macros.sql), as a table of its own
+        inputs = "temp.model_input_rows"
+        con.execute("create or replace temp table model_input_rows as select * from model_inputs()")
+    if devices is None:  # the device rows of the inputs, computed once for the evaluation
+        con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{checked_identifier(inputs)}')")  # noqa: S608 - a checked name
         devices = "temp.model_device_rows"
-    con.execute(f"create or replace temp macro model_devices() as table select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
+    _point_inputs(con, inputs, devices)
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
@@ -133,8 +130,34 @@ def _prepare(
         methods = "rows"
     con.execute("set variable model_method_filter = $methods", {"methods": methods})
     con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
-    con.execute("set variable model_fleets = $fleets", {"fleets": _has_fleets(con)})  # else the fleet part is pruned
-    return sql_text("core/model_evaluation.sql")
+    # the query's own fleet part is pruned: a caller's mixed fleets are evaluated apart (_with_fleet_rows)
+    con.execute("set variable model_fleets = false")
+    sql = sql_text("core/model_evaluation.sql")
+    return _with_fleet_rows(con, inputs, devices, sql) if _has_fleets(con) else sql
+
+
+def _point_inputs(con: duckdb.DuckDBPyConnection, inputs: str, devices: str) -> None:
+    """The macros model_inputs and model_devices over the named parameter sets and their device rows."""
+    con.execute(f"create or replace temp macro model_inputs() as table select * from {checked_identifier(inputs)}")  # noqa: S608 - a checked name
+    con.execute(f"create or replace temp macro model_devices() as table select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
+
+
+def _with_fleet_rows(con: duckdb.DuckDBPyConnection, inputs: str, devices: str, sql: str) -> str:
+    """``sql`` with its fleet part pruned (getvariable('model_fleets') false), beside the mixed fleets' rows evaluated
+    first over the parameter sets that have a fleet alone: in the one query the fleet part would evaluate every set again
+    (a Monte Carlo's hundreds of thousands), here only those sets are (macro fleet_rows over their class rows)."""
+    con.execute("create or replace temp table model_fleet_inputs as select * from model_inputs() semi join "
+                "(select distinct scenario_id, variant_id from model_devices() where fleet_share is not null) "
+                "using (scenario_id, variant_id)")
+    con.execute("create or replace temp table model_fleet_devices as select * from model_devices() "
+                "semi join model_fleet_inputs using (scenario_id, variant_id)")
+    _point_inputs(con, "temp.model_fleet_inputs", "temp.model_fleet_devices")
+    try:
+        con.execute(f"create or replace temp table model_fleet_rows as with class_rows as ({sql}) "  # noqa: S608 - the project's file
+                    "select * from fleet_rows('class_rows')")
+    finally:
+        _point_inputs(con, inputs, devices)
+    return f"select * from ({sql}) union all by name select * from temp.model_fleet_rows"  # noqa: S608 - the project's file
 
 
 #: The session variables an evaluation sets (sql/core/model_evaluation.sql reads them; unset: every row).
@@ -147,7 +170,8 @@ def _clean_up(con: duckdb.DuckDBPyConnection) -> None:
     and model_devices back their defaults (the warehouse's scenarios): sql/model/macros.sql again. The
     connection is then as it was, so core.model_evaluation's own build after it reads every row."""
     con.execute("drop view if exists temp.model_evaluation")
-    for table in ("model_device_rows", "model_input_rows", "model_given_inputs"):
+    for table in ("model_device_rows", "model_input_rows", "model_given_inputs", "model_fleet_inputs", "model_fleet_devices",
+                  "model_fleet_rows"):
         con.execute(f"drop table if exists temp.{table}")
     for variable in VARIABLES:
         con.execute(f"reset variable {variable}")

@@ -242,10 +242,9 @@ carbon as (
     from fleet
 ),
 
--- one row per communication pattern (core.patterns: its coefficients, its ends, whether it
--- splits the model into stages and whether a larger fleet carries its traffic) and network
--- method the scenario's frame admits (core.frame_network_methods: every one, or the frame's headline
--- method only)
+-- one row per communication pattern (core.patterns: its coefficients, its ends, whether it splits the model
+-- into stages and whether a larger fleet carries its traffic) and network method the scenario's frame admits
+-- (core.frame_network_methods: every one, or the frame's headline method only)
 patterns as (
     select
         carbon.*,
@@ -345,8 +344,7 @@ traffic as (
     from resized
 ),
 
--- the terms of the pattern's energy and embodied carbon, each computed once; the method rows
--- below weigh them
+-- the terms of the pattern's energy and embodied carbon, each computed once; the method rows below weigh them
 terms as (
     select
         traffic.*,

@@ -411,28 +411,41 @@ from query_table(devices);
 
 -- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
 -- sql/core/model_evaluation.sql's rows): one row per parameter set, basis, pattern and method row, its
--- classes' devices and carbon summed (in class order, so the sums are the same bits every build), R = the cloud
--- job's total / the fleet's added carbon.
+-- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon. The summed terms
+-- are collected in a list sorted by class and added in that order, so the sums are the same bits every build
+-- whatever order DuckDB's threads meet the rows in.
 create or replace temp macro fleet_rows(class_rows) as table
+    with fleets as (
+        select
+            scenario_id, variant_id, basis, bool_and(is_headline) as is_headline, pattern, network_method,
+            embodied_policy, resize_power, bool_and(is_headline_method) as is_headline_method,
+            bool_and(is_headline_policy) as is_headline_policy, bool_and(is_headline_resize_power) as is_headline_resize_power,
+            any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,
+            any_value(online_fraction) as online_fraction, bool_or(resized_from is not null) as any_resized,
+            max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
+            min(link_mb_per_s) as link_mb_per_s, bool_and(link_feasible) as link_feasible,
+            -- the most any of its classes' lines is charged, and physical only where every class is
+            max(network_w_per_line) as network_w_per_line, any_value(line_power_physical_max_w) as line_power_physical_max_w,
+            bool_and(network_physical) as network_physical, max(implied_device_utilisation) as implied_device_utilisation,
+            bool_and(memory_feasible) as memory_feasible, max(job_years) as job_years, max(cloud_gpu_count) as cloud_gpu_count,
+            -- sorted by class after collecting (the struct's first field): an ordered aggregate costs far more
+            list_sort(list({'class': device_class, 'devices': devices, 'resized_from': coalesce(resized_from, devices),
+                            'cloud': cloud_total_kgco2e, 'operational': edge_operational_kgco2e, 'embodied': edge_embodied_kgco2e,
+                            'gb': comm_gb, 'kwh': comm_kwh, 'comm': comm_kgco2e, 'added': edge_added_kgco2e,
+                            'share': fleet_share})) as parts
+        from query_table(class_rows)
+        where fleet_share is not null
+        group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power
+    )
     select
-        scenario_id, variant_id, 'fleet' as device_class, basis, bool_and(is_headline) as is_headline, pattern, network_method,
-        embodied_policy, resize_power, bool_and(is_headline_method) as is_headline_method,
-        bool_and(is_headline_policy) as is_headline_policy, bool_and(is_headline_resize_power) as is_headline_resize_power,
-        any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,
-        any_value(online_fraction) as online_fraction, 'fleet' as devices_from, sum(devices order by device_class) as devices,
-        case when bool_or(resized_from is not null) then sum(coalesce(resized_from, devices) order by device_class) end as resized_from,
-        sum(cloud_total_kgco2e order by device_class) as cloud_total_kgco2e, sum(edge_operational_kgco2e order by device_class) as edge_operational_kgco2e,
-        sum(edge_embodied_kgco2e order by device_class) as edge_embodied_kgco2e, sum(comm_gb order by device_class) as comm_gb, sum(comm_kwh order by device_class) as comm_kwh,
-        sum(comm_kgco2e order by device_class) as comm_kgco2e, max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
-        min(link_mb_per_s) as link_mb_per_s, bool_and(link_feasible) as link_feasible,
-        -- the most any of its classes' lines is charged, and physical only where every class is
-        max(network_w_per_line) as network_w_per_line, any_value(line_power_physical_max_w) as line_power_physical_max_w,
-        bool_and(network_physical) as network_physical, max(implied_device_utilisation) as implied_device_utilisation,
-        bool_and(memory_feasible) as memory_feasible, sum(edge_added_kgco2e order by device_class) as edge_added_kgco2e, sum(fleet_share order by device_class) as fleet_share,
-        max(job_years) as job_years, max(cloud_gpu_count) as cloud_gpu_count,
-        sum(cloud_total_kgco2e order by device_class) / sum(edge_added_kgco2e order by device_class) as reduction_factor
-    from query_table(class_rows)
-    where fleet_share is not null
-    group by scenario_id, variant_id, basis, pattern, network_method, embodied_policy, resize_power
+        * exclude (any_resized, parts), 'fleet' as device_class, 'fleet' as devices_from,
+        list_sum([p.devices for p in parts]) as devices,
+        case when any_resized then list_sum([p.resized_from for p in parts]) end as resized_from,
+        list_sum([p.cloud for p in parts]) as cloud_total_kgco2e, list_sum([p.operational for p in parts]) as edge_operational_kgco2e,
+        list_sum([p.embodied for p in parts]) as edge_embodied_kgco2e, list_sum([p.gb for p in parts]) as comm_gb,
+        list_sum([p.kwh for p in parts]) as comm_kwh, list_sum([p.comm for p in parts]) as comm_kgco2e,
+        list_sum([p.added for p in parts]) as edge_added_kgco2e, list_sum([p.share for p in parts]) as fleet_share,
+        list_sum([p.cloud for p in parts]) / list_sum([p.added for p in parts]) as reduction_factor
+    from fleets
     -- every class of the fleet has this basis and method row (their shares sum to 1)
-    having abs(sum(fleet_share) - 1) < 1e-6;
+    where abs(list_sum([p.share for p in parts]) - 1) < 1e-6;
