@@ -140,7 +140,7 @@ def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str
      "those in sources/manifest/local.toml, can be removed"),
     (["scenario", "remove", "fewer_hour"],
      "scenario remove: no scenario 'fewer_hour' (did you mean 'fewer_hours'?); scenarios: charging_window, fewer_hours, "
-     "fewest_hours, intellect1_dc_nodes, paper_base, paper_figure, paper_text, realistic_attributional, realistic_base, realistic_consequential, "
+     "fewest_hours, paper_base, paper_figure, paper_text, realistic_attributional, realistic_base, realistic_consequential, "
      "roofline, vendor_fp32"),
     (["unregister", "scenario_fewer_hour"],
      "unregister: no source has the id 'scenario_fewer_hour' (did you mean 'scenario_fewer_hours'?); "

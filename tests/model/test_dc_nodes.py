@@ -1,21 +1,27 @@
-"""Data-centre nodes in several zones as the edge side (sources/scenarios/intellect1_dc_nodes.csv):
-a class's own grid intensity (<class>_grid_gco2e_per_kwh) on the typed paper_text scenario, no build;
-then the shipped scenario's rows in the model's marts, on every basis with its fleet row, and one class's
-operational carbon by hand from the report's figures."""
+"""Data-centre nodes in several zones as the edge side (docs/examples/intellect1_dc_nodes.csv): a class's own
+grid intensity (<class>_grid_gco2e_per_kwh) on the typed paper_text scenario, no build; then docs/examples/README.md's
+commands, as written, add the example to a copy of the sources and build (slow): its rows in the model's
+marts, on every basis with its fleet row, and one class's operational carbon by hand from the report's figures."""
 
 from __future__ import annotations
 
 import math
+import re
+import shlex
+import shutil
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
 
+from pipelines.cli import main
 from pipelines.model.formula import evaluate
+from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.queries import query_pl
 from schemas.vocabulary import COMPUTE_ONLY, FLEET_CLASS
+from tests.conftest import build
 from tests.marts.model_rows import CLOUD, LAPTOP, PHONE, scenario_connection
 
 SCENARIO = "intellect1_dc_nodes"
@@ -50,8 +56,40 @@ def test_a_class_with_its_own_grid_is_charged_at_it_and_the_others_keep_the_scen
     assert plain["laptop"]["reduction_factor"] == pytest.approx(CLOUD / LAPTOP, rel=1e-12)
 
 
-def test_the_dc_nodes_scenario_has_every_basis_with_its_fleet_in_the_marts(built_warehouse: Path) -> None:
-    with open_readonly(built_warehouse) as con:
+def docs_commands() -> list[str]:
+    """The shell lines of docs/examples/README.md's dc-nodes block, continuations joined."""
+    text = (PROJECT_ROOT / "docs" / "examples" / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- dc-nodes:begin -->"):text.index("<!-- dc-nodes:end -->")]
+    body = block.split("```bash\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    return [line.strip() for line in body.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def dc_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/examples/README.md's commands on a copy of the sources: the example copied in, registered, built."""
+    root = tmp_path_factory.mktemp("dc_nodes")
+    shutil.copytree(SOURCES_DIR, root / "sources")
+    (root / "docs" / "examples").mkdir(parents=True)
+    shutil.copyfile(PROJECT_ROOT / "docs" / "examples" / "intellect1_dc_nodes.csv", root / "docs" / "examples" / "intellect1_dc_nodes.csv")
+    commands = docs_commands()
+    assert [c.split()[0] for c in commands] == ["cp", ".venv/bin/edge-carbon", "make", ".venv/bin/edge-carbon"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SOURCES_ENV, str(root / "sources"))
+        patch.chdir(root)
+        source, target = shlex.split(commands[0])[1:]
+        shutil.copy(root / source, root / target)
+        assert main(shlex.split(commands[1])[1:]) == 0
+        path = root / "wh" / "edge_carbon.duckdb"
+        result = build(path, default=True)
+        assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
+    with open_readonly(path) as con:  # the docs' query runs
+        assert query_pl(con, re.search(r'sql "(.*)"', commands[3], re.S).group(1)).height == len(CLASSES) + 1
+    return path
+
+
+@pytest.mark.slow
+def test_the_dc_nodes_scenario_has_every_basis_with_its_fleet_in_the_marts(dc_warehouse: Path) -> None:
+    with open_readonly(dc_warehouse) as con:
         evaluated = query_pl(con, "select distinct basis, device_class from core.model_evaluation "
                                   "where scenario_id = $s and pattern = 'diloco_allreduce'", {"s": SCENARIO})
         verdict = query_pl(con, "select distinct basis, device_class, is_headline from marts.verdict where scenario_id = $s",
@@ -71,7 +109,8 @@ def test_the_dc_nodes_scenario_has_every_basis_with_its_fleet_in_the_marts(built
     assert set(lifecycle.get_column("device_class")) == {"cloud_gpu", *CLASSES}  # per unit: no fleet row
 
 
-def test_one_class_operational_carbon_by_hand(built_warehouse: Path) -> None:
+@pytest.mark.slow
+def test_one_class_operational_carbon_by_hand(dc_warehouse: Path) -> None:
     """The Asian class on measured_throughput: the single site's job is 6 N D / (112 x 989.5 TFLOPS x 0.388) s; one
     geo-distributed GPU takes 6 N D / (989.5 TFLOPS x 0.388) / 0.83 s for it, so a quarter of the job needs
     ceil(112 / 0.83 / 4) = 34 GPUs, each drawing 1,065.9 W around the clock at Asia's 573.07 g/kWh."""
@@ -82,7 +121,7 @@ def test_one_class_operational_carbon_by_hand(built_warehouse: Path) -> None:
     devices = math.ceil(0.25 * gpu_job_s / cluster_s - 1e-9)
     assert devices == 34
     per_gpu = NODE_GPU_W * 24 * 365 * job_years * 573.07 / 1e6
-    with open_readonly(built_warehouse) as con:
+    with open_readonly(dc_warehouse) as con:
         row = query_pl(con, "select devices, job_years, device_operational_kgco2e, edge_operational_kgco2e, reduction_factor "
                             "from core.model_evaluation where scenario_id = $s and device_class = 'h100_node_asia' "
                             "and basis = 'measured_throughput' and pattern = 'none' and is_headline_method",
