@@ -271,13 +271,16 @@ def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
     basis and measured_throughput, every method row each frame admits, each set's own named pattern too:
     sql/core/model_evaluation.sql's 'all'), in passes over the communication patterns (:func:`pattern_passes`).
-    A group is one pattern's, so the passes' rows are the one query's; a set's own pattern, evaluated in every
-    pass, is kept once."""
+    A group is one pattern's, so the passes' rows are the one query's. A set's own pattern outside the patterns
+    every scenario is evaluated on (a scenario's comm_pattern) joins the first pass only, and only where a set has
+    one; a pattern evaluated twice so is kept once."""
+    constants = draws.constants
+    own = "comm_pattern" not in constants.columns or not set(constants.get_column("comm_pattern").drop_nulls()) <= set(PATTERNS)
     parts = []
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
-        for patterns in pattern_passes(draws.rows):
-            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=True, basis_filter="headline_and_measured",
-                            methods="all"):
+        for i, patterns in enumerate(pattern_passes(draws.rows)):
+            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=own and i == 0,
+                            basis_filter="headline_and_measured", methods="all"):
                 parts.append(query_pl(con, sql_text("model/uncertainty_summary.sql"),
                                       {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}))
     if len(parts) == 1:
