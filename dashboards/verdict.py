@@ -82,8 +82,8 @@ def answer(frame: pl.DataFrame) -> str:
 
 def headline_rows(frame: pl.DataFrame) -> pl.DataFrame:
     """The headline basis of every scenario, with communication: the rows the index's sentence reads
-    (one per class: the method row that sets the frame's verdict)."""
-    return frame.filter(pl.col("is_headline") & (pl.col("side") == "with communication")
+    (one per class: the edge's best design, at the method row that sets the frame's verdict)."""
+    return frame.filter(pl.col("is_headline") & (pl.col("side") == "with communication") & pl.col("is_best_design")
                         & (pl.col("network_method") == pl.col("verdict_driver_method"))
                         & (pl.col("embodied_policy") == pl.col("verdict_driver_policy"))
                         & (pl.col("resize_power") == pl.col("verdict_driver_resize_power")))

@@ -317,11 +317,28 @@ class Verdict(pa.DataFrameModel):
     p95: float = pa.Field(gt=0, description="Monte Carlo 95th percentile of R, compute only.")
     share_r_below_1: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 1, compute only.")
     share_r_below_4: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of draws with R < 4 (below the paper's low end), compute only.")
-    comm_pattern: str = pa.Field(description="The communication pattern of the 'with communication' columns (the scenario's comm_pattern).")
+    comm_pattern: str = pa.Field(description="The scenario's named communication pattern (its comm_pattern): the only design of a scenario whose frame does not resize its fleet.")
+    edge_design: str = pa.Field(description="The edge training design of the 'with communication' columns: a row of core.patterns, the scenario's comm_pattern or, where its frame resizes the fleet, an edge training design (edge_design: pipeline, the rigid pipeline; diloco_server and diloco_ring, DiLoCo with a full replica per device through a server or a ring all-reduce; diloco_pipeline, DiLoCo across pipeline replicas).")
+    design_admissible: bool = pa.Field(description="The design can run: its links carry its traffic below link_headroom and its devices hold its training memory (memory_feasible; a pipeline is no deeper than max_pipeline_stages).")
+    design_inadmissible_reason: str = pa.Field(nullable=True, description="Why the design cannot run (the link's time share above its headroom; the memory it needs above the usable memory); null where it can.")
+    link_headroom: float = pa.Field(gt=0, lt=1, description="The share of a link's rate training traffic may take (the scenario's link_headroom, sourced: TCP/IP and Ethernet framing leave 94.15% for payload); a row whose link_time_share exceeds it is infeasible.")
+    training_memory_gb: float = pa.Field(nullable=True, ge=0, description="Memory one device holds to train with this design, GB (core.model_evaluation training_memory_gb: state at the design's bytes per parameter, per stage in a pipeline, plus activations).")
+    device_memory_gb: float = pa.Field(nullable=True, ge=0, description="The memory a device may use for training, GB (its memory x edge_usable_memory_fraction).")
+    memory_feasible: bool = pa.Field(nullable=True, description="training_memory_gb <= device_memory_gb.")
+    pipeline_stages: float = pa.Field(nullable=True, description="Stages of a design that splits the model; null for one that keeps a replica on every device.")
+    token_overhead: float = pa.Field(nullable=True, description="Tokens the design trains per token of the job (outer_token_overhead for a DiLoCo-style design, else 1).")
+    edge_operational_kgco2e: float = pa.Field(ge=0, description="The fleet's training electricity, kgCO2e (a cause of edge_added_kgco2e).")
+    edge_embodied_kgco2e: float = pa.Field(nullable=True, ge=0, description="The devices' embodied carbon allocated to training, battery wear included, kgCO2e.")
+    edge_battery_wear_kgco2e: float = pa.Field(nullable=True, ge=0, description="The battery-wear part of edge_embodied_kgco2e, kgCO2e.")
+    comm_kgco2e: float = pa.Field(ge=0, description="Communication carbon (the network and the devices' radios), kgCO2e.")
+    edge_added_kgco2e: float = pa.Field(gt=0, description="The devices' added carbon: edge_operational_kgco2e + edge_embodied_kgco2e + comm_kgco2e, kgCO2e; reduction_factor_with_comm is the cloud's total over it.")
+    is_best_design: bool = pa.Field(description="The admissible design with the highest reduction_factor_with_comm (the lowest edge carbon) of its scenario, basis, class and method row (where none is admissible, the highest R of all): the edge at its best. Its Monte Carlo columns read the best admissible design of each draw; `verdict` is read on these rows.")
+    is_worst_design: bool = pa.Field(description="The admissible design with the lowest reduction_factor_with_comm of its scenario, basis, class and method row (where none is admissible, the lowest R of all): the pessimistic case beside the best.")
+    is_answer: bool = pa.Field(description="The row README.md's answer and `make run`'s last lines show: one per scenario outside the paper's frame and device class, at the headline basis (is_headline), the best design (is_best_design) and the method row that sets the verdict (verdict_driver_method, _policy, _resize_power). is_headline_method marks the frame's headline method row instead, which need not be the one that sets the verdict.")
     devices_with_comm_per_gpu: float = pa.Field(gt=0, description="Devices per cloud GPU of the fleet that communicates: where the pattern splits the model, enough for its pipelines to train while all their stages are online (a^S of the window); resized to carry its traffic where the frame resizes; else the compute-equivalent fleet.")
     resized_from: float = pa.Field(nullable=True, gt=0, description="The compute-equivalent count per GPU the fleet was grown from, for its pipelines to complete (a^S) or to carry its traffic; null when not grown.")
-    reduction_factor_with_comm: float = pa.Field(gt=0, description="Deterministic R with comm_pattern's communication and this network method (the resized fleet).")
-    p05_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo 5th percentile of R with communication, over the feasible draws (null: none is feasible).")
+    reduction_factor_with_comm: float = pa.Field(gt=0, description="Deterministic R with edge_design's communication and this network method (the resized fleet).")
+    p05_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo 5th percentile of R with communication, over the feasible draws (null: none is feasible); on the is_best_design row, of the best admissible design of each draw.")
     p50_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo median of R with communication, over the feasible draws.")
     p95_with_comm: float = pa.Field(nullable=True, gt=0, description="Monte Carlo 95th percentile of R with communication, over the feasible draws.")
     share_r_below_1_with_comm: float = pa.Field(nullable=True, in_range={"min_value": 0, "max_value": 1}, description="Share of the feasible draws with R < 1, with communication.")
@@ -330,7 +347,7 @@ class Verdict(pa.DataFrameModel):
     p95_with_comm_all_draws: float = pa.Field(ge=0, description="Monte Carlo 95th percentile of R with communication over every draw, an infeasible draw counted as R = 0.")
     share_feasible_r_ge_1: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of every Monte Carlo draw whose fleet can send its traffic and whose R with communication is at least 1 (the edge emits less).")
     share_feasible_r_ge_4: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of every Monte Carlo draw whose fleet can send its traffic and whose R with communication is at least the claim's low end (4).")
-    link_time_share: float = pa.Field(ge=0, description="Radio time the pattern needs / the training window (deterministic, the fleet that communicates); > 1: the links cannot carry it.")
+    link_time_share: float = pa.Field(ge=0, description="Radio time the design needs / the training window (deterministic, the fleet that communicates); above link_headroom the links cannot carry it.")
     required_link_mb_per_s: float = pa.Field(nullable=True, ge=0, description="Link rate, MB/s, each online device needs to send its share of the traffic within its training window (deterministic).")
     link_mb_per_s: float = pa.Field(gt=0, description="The scenario's link rate per device, MB/s (edge_bandwidth_mb_per_s).")
     feasible_share: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="Share of the Monte Carlo draws whose fleet (resized the same way) can send its traffic over its links.")
@@ -350,7 +367,7 @@ class Verdict(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ["scenario_id", "basis", "device_class", "network_method", "embodied_policy", "resize_power"]
+        unique = ["scenario_id", "basis", "device_class", "network_method", "embodied_policy", "resize_power", "edge_design"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95, compute only, and with communication where any draw is feasible")
     @classmethod
@@ -363,7 +380,7 @@ class Verdict(pa.DataFrameModel):
     @pa.dataframe_check(description="no row reads 'claim holds' where its fleet cannot send its traffic")
     @classmethod
     def holds_only_if_feasible(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        infeasible = ((pl.col("link_time_share") > 1 + 1e-9) | pl.col("required_link_mb_per_s").is_null()
+        infeasible = ((pl.col("link_time_share") > pl.col("link_headroom") * (1 + 1e-9)) | pl.col("required_link_mb_per_s").is_null()
                       | (pl.col("feasible_share") < FEASIBLE_SHARE_MIN))
         return data.lazyframe.select(~(infeasible & (pl.col("verdict") == VERDICT_HOLDS)))
 

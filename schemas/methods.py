@@ -195,6 +195,9 @@ class Patterns(pa.DataFrameModel):
     splits_model: bool = pa.Field(description="Whether the model is split into S stages (sql/model/macros.sql comm_stages; null for a pattern that does not): each device holds 1 / S of the training state.")
     resizable: bool = pa.Field(description="Whether the traffic each device sends falls as the fleet grows at a fixed global batch, so a larger fleet can carry it (its stage terms: sql/model/macros.sql pipeline_bytes_at).")
     every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on the pattern (sql/core/model_evaluation.sql), else only a scenario whose comm_pattern names it (a pattern a published claim needs).")
+    edge_design: bool = pa.Field(description="Whether the pattern is an edge training design: a scenario whose frame resizes its fleet (core.frames resizes_fleet) is evaluated on every design, and marts.verdict reads its best admissible design and its worst.")
+    outer_sync: bool = pa.Field(description="Whether the pattern syncs every outer step of DiLoCo-style local training: outer_steps_per_sync inner steps, its gradient bytes compressed by outer_compression, outer_token_overhead more tokens trained (else every local_steps_per_sync steps at comm_compression).")
+    lean_state: bool = pa.Field(description="Whether each device holds the training state at lean_training_bytes_per_param (bf16 weights and gradients, 8-bit Adam), else training_bytes_per_param.")
     moves_bytes: bool = pa.Field(description="Whether the pattern moves any bytes (a byte coefficient above 0); the one that moves none is the compute-only row every mart reads R without communication from.")
 
     class Config:

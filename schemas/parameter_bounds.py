@@ -200,6 +200,16 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
     "activation_bytes": POSITIVE,
     "local_steps_per_sync": AT_LEAST_ONE,
     "comm_compression": AT_LEAST_ONE,
+    # edge training designs (core.patterns edge_design): DiLoCo-style outer syncs, lean state, activations
+    "outer_steps_per_sync": AT_LEAST_ONE,
+    "outer_compression": AT_LEAST_ONE,
+    "outer_token_overhead": AT_LEAST_ONE,
+    "lean_training_bytes_per_param": POSITIVE,
+    "micro_batch_sequences": AT_LEAST_ONE,
+    "fleet_model_heads": AT_LEAST_ONE,
+    "max_pipeline_stages": AT_LEAST_ONE,
+    # below 1: a link carries framing and headers besides its payload
+    "link_headroom": Bounds(0, 1, low_open=True, high_open=True),
     "edge_bandwidth_mb_per_s": POSITIVE,
     "link_utilisation": POSITIVE_SHARE,
     "wifi_radio_power_w": NON_NEGATIVE,

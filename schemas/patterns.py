@@ -60,6 +60,17 @@ class CommPattern(NamedTuple):
     #: Whether every scenario is evaluated on the pattern (the Xue et al. patterns), or only a scenario whose
     #: comm_pattern names it (a pattern a published claim needs: federated rounds, DiLoCo among data centres).
     every_scenario: bool = True
+    #: Whether the pattern is an edge training design: a scenario whose frame resizes its fleet (core.frames
+    #: resizes_fleet) is evaluated on every design beside its own comm_pattern, and marts.verdict reads its best
+    #: admissible design (the highest R) and its worst.
+    edge_design: bool = False
+    #: Whether the pattern syncs every outer step of DiLoCo-style local training (outer_steps_per_sync inner steps,
+    #: its gradient bytes compressed by outer_compression) and trains outer_token_overhead more tokens, instead of
+    #: syncing every local_steps_per_sync steps at comm_compression.
+    outer_sync: bool = False
+    #: Whether each device holds the training state at lean_training_bytes_per_param (bf16 weights and gradients,
+    #: 8-bit Adam) instead of training_bytes_per_param.
+    lean_state: bool = False
 
     @property
     def moves_bytes(self) -> bool:
@@ -83,6 +94,9 @@ class PatternSources(pa.DataFrameModel):
     splits_model: bool = pa.Field(description="Whether the model is split into S stages.")
     resizable: bool = pa.Field(description="Whether a larger fleet carries its traffic.")
     every_scenario: bool = pa.Field(description="Whether every scenario is evaluated on it, else only a scenario whose comm_pattern names it.")
+    edge_design: bool = pa.Field(description="Whether it is an edge training design, evaluated for every scenario whose frame resizes its fleet.")
+    outer_sync: bool = pa.Field(description="Whether it syncs every outer step (outer_steps_per_sync, outer_compression, outer_token_overhead).")
+    lean_state: bool = pa.Field(description="Whether each device holds lean_training_bytes_per_param per parameter.")
     status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
     citation: str = pa.Field(str_length={"min_value": 1}, description="Where the pattern's formula comes from (the paper, or the model's own assumption).")
     citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")

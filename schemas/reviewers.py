@@ -178,7 +178,8 @@ class Uncertainty(pa.DataFrameModel):
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(description="Equivalence basis: the scenario's headline, and measured_throughput beside it.")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")
-    pattern: str = pa.Field(isin=EVALUATED_PATTERN_LIST, description="Communication pattern (a scenario's own comm_pattern among them).")
+    pattern: str = pa.Field(nullable=True, isin=EVALUATED_PATTERN_LIST, description="Communication pattern (a scenario's own comm_pattern and, where its frame resizes the fleet, its edge training designs among them); null on a best_design row.")
+    best_design: bool = pa.Field(description="The row reads, in each draw, the best admissible edge training design of the scenario's (the highest R among core.model_evaluation's rows with is_scenario_design and design_admissible); a draw with none admissible is infeasible. marts.verdict's is_best_design rows take their bands from it.")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How the network energy is counted (core.network_methods).")
     embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies; the frame's rows: core.frame_embodied_policies).")
     resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How a fleet's extra device-hours draw power (core.resize_powers; the frame's rows: core.frame_resize_powers).")
@@ -206,7 +207,8 @@ class Uncertainty(pa.DataFrameModel):
 
     class Config:
         strict = True
-        unique = ["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power", "metric"]
+        unique = ["scenario_id", "device_class", "basis", "best_design", "pattern", "network_method", "embodied_policy", "resize_power",
+                  "metric"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95, or all three null (no feasible draw)")
     @classmethod

@@ -130,6 +130,25 @@ def memory_floor_devices(params: Value, training_bytes_per_param: Value, memory_
     return np.maximum(whole_devices(params * training_bytes_per_param / (memory_gb * 1e9 * usable_fraction)), 1)
 
 
+def optional(p: Params, name: str, default: float) -> Value:
+    """A parameter a scenario may leave unset (sql/model/macros.sql optional_parameters), ``default`` where it does."""
+    value = p.get(name, np.nan)
+    return choose(np.isnan(value), default, value)
+
+
+def stage_memory_floor(p: Params, memory_gb: Value) -> Value:
+    """The fewest stages whose devices hold the training state and its activations (sql/model/macros.sql
+    stage_memory_floor; activations 0 where the scenario sets no micro-batch)."""
+    s, h, b = p["sequence_length"], p["fleet_model_hidden_size"], optional(p, "micro_batch_sequences", 0.0)
+    layer_input = 2 * s * b * h
+    working = s * b * h * (34 + 5 * optional(p, "fleet_model_heads", 0.0) * s / h)
+    room = memory_gb * 1e9 * p["edge_usable_memory_fraction"] - working - layer_input
+    with np.errstate(divide="ignore", invalid="ignore"):
+        floor = np.maximum(whole_devices((p["fleet_model_params"] * p["training_bytes_per_param"] + p["fleet_model_layers"] * layer_input)
+                                         / room), 1)
+    return choose(room > 0, floor, np.nan)
+
+
 def cloud_operational_kgco2e(power_w: Value, utilisation: Value, hours_per_day: Value, horizon_years: Value, pue: Value,
                              comm_share: Value, grid_gco2e_per_kwh: Value) -> Value:
     """Cloud GPU operational carbon over the horizon: P x u x h x 365 x T x PUE x (1 + comm share) x CI."""
@@ -460,7 +479,9 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
         return Traffic(devices, 0.0, online)
     params, bytes_per_param, compression = p["fleet_model_params"], p["bytes_per_param"], p["comm_compression"]
     tokens_per_step, local_steps = p["batch_size"] * p["sequence_length"], p["local_steps_per_sync"]
-    hidden, activation, layers = p["fleet_model_hidden_size"], p["activation_bytes"], p["fleet_model_layers"]
+    hidden, activation = p["fleet_model_hidden_size"], p["activation_bytes"]
+    # the deepest pipeline: one stage per layer, at most max_pipeline_stages
+    layers = np.minimum(p["fleet_model_layers"], optional(p, "max_pipeline_stages", np.inf))
     n = devices * online
     stages = (pipeline_stages(n, layers, memory_stages, weighted(row.activations, lambda: 2 * hidden * activation),
                               weighted(row.stage_allreduce, lambda: 2 * params * bytes_per_param / (tokens_per_step * local_steps)))
@@ -472,7 +493,7 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
         return Traffic(devices, base, online)
     devices_complete = (whole_devices(devices * online / training_share(online, row.splits_model, stages)) if row.splits_model
                         else devices)
-    link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s
+    link = p["edge_bandwidth_mb_per_s"] * 1e6 * window_s * optional(p, "link_headroom", 1.0)
     per_stage = row.activations * (tokens * 2 * hidden * activation / compression)
     kp = row.stage_allreduce * (tokens * 2 * params * bytes_per_param / (tokens_per_step * local_steps * compression) * stages / (devices * online))
     over = np.broadcast_to(resizable & (base / n > link * (1 + LINK_EPS)), np.shape(base / n))
@@ -516,11 +537,13 @@ def job_tokens(p: Params, work_tflops: Value, years: Value) -> Value:
                             / training_flops(p["fleet_model_params"], 1)))
 
 
-def link_feasible(pattern: str, comm_bytes_moved: Value, devices_online: Value, bandwidth_mb_per_s: Value, window_s: Value) -> Value:
-    """Whether each online device sends its share within its training window: radio time / window <= 1 (+ 1e-9)."""
+def link_feasible(pattern: str, comm_bytes_moved: Value, devices_online: Value, bandwidth_mb_per_s: Value, window_s: Value,
+                  headroom: Value = 1.0) -> Value:
+    """Whether each online device sends its share within its training window below the link's headroom: radio time /
+    window <= headroom (+ 1e-9)."""
     if not PATTERN_ROWS[pattern].moves_bytes:
         return True
-    return comm_bytes_moved / devices_online / (bandwidth_mb_per_s * 1e6) / window_s <= 1 + LINK_EPS
+    return comm_bytes_moved / devices_online / (bandwidth_mb_per_s * 1e6) / window_s <= headroom * (1 + LINK_EPS)
 
 
 def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
@@ -550,7 +573,7 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
             p[f"{c}_battery_rated_cycles"], hours * online, p[f"{c}_owner_hours_per_day"], p[f"{c}_owner_cycles_per_year"],
             p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
         for pattern in PATTERNS:
-            traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, memory_stages)
+            traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, stage_memory_floor(p, p[f"{c}_memory_gb"]))
             devices_online = traffic.devices * traffic.training_share
             if PATTERN_ROWS[pattern].splits_model:  # each term at the share of its window a device trains
                 share = traffic.training_share
@@ -571,7 +594,8 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
                                            p["edge_bandwidth_mb_per_s"], p["wifi_receive_power_w"])) * wall
                     + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
             r = gpu.total_kgco2e / (traffic.devices * operational_pattern + traffic.devices * embodied_pattern + comm * grid / 1000)
-            feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s)
+            feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s,
+                                     optional(p, "link_headroom", 1.0))
             out[(c, pattern)] = (np.broadcast_to(np.asarray(r, dtype=np.float64), (n_draws,)),
                                  np.broadcast_to(np.asarray(feasible, dtype=bool), (n_draws,)))
     return out

@@ -1,7 +1,7 @@
 -- Verdict page: R per scenario, basis, device class and method row (network method, and the
 -- allocation policy and resize power where they are not the headline's) with its Monte Carlo
 -- p05-p95 (the feasible draws), compute only and with the scenario's named communication
--- pattern, one row per mark (marts.verdict).
+-- pattern, one row per mark (marts.verdict): the edge's best and worst admissible designs.
 select
     scenario_id,
     accounting_frame,
@@ -18,7 +18,10 @@ select
     devices_with_comm_per_gpu,
     scenario_id || ' [' || basis || (case when is_headline then ', headline' else '' end) || ', ' || network_method
         || case when is_headline_policy then '' else ', ' || embodied_policy end
-        || case when is_headline_resize_power then '' else ', ' || resize_power end || ']' as row_label,
+        || case when is_headline_resize_power then '' else ', ' || resize_power end || ', ' || edge_design
+        || case when is_best_design then ' (best)' when is_worst_design then ' (worst)' else '' end || ']' as row_label,
+    edge_design,
+    is_best_design,
     side,
     case side when 'compute only' then reduction_factor else reduction_factor_with_comm end as r,
     case side when 'compute only' then p05 else p05_with_comm end as p05,
@@ -39,5 +42,6 @@ select
     claim_high
 from marts.verdict
 cross join (values ('compute only'), ('with communication')) as sides (side)
+where is_best_design or is_worst_design
 order by accounting_frame, scenario_id, is_headline desc, basis, device_class, network_method, is_headline_policy desc, embodied_policy,
-    is_headline_resize_power desc, resize_power, side
+    is_headline_resize_power desc, resize_power, is_best_design desc, side

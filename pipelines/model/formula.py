@@ -91,6 +91,7 @@ def _prepare(
     own_pattern: bool,
     basis_filter: str | None,
     methods: str | Collection[tuple[str, str, str]],
+    designs: bool = False,
 ) -> str:
     """Set up an evaluation (:func:`model_view`'s arguments) and return the query that evaluates it."""
     install_macros(con)
@@ -115,6 +116,7 @@ def _prepare(
     con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
     con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
     con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
+    con.execute("set variable model_designs = $designs::boolean", {"designs": designs})
     if isinstance(methods, str):
         if methods not in METHOD_FILTERS:
             raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
@@ -161,7 +163,7 @@ def _with_fleet_rows(con: duckdb.DuckDBPyConnection, inputs: str, devices: str, 
 
 
 #: The session variables an evaluation sets (sql/core/model_evaluation.sql reads them; unset: every row).
-VARIABLES = ("model_basis_filter", "model_patterns", "model_own_pattern", "model_method_filter", "model_method_rows",
+VARIABLES = ("model_basis_filter", "model_patterns", "model_own_pattern", "model_designs", "model_method_filter", "model_method_rows",
              "model_bases", "model_fleets")
 
 
@@ -190,6 +192,7 @@ def model_view(
     own_pattern: bool = False,
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
+    designs: bool = False,
 ) -> Iterator[str]:
     """The temporary view ``model_evaluation``: sql/core/model_evaluation.sql over a table of parameter sets.
 
@@ -203,13 +206,14 @@ def model_view(
     ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
-    set's own named pattern (its ``comm_pattern``) beside them.
+    set's own named pattern (its ``comm_pattern``) beside them; ``designs``: each set's edge training
+    designs (core.patterns edge_design, where its frame resizes the fleet) beside them.
     ``methods``: which method rows (:data:`METHOD_FILTERS`), or a collection of (network method,
     allocation policy, resize power) triples: only those (a frame admitting none of them has no rows).
     """
     try:
         query = _prepare(con, inputs, devices, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
-                         basis_filter=basis_filter, methods=methods)
+                         basis_filter=basis_filter, methods=methods, designs=designs)
         con.execute("create or replace temp view model_evaluation as " + query)
         yield "model_evaluation"
     finally:

@@ -273,19 +273,19 @@ def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     sql/core/model_evaluation.sql's 'all'), in passes over the communication patterns (:func:`pattern_passes`).
     A group is one pattern's, so the passes' rows are the one query's. A set's own pattern outside the patterns
     every scenario is evaluated on (a scenario's comm_pattern) joins the first pass only, and only where a set has
-    one; a pattern evaluated twice so is kept once."""
-    constants = draws.constants
-    own = "comm_pattern" not in constants.columns or not set(constants.get_column("comm_pattern").drop_nulls()) <= set(PATTERNS)
+    one; a pattern evaluated twice so is kept once. The first pass also evaluates each set's edge training designs
+    (core.patterns edge_design, where its frame resizes the fleet) and summarises the best admissible one per draw
+    (best_design rows)."""
     parts = []
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
         for i, patterns in enumerate(pattern_passes(draws.rows)):
-            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=own and i == 0,
+            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=i == 0, designs=i == 0,
                             basis_filter="headline_and_measured", methods="all"):
                 parts.append(query_pl(con, sql_text("model/uncertainty_summary.sql"),
                                       {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}))
     if len(parts) == 1:
         return parts[0]
-    keys = ["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]
+    keys = ["scenario_id", "device_class", "basis", "best_design", "pattern", "network_method", "embodied_policy", "resize_power"]
     return pl.concat(parts, how="diagonal_relaxed").unique(subset=keys, keep="first", maintain_order=True).sort(keys, nulls_last=True)
 
 
@@ -305,8 +305,8 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
         q = pl.col(f"{metric}_quantiles")
         is_r = metric == "reduction_factor"
         parts.append(summary.select(
-            "scenario_id", "device_class", "basis", "is_headline", "pattern", "network_method", "embodied_policy", "resize_power",
-            "is_headline_method", "is_headline_policy", "is_headline_resize_power", pl.lit(metric).alias("metric"),
+            "scenario_id", "device_class", "basis", "is_headline", "pattern", "best_design", "network_method", "embodied_policy",
+            "resize_power", "is_headline_method", "is_headline_policy", "is_headline_resize_power", pl.lit(metric).alias("metric"),
             q.list.get(0).alias("p05"), q.list.get(1).alias("p50"), q.list.get(2).alias("p95"),
             pl.col(f"{metric}_mean").alias("mean"), pl.col("n_draws").cast(pl.Int64), pl.col("n_feasible").cast(pl.Int64),
             *[(pl.col(c) if is_r else pl.lit(None, dtype=pl.Float64)).alias(c)
@@ -317,14 +317,14 @@ def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:
               for c in ("share_feasible_r_ge_1", "share_feasible_r_ge_4")],
             pl.lit(seed, dtype=pl.Int64).alias("seed"),
         ))
-    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power",
-                                 "metric")
+    return pl.concat(parts).sort("scenario_id", "device_class", "basis", "best_design", "pattern", "network_method", "embodied_policy",
+                                 "resize_power", "metric", nulls_last=True)
 
 
 def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:
     """marts.uncertainty_distribution: the histogram of R (log-spaced bins) per scenario x class x
     pattern, on the headline basis and the frame's headline network method (feasible draws; share of all draws)."""
-    frame = summary.filter(pl.col("is_headline") & pl.col("is_headline_method")).select(
+    frame = summary.filter(pl.col("is_headline") & pl.col("is_headline_method") & ~pl.col("best_design")).select(
         "scenario_id", "device_class", "pattern", "n_draws", pl.col("log10_histogram").alias("bins"))
     return frame.explode("bins").drop_nulls("bins").select(
         "scenario_id", "device_class", "pattern",

@@ -17,8 +17,8 @@ from pipelines.warehouse.queries import table_exists
 #: The schemas the summary counts tables in, in this order.
 SUMMARY_SCHEMAS = ("staging", "quarantine", "core", "marts")
 #: The query the success summary offers first (the whole verdict table).
-VERDICT_QUERY = ("select scenario_id, device_class, accounting_frame, network_method, embodied_policy, reduction_factor_with_comm, verdict "
-                 "from marts.verdict where is_headline")
+VERDICT_QUERY = ("select scenario_id, device_class, edge_design, reduction_factor_with_comm, p05_with_comm_all_draws, "
+                 "p95_with_comm_all_draws, verdict from marts.verdict where is_answer")
 #: The second: what each mart holds (the data dictionary's table comments).
 DICTIONARY_QUERY = "select table_name, comment from duckdb_tables() where schema_name = 'marts'"
 
@@ -41,21 +41,32 @@ def table_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
     return lines
 
 
+def _times(value: float) -> str:
+    """1 / R: how many times the cloud's carbon the devices emit (where R < 1)."""
+    return f"{1 / value:.1f}x" if value < 1 else "-"
+
+
 def verdict_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The headline verdict of the realistic scenarios, one row per scenario and device class
-    (one line saying why not, when the build left marts.verdict out: ``--only`` a few tables)."""
+    """The answer rows of the realistic scenarios (marts.verdict is_answer: one per scenario and device class, at the
+    edge's best admissible design, the worst beside it), one line each (one line saying why not, when the build left
+    marts.verdict out: ``--only`` a few tables)."""
     if not table_exists(con, "marts.verdict"):
         return ["Does the claim hold? this build did not include marts.verdict; a full build "
                 "(make run, or edge-carbon run without --only) ends with the verdict"]
-    rows = con.execute(sql_text("publish/headline_verdict.sql")).fetchall()
+    cursor = con.execute(sql_text("docs/headline_verdict.sql"))
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     if not rows:
-        return ["Does the claim hold? marts.verdict has no headline row of a realistic scenario in this build."]
-    low, high = rows[0][5], rows[0][6]
-    header = ("scenario", "device", "R with comm.", "p05-p95", "verdict")
-    table = [header] + [(scenario, device, _r(r), f"{_r(p05)}-{_r(p95)}", verdict)
-                        for scenario, device, r, p05, p95, _, _, verdict in rows]
+        return ["Does the claim hold? marts.verdict has no answer row of a realistic scenario in this build."]
+    low, high = rows[0]["claim_low"], rows[0]["claim_high"]
+    header = ("scenario", "device", "best design", "R", "edge/cloud", "p05-p95, all draws", "worst design: R", "verdict")
+    table = [header] + [(r["scenario_id"], r["device_class"], r["edge_design"], _r(r["reduction_factor_with_comm"]),
+                         _times(r["reduction_factor_with_comm"]),
+                         f"{_r(r['p05_with_comm_all_draws'])}-{_r(r['p95_with_comm_all_draws'])}",
+                         f"{r['worst_design']}: {_r(r['worst_reduction_factor_with_comm'])}", r["verdict"]) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [f"Does the claim hold? R = cloud emissions / edge emissions; the claim is R = {low:g}-{high:g} (R < 1: the edge emits more)"]
+    lines = [f"Does the claim hold? R = cloud carbon / edge carbon at the edge's best admissible design; the claim is "
+             f"R = {low:g}-{high:g} (R < 1: the devices emit 1/R times the cloud's carbon)"]
     lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in table]
     return lines
 

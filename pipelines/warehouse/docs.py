@@ -16,6 +16,21 @@ import duckdb
 import polars as pl
 
 from pipelines.paths import sql_text
+from pipelines.warehouse.answer_docs import (  # noqa: F401 - README's answer, re-exported beside the other blocks
+    CAUSES_COLUMNS,
+    _devices,
+    _r,
+    _range,
+    GLOSSARY_TERMS,
+    HEADLINE_COLUMNS,
+    VERDICT_WORDS,
+    answer_from,
+    answer_rows,
+    causes_table,
+    claim_answer,
+    glossary,
+    headline_table,
+)
 from pipelines.warehouse.dictionary import column_comment
 from pipelines.warehouse.claims_docs import CLAIMS_BEGIN, CLAIMS_END, claims_table
 from pipelines.warehouse.queries import query_pl
@@ -39,6 +54,8 @@ ANSWER_BEGIN = "<!-- answer:begin (rendered by `edge-carbon docs` from marts.ver
 ANSWER_END = "<!-- answer:end -->"
 HEADLINE_BEGIN = "<!-- headline:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
 HEADLINE_END = "<!-- headline:end -->"
+CAUSES_BEGIN = "<!-- causes:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
+CAUSES_END = "<!-- causes:end -->"
 GLOSSARY_BEGIN = "<!-- glossary:begin (rendered by `edge-carbon docs` from pipelines/warehouse/docs.py) -->"
 GLOSSARY_END = "<!-- glossary:end -->"
 BEGIN = "<!-- verdict:begin (rendered by `edge-carbon docs` from marts.verdict; do not edit) -->"
@@ -65,22 +82,16 @@ SITING_END = "<!-- siting:end -->"
 FULL_STUDY_BASE_SAMPLES = 8192
 
 
-def _r(value: float) -> str:
-    return f"{value:.2f}"
-
-
-def _range(low: float | None, high: float | None) -> str:
-    return "-" if low is None or high is None else f"{_r(low)}-{_r(high)}"
-
-
-def _devices(per_gpu: float, resized_from: float | None) -> str:
-    return f"{per_gpu:,.0f}" if resized_from is None else f"{resized_from:,.0f} -> {per_gpu:,.0f}"
-
-
 def method_row(network_method: str, policy: str, resize_power: str, *, headline_policy: bool, headline_power: bool) -> str:
     """A method row in words: its network method, then its allocation policy and resize power where they are not the
     headline's."""
     return ", ".join([network_method, *([] if headline_policy else [policy]), *([] if headline_power else [resize_power])])
+
+
+def _design(row: dict) -> str:
+    """A verdict row's edge design, marked best or worst where its scenario has a choice of designs."""
+    marks = [m for m, flag in (("best", row["is_best_design"]), ("worst", row["is_worst_design"])) if flag]
+    return row["edge_design"] if len(marks) != 1 else f"{row['edge_design']}, {marks[0]}"
 
 
 def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
@@ -91,7 +102,7 @@ def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
     frame = query_pl(con, sql_text("docs/verdict_rows.sql"))
     lines = [
         "| scenario | frame | basis | device | method row | devices per GPU | R compute only | p05-p95 "
-        "| R with communication (pattern) | p05-p95 | p05-p95, all draws | link needed / link, MB/s | feasible share "
+        "| R with communication (design) | p05-p95 | p05-p95, all draws | link needed / link, MB/s | feasible share "
         f"| feasible, R >= 1 / R >= {CLAIM_LOW:g} | device utilisation | verdict (set by) |",
         "|---|---|---|---|---|---:|---:|---|---:|---|---|---:|---:|---:|---:|---|",
     ]
@@ -108,7 +119,7 @@ def verdict_table(con: duckdb.DuckDBPyConnection) -> str:
             f"| {r['scenario_id']} | {r['accounting_frame']} | {basis} | {r['device_class']} | {row} "
             f"| {_devices(r['devices_with_comm_per_gpu'], r['resized_from'])} "
             f"| {_r(r['reduction_factor'])} | {_range(r['p05'], r['p95'])} "
-            f"| {_r(r['reduction_factor_with_comm'])} ({r['comm_pattern']}) | {_range(r['p05_with_comm'], r['p95_with_comm'])} "
+            f"| {_r(r['reduction_factor_with_comm'])} ({_design(r)}) | {_range(r['p05_with_comm'], r['p95_with_comm'])} "
             f"| {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])} "
             f"| {needed} / {r['link_mb_per_s']:.2f} | {r['feasible_share']:.2f} "
             f"| {r['share_feasible_r_ge_1']:.2f} / {r['share_feasible_r_ge_4']:.2f} | {r['implied_device_utilisation']:.2f} "
@@ -127,141 +138,6 @@ def deciding_table(con: duckdb.DuckDBPyConnection) -> str:
     for r in frame.iter_rows(named=True):
         lines.append(f"| {r['scenario_id']} | {r['device_class']} | {r['verdict']} | {r['verdict_deciding_assumptions'] or 'none'} |")
     return "\n".join(lines)
-
-
-def _span(values: list[float]) -> str:
-    low, high = min(values), max(values)
-    return _r(low) if _r(low) == _r(high) else f"{_r(low)}-{_r(high)}"
-
-
-def _and(parts: list[str], sep: str = ", ") -> str:
-    """``a``, ``a and b``, ``a, b and c``; with ``sep = "; "``: ``a; and b``, ``a; b; and c``."""
-    last = " and " if sep == ", " else f"{sep}and "
-    return parts[0] if len(parts) == 1 else f"{sep.join(parts[:-1])}{last}{parts[-1]}"
-
-
-#: Each verdict of a fleet that can send its traffic, in plain words (README's answer and glossary).
-VERDICT_WORDS = {
-    VERDICT_EDGE_MORE: "the devices emit more carbon than the cloud",
-    VERDICT_BELOW: f"the devices emit less carbon than the cloud, but not {CLAIM_LOW:g} times less",
-    VERDICT_HOLDS: f"the cloud emits at least {CLAIM_LOW:g} times as much carbon as the devices, as claimed",
-    VERDICT_UNCERTAIN: f"the random draws fall on both sides of {CLAIM_LOW:g} times",
-}
-
-
-def _classes(frame: pl.DataFrame, column: str, what: str) -> str:
-    """``a times as much carbon as the laptops doing the same work and b times as much as the phones``: the span of
-    ``column`` per device class of ``frame``, in its row order."""
-    spans = [_span(g.get_column(column).to_list()) for _, g in frame.group_by(["device_class"], maintain_order=True)]
-    names = [c for (c,), _ in frame.group_by(["device_class"], maintain_order=True)]
-    return _and([f"{span} times as much carbon as the {name}s {what}" if i == 0 else f"{span} times as much as the {name}s"
-                 for i, (span, name) in enumerate(zip(spans, names, strict=True))])
-
-
-def _share_span(values: list[float]) -> str:
-    low, high = min(values), max(values)
-    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}-{high:.0%}"
-
-
-def answer_from(headline: pl.DataFrame) -> str:
-    """Three plain sentences from marts.verdict's verdict rows (headline basis, at the method row that sets each
-    verdict): the paper's own numbers (cloud over edge carbon, computation only, per device class against the claim,
-    and whether its fleets can send their traffic), the fleets that can send theirs (cloud over edge carbon with the
-    network's energy, the highest 95th percentile over every draw and the share of draws reaching the claim), and how
-    many of their verdicts find the claim holding, each verdict in words (:data:`VERDICT_WORDS`)."""
-    claim = f"{CLAIM_LOW:g}-{CLAIM_HIGH:g}"
-    paper = headline.filter(pl.col("accounting_frame") == PAPER_FRAME)
-    if paper.height:
-        links = " / ".join(f"{v:g}" for v in sorted(set(paper.get_column("link_mb_per_s").to_list())))
-        n, sendable = paper.height, paper.filter(pl.col("verdict") != VERDICT_INFEASIBLE).height
-        fleets = (f"but none of the paper's {n} fleets could" if sendable == 0 else f"and all {n} of the paper's fleets could"
-                  if sendable == n else f"but only {sendable} of the paper's {n} fleets could")
-        first = (f"On the paper's own numbers, counting computation only, the cloud GPUs emit "
-                 f"{_classes(paper, 'reduction_factor', 'doing the same work')} (the claim: {claim} times), {fleets} "
-                 f"send their training traffic over the paper's {links} MB/s home link.")
-    else:
-        first = f"No scenario of this build keeps the paper's own numbers to test the claimed {claim} times."
-    feasible = headline.filter(pl.col("verdict") != VERDICT_INFEASIBLE)
-    if feasible.height == 0:
-        return " ".join((first, "No other fleet of this build can send its traffic over its links either.",
-                         "So no fleet of this build could exist, and none supports the claim."))
-    n = feasible.height
-    second = (f"{'On the one fleet that can send its traffic' if n == 1 else f'On the {n} fleets that can send their traffic'}, "
-              "network energy included, the cloud "
-              f"emits {_classes(feasible, 'reduction_factor_with_comm', 'doing the same work')}; in 95% of random draws of "
-              f"the uncertain inputs it is at most {_r(max(feasible.get_column('p95_with_comm_all_draws').to_list()))} times, "
-              f"and {CLAIM_LOW:g} times or more in {_share_span(feasible.get_column('share_feasible_r_ge_4').to_list())} of them.")
-    counts = {v: feasible.filter(pl.col("verdict") == v).height for v in VERDICT_WORDS}
-    holds = counts[VERDICT_HOLDS]
-    if n == 1:
-        lead = ("So the claim holds on this one fleet" if holds else "So the claim is uncertain on this one fleet"
-                if counts[VERDICT_UNCERTAIN] else "So the claim does not hold on this one fleet")
-    else:
-        lead = (f"So the claim holds on all {n} of these fleets" if holds == n
-                else f"So the claim holds on {holds} of these {n} fleets" if holds
-                else f"So the claim holds for certain on none of these {n} fleets" if counts[VERDICT_UNCERTAIN]
-                else f"So the claim holds on none of these {n} fleets")
-    parts = [VERDICT_WORDS[v] if n == 1 else f"on {('both' if n == 2 else f'all {n}') if k == n else k} {VERDICT_WORDS[v]}"
-             for v, k in counts.items() if k]
-    return " ".join((first, second, f"{lead}: {_and(parts, sep='; ')}."))
-
-
-def claim_answer(con: duckdb.DuckDBPyConnection) -> str:
-    """README's plain answer (:func:`answer_from`), from marts.verdict's rows that set each headline verdict."""
-    frame = query_pl(con, "select * from marts.verdict where is_headline and network_method = verdict_driver_method "
-                          "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power "
-                          "order by accounting_frame, scenario_id, device_class")
-    return answer_from(frame)
-
-
-#: README's headline table: each column's header and its definition in the Glossary (:func:`glossary`).
-HEADLINE_COLUMNS = {
-    "scenario": "a complete set of inputs. The two realistic scenarios share measured inputs (each device at its "
-                "measured training speed, the fleet grown until home links carry its traffic) and differ only in how "
-                "they count shared emissions: `realistic_attributional` gives each user its share of the network and "
-                "of the devices' manufacture; `realistic_consequential` counts only what the training adds. Inputs "
-                "and how to add your own: [docs/data.md](docs/data.md).",
-    "device": "the kind of edge device that trains in place of the cloud GPU: laptop or phone.",
-    "cloud / edge carbon": "the cloud GPU's carbon emissions divided by the emissions the devices add to do the same "
-                           "training, including the energy of sending their traffic over the network (the paper's R). "
-                           f"The claim is {CLAIM_LOW:g} to {CLAIM_HIGH:g}; below 1 the devices emit more.",
-    "range in 90% of draws": "the inputs nobody knows exactly are drawn at random from their ranges many times (a Monte "
-                             "Carlo study); 90% of the draws give a cloud / edge carbon within this range (5th to 95th "
-                             "percentile). A draw whose fleet cannot send its traffic counts as 0.",
-    f"draws reaching {CLAIM_LOW:g}x": "the share of all draws whose fleet can send its traffic and whose cloud / edge "
-                                      f"carbon is at least {CLAIM_LOW:g}, the claim's low end.",
-    "devices per GPU": "devices needed to replace one cloud GPU; `a -> b`: the a devices that match its computation "
-                       "grow to b so that their home links carry the traffic and training goes on while some are offline.",
-    "verdict": "; ".join(f"*{v}*: {w}" for v, w in VERDICT_WORDS.items())
-               + f"; *{VERDICT_INFEASIBLE}*: the fleet cannot send its traffic over its links.",
-}
-
-#: The other words README's answer uses, defined in its Glossary.
-GLOSSARY_TERMS = {
-    "cloud GPU": "a data-centre accelerator (an NVIDIA H100 in the shipped scenarios), with the data centre's "
-                 "overheads its scenario counts.",
-    "edge devices, fleet": "phones or laptops training at home while idle and charging; a fleet is the group of them "
-                           "that does one cloud GPU's work.",
-    "home link": "each device's upload rate over its home connection, in MB/s.",
-    "random draws": "see *range in 90% of draws*.",
-}
-
-
-def headline_table(con: duckdb.DuckDBPyConnection) -> str:
-    """README's headline table (sql/docs/headline_verdict.sql): per scenario outside the paper's frame and device class,
-    the row that sets its verdict, in the columns of :data:`HEADLINE_COLUMNS`."""
-    frame = query_pl(con, sql_text("docs/headline_verdict.sql"), {"paper_frame": PAPER_FRAME})
-    lines = ["| " + " | ".join(HEADLINE_COLUMNS) + " |", "|---|---|---:|---|---:|---:|---|"]
-    for r in frame.iter_rows(named=True):
-        lines.append(f"| {r['scenario_id']} | {r['device_class']} | {_r(r['reduction_factor_with_comm'])} "
-                     f"| {_range(r['p05_with_comm_all_draws'], r['p95_with_comm_all_draws'])} | {r['share_feasible_r_ge_4']:.0%} "
-                     f"| {_devices(r['devices_with_comm_per_gpu'], r['resized_from'])} | {r['verdict']} |")
-    return "\n".join(lines)
-
-
-def glossary() -> str:
-    """README's Glossary: every column of the headline table, then the other words its answer uses."""
-    return "\n".join(f"- **{term}**: {words}" for term, words in {**HEADLINE_COLUMNS, **GLOSSARY_TERMS}.items())
 
 
 #: The words of each coefficient of a pattern's row (sql/model/macros.sql comm_bytes and radio_kwh).
@@ -471,6 +347,7 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     readme = root / "README.md"
     text = replace_between(readme.read_text(), ANSWER_BEGIN, ANSWER_END, claim_answer(con))
     text = replace_between(text, HEADLINE_BEGIN, HEADLINE_END, headline_table(con))
+    text = replace_between(text, CAUSES_BEGIN, CAUSES_END, causes_table(con))
     readme.write_text(replace_between(text, GLOSSARY_BEGIN, GLOSSARY_END, glossary()))
     findings = root / "docs" / "findings.md"
     text = findings.read_text()

@@ -10,7 +10,8 @@
 -- Variables (unset: every row, as stored): model_bases (rows of core.bases), model_basis_filter ('all';
 -- 'headline': each scenario's headline basis; 'headline_and_measured'; 'measured': measured_throughput),
 -- model_patterns (rows of core.patterns), model_own_pattern (true: each set's own comm_pattern beside
--- them), model_method_filter (the CTE `methods`), model_fleets (false: no mixed fleet; its part pruned).
+-- them), model_designs (true: each set's edge training designs, where its frame resizes the fleet, beside them),
+-- model_method_filter (the CTE `methods`), model_fleets (false: no mixed fleet; its part pruned).
 -- A class with a fleet_share takes that share of the cloud job; the 'fleet' row sums the classes (shares
 -- sum to 1: sql/checks/fleet_shares.sql). The steps in words: docs/model.md.
 with gpus as (
@@ -25,7 +26,8 @@ with gpus as (
         cloud_gpu_measured_tflops * gpu_variant(cloud_gpu_variant, cloud_alt_gpu_fp16_tflops / cloud_gpu_fp16_tflops, 1.0)
             as gpu_measured_tflops,
         edge_wall_factor(edge_charger_efficiency, battery_throughput_share, battery_round_trip_efficiency) as wall_factor
-    from model_inputs() as model_inputs
+    -- the parameters a scenario may leave unset are columns whatever the scenarios set (macro optional_parameters)
+    from (select * from model_inputs() union all by name select * from optional_parameters()) as model_inputs
 ),
 
 inputs as (
@@ -243,11 +245,19 @@ carbon as (
 ),
 
 -- one row per communication pattern (core.patterns: its coefficients, its ends, whether it splits the model
--- into stages and whether a larger fleet carries its traffic) and network method the scenario's frame admits
--- (core.frame_network_methods: every one, or the frame's headline method only)
-patterns as (
+-- into stages and whether a larger fleet carries its traffic) the scenario is evaluated on: every pattern every
+-- scenario is (every_scenario), its own comm_pattern, and, where its frame resizes the fleet, every edge training
+-- design (core.patterns edge_design: the ways a home fleet can train, among which marts.verdict reads the best
+-- admissible one). A design's own terms: an outer-sync design (outer_sync: DiLoCo-style local training) trains
+-- outer_token_overhead more tokens for the same quality, so that much more work on that many more devices, and
+-- syncs every outer_steps_per_sync inner steps at outer_compression; a lean design (lean_state) holds
+-- lean_training_bytes_per_param per parameter.
+designs as (
     select
-        carbon.*,
+        carbon.* replace (
+            case when pattern.outer_sync and carbon.outer_token_overhead <> 1
+                then whole_devices(carbon.devices * carbon.outer_token_overhead) else carbon.devices end as devices,
+            case when pattern.outer_sync then carbon.tokens * carbon.outer_token_overhead else carbon.tokens end as tokens),
         pattern.pattern as pattern,
         pattern.home_ends,
         pattern.server_ends,
@@ -262,21 +272,54 @@ patterns as (
         receiving_radios(carbon.charges_receiving_radio, pattern.home_ends) as receiving_radios,
         pattern.splits_model,
         pattern.moves_bytes,
-        pattern.pattern = carbon.comm_pattern as is_own_pattern,
-        devices * online_fraction as devices_online_base,
-        case when pattern.splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
-                                                       batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size,
-                                                       activation_bytes, fleet_model_layers, devices_memory_stages,
-                                                       pattern.activations, pattern.stage_allreduce) end as pipeline_stages
+        pattern.outer_sync,
+        pattern.edge_design,
+        case when pattern.outer_sync then carbon.outer_token_overhead else 1.0 end as token_overhead,
+        -- a pattern marts.verdict reads with communication: the scenario's own, and a design of a frame that resizes
+        pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet) as is_scenario_design,
+        -- the steps between gradient syncs, times the sync's compression over comm_compression (every byte term is
+        -- divided by comm_compression): an outer-sync design's gradient terms at outer_steps_per_sync x
+        -- outer_compression, its activations (a pipeline's) at comm_compression
+        case when pattern.outer_sync then carbon.outer_steps_per_sync * carbon.outer_compression / carbon.comm_compression
+            else carbon.local_steps_per_sync end as sync_steps,
+        -- the training state per parameter each device holds (its stage's share where the model is split)
+        case when pattern.lean_state then coalesce(carbon.lean_training_bytes_per_param, carbon.training_bytes_per_param)
+            else carbon.training_bytes_per_param end as state_bytes_per_param,
+        -- the deepest pipeline: one stage per layer, at most max_pipeline_stages
+        least(carbon.fleet_model_layers, coalesce(carbon.max_pipeline_stages, carbon.fleet_model_layers)) as max_stages,
+        -- activation memory at the micro-batch, with full activation checkpointing (sql/model/macros.sql
+        -- activation_memory_bytes): 0 where the scenario sets no micro-batch (the paper's, state only)
+        coalesce(layer_input_bytes(carbon.sequence_length, carbon.micro_batch_sequences, carbon.fleet_model_hidden_size), 0)
+            as layer_input_bytes,
+        coalesce(layer_working_bytes(carbon.sequence_length, carbon.micro_batch_sequences, carbon.fleet_model_hidden_size,
+                                     carbon.fleet_model_heads), 0) as layer_working_bytes
     from carbon
     inner join core.patterns as pattern
-        on (getvariable('model_patterns') is null and (pattern.every_scenario or pattern.pattern = carbon.comm_pattern))
+        on (getvariable('model_patterns') is null
+            and (pattern.every_scenario or pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet)))
         or list_contains(getvariable('model_patterns'), pattern.pattern)
         or (coalesce(getvariable('model_own_pattern'), false) and pattern.pattern = carbon.comm_pattern)
+        or (coalesce(getvariable('model_designs'), false) and pattern.edge_design and carbon.resizes_fleet)
     -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the
-    -- scenario's own, and the one that moves no bytes)
+    -- scenario's own and its designs, and the one that moves no bytes)
     where carbon.is_headline or coalesce(getvariable('model_basis_filter'), 'all') <> 'headline_and_measured'
-        or not pattern.moves_bytes or pattern.pattern = carbon.comm_pattern
+        or not pattern.moves_bytes or pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet)
+),
+
+patterns as (
+    select
+        designs.*,
+        devices * online_fraction as devices_online_base,
+        -- where the pattern splits the model: the fewest stages whose devices hold the state and its activations
+        -- (stage_memory_floor), then comm_stages' choice, at most max_stages
+        case when splits_model then comm_stages(devices * online_fraction, fleet_model_params, bytes_per_param,
+                                                batch_size * sequence_length, sync_steps, fleet_model_hidden_size,
+                                                activation_bytes, max_stages,
+                                                stage_memory_floor(fleet_model_params, state_bytes_per_param, fleet_model_layers,
+                                                                   layer_input_bytes, layer_working_bytes, device_memory_gb,
+                                                                   edge_usable_memory_fraction),
+                                                activations, stage_allreduce) end as pipeline_stages
+    from designs
 ),
 
 -- the traffic of the compute-equivalent fleet, and what one device can send in its window
@@ -284,9 +327,10 @@ staged as (
     select
         patterns.*,
         comm_bytes(sync_n, sync_n_minus_1, activations, stage_allreduce, devices_online_base, fleet_model_params, bytes_per_param,
-                   tokens, batch_size * sequence_length, local_steps_per_sync, fleet_model_hidden_size, activation_bytes,
+                   tokens, batch_size * sequence_length, sync_steps, fleet_model_hidden_size, activation_bytes,
                    comm_compression, pipeline_stages) as comm_bytes_base,
-        edge_bandwidth_mb_per_s * 1e6 * window_s as link_bytes_per_window,
+        -- what one device may send in its window: its link's rate below the headroom (link_headroom; 1 where unset)
+        edge_bandwidth_mb_per_s * 1e6 * window_s * coalesce(link_headroom, 1.0) as link_bytes_per_window,
         -- the share of its window a device trains: its online share, or a^S where the pattern
         -- splits the model into S stages (training_share: the whole pipeline online)
         training_share(online_fraction, splits_model, pipeline_stages) as training_share_base,
@@ -294,7 +338,7 @@ staged as (
         -- the global batch of the compute-equivalent fleet (pipeline_bytes_at), each times its coefficient
         activations * (tokens * 2 * fleet_model_hidden_size * activation_bytes / comm_compression) as activation_bytes_per_stage,
         stage_allreduce * (tokens * 2 * fleet_model_params * bytes_per_param
-                           / (batch_size * sequence_length * local_steps_per_sync * comm_compression)
+                           / (batch_size * sequence_length * sync_steps * comm_compression)
                            * pipeline_stages / (devices * online_fraction)) as allreduce_kp
     from patterns
 ),
@@ -314,7 +358,7 @@ sized as (
         case when splits_model then whole_devices(devices * online_fraction / training_share_base) else devices end
             as devices_complete,
         case when resizable and comm_bytes_base / devices_online_base > link_bytes_per_window * (1 + 1e-9)
-            then pipeline_fleet_devices(activation_bytes_per_stage, allreduce_kp, pipeline_stages, fleet_model_layers,
+            then pipeline_fleet_devices(activation_bytes_per_stage, allreduce_kp, pipeline_stages, max_stages,
                                         link_bytes_per_window, online_fraction, splits_model, devices_online_base)
         end as resize_list
     from staged
@@ -391,10 +435,12 @@ terms as (
         -- radio time one online device needs / its training window
         case when moves_bytes then comm_bytes / devices_online / (edge_bandwidth_mb_per_s * 1e6) / window_s else 0.0 end
             as link_time_share,
-        -- data-parallel patterns hold the whole training state on every device; one split into S stages 1/S of it
-        fleet_model_params * training_bytes_per_param
-            / case when splits_model then stages_pattern else 1 end
-            <= device_memory_gb * 1e9 * edge_usable_memory_fraction as memory_feasible
+        -- the training memory one device holds (sql/model/macros.sql training_memory_bytes): the whole training state
+        -- where the pattern keeps a replica on every device, 1/S of it and its layers' activations in S stages
+        training_memory_bytes(fleet_model_params, state_bytes_per_param, fleet_model_layers,
+                              case when splits_model then stages_pattern else 1 end, layer_input_bytes, layer_working_bytes)
+            / 1e9 as training_memory_gb,
+        device_memory_gb * edge_usable_memory_fraction as usable_memory_gb
     from traffic
 ),
 
@@ -428,6 +474,8 @@ methods as (
             + weighted(power.extra_idle, extra_idle_kgco2e) as edge_operational_kgco2e,
         weighted(policy.battery_wear, battery_wear_kgco2e) + weighted(policy.use_hours, use_hours_kgco2e)
             + weighted(policy.calendar_hours, calendar_hours_kgco2e) as edge_embodied_kgco2e,
+        -- the battery-wear part of edge_embodied_kgco2e (the README's causes)
+        weighted(policy.battery_wear, battery_wear_kgco2e) as edge_battery_wear_kgco2e,
         network_method_kwh(network.per_gb_one_end, network.per_gb_by_ends, network.marginal_by_ends, network.line_time, network_terms)
             as network_kwh
     from terms
@@ -447,7 +495,7 @@ methods as (
             when 'rows' then list_contains(getvariable('model_method_rows'),
                                            {'network_method': method.network_method, 'policy': policy.policy,
                                             'resize_power': power.resize_power})
-            else (method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline) or terms.is_own_pattern
+            else (method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline) or terms.is_scenario_design
                 or (not terms.moves_bytes and method.is_frame_headline and power_rows.is_frame_headline)
         end
 ),
@@ -475,8 +523,16 @@ rows as (
         device_horizon_embodied_kgco2e as device_embodied_kgco2e, device_operational_kgco2e, comm_bytes / 1e9 as comm_gb,
         comm_kwh, comm_kwh * edge_grid_gco2e_per_kwh / 1000 as comm_kgco2e, network_w_per_line, line_power_physical_max_w,
         coalesce(network_w_per_line <= line_power_physical_max_w, true) as network_physical, link_time_share,
-        required_link_mb_per_s, edge_bandwidth_mb_per_s as link_mb_per_s, link_time_share <= 1 + 1e-9 as link_feasible,
-        memory_feasible, stages_pattern as pipeline_stages, implied_device_utilisation,
+        required_link_mb_per_s, edge_bandwidth_mb_per_s as link_mb_per_s, coalesce(link_headroom, 1.0) as link_headroom,
+        link_time_share <= coalesce(link_headroom, 1.0) * (1 + 1e-9) as link_feasible,
+        training_memory_gb, usable_memory_gb as device_memory_gb,
+        training_memory_gb <= usable_memory_gb * (1 + 1e-12) as memory_feasible,
+        -- a design that can run: its links carry its traffic below their headroom and, for an edge training design, its
+        -- devices hold its training memory (a pipeline no deeper than max_stages by construction)
+        link_time_share <= coalesce(link_headroom, 1.0) * (1 + 1e-9)
+            and (not edge_design or coalesce(training_memory_gb <= usable_memory_gb * (1 + 1e-12), true)) as design_admissible,
+        stages_pattern as pipeline_stages, max_stages as max_pipeline_stages, is_scenario_design, token_overhead,
+        edge_battery_wear_kgco2e, implied_device_utilisation,
         edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
         fleet_share, hours_per_day, job_years, cloud_gpu_count, wall_factor
     from energy

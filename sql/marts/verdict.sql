@@ -33,6 +33,16 @@
 -- `verdict_deciding_assumptions` names the `assumed` parameters whose range alone, one at a time
 -- (marts.sensitivity: the headline basis, the scenario's pattern and the frame's headline
 -- method), moves deterministic R with communication across 1 or the claim's low end.
+-- Edge training designs: where a scenario's frame resizes its fleet, R with communication is evaluated for every
+-- edge training design (core.patterns edge_design: the rigid pipeline, DiLoCo through a server, DiLoCo's ring, DiLoCo
+-- across pipelines), one row each (`edge_design`). A design is admissible where its links carry its traffic below
+-- the scenario's link_headroom and its devices hold its training memory (`design_admissible`, and why not in
+-- `design_inadmissible_reason`). Per scenario, basis, class and method row, `is_best_design` marks the admissible
+-- design with the highest R (the lowest edge carbon), `is_worst_design` the admissible one with the lowest (where
+-- none is admissible, the highest and lowest R of all). The best row's Monte Carlo bands read, per draw, the best
+-- admissible design (marts.uncertainty best_design rows); the verdict is read on the best designs.
+-- `is_answer`: the row README.md and `make run` show for a scenario outside the paper's frame and a class: the
+-- headline basis, the best design, at the method row that sets the verdict.
 -- `gpu_rate_id`: on a basis that weighs measured training rates (core.bases measured_rate), the
 -- measured row the cloud GPU's rate comes from: the key of the factor_ref of the scenario's
 -- GPU-rate parameter row (a staging.training_throughput throughput_id); null on other bases.
@@ -51,16 +61,15 @@ claims as (
 ),
 
 -- the model's rows (core.model_evaluation) this mart reads: the headline basis, and the measured
--- basis (core.bases measured) beside it on the patterns read here (the scenario's own, and the one
--- that moves no bytes)
+-- basis (core.bases measured) beside it on the patterns read here (the scenario's own and its edge
+-- training designs, is_scenario_design, and the one that moves no bytes)
 evaluated as (
     select model.*
     from core.model_evaluation as model
     inner join core.bases on model.basis = core.bases.basis
     inner join core.patterns on model.pattern = core.patterns.pattern
-    inner join frames on model.scenario_id = frames.scenario_id
     where model.is_headline
-        or (core.bases.measured and (not core.patterns.moves_bytes or model.pattern = frames.comm_pattern))
+        or (core.bases.measured and (not core.patterns.moves_bytes or model.is_scenario_design))
 ),
 
 -- the key of the row the scenario's measured GPU rate is read from (table.key_column=key.column)
@@ -80,21 +89,24 @@ compute_only as (
     where evaluated.network_method = frames.headline_network_method and evaluated.is_headline_resize_power
 ),
 
+-- R with communication: a row per design the scenario is read on (its own comm_pattern, and its edge training designs)
 with_comm as (
-    select evaluated.*
+    select evaluated.*, core.patterns.edge_design as weighs_memory
     from evaluated
-    inner join frames on evaluated.scenario_id = frames.scenario_id and evaluated.pattern = frames.comm_pattern
+    inner join core.patterns on core.patterns.pattern = evaluated.pattern
+    where evaluated.is_scenario_design
 ),
 
 mc as (
-    select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, p05, p50, p95,
+    select scenario_id, device_class, basis, pattern, best_design, network_method, embodied_policy, resize_power, p05, p50, p95,
            share_r_below_1, share_r_below_4,
            share_link_feasible, p05_all_draws, p50_all_draws, p95_all_draws, share_feasible_r_ge_1, share_feasible_r_ge_4
     from marts.uncertainty
     where metric = 'reduction_factor'
 ),
 
-rows as (
+-- each design's row, with its own Monte Carlo bands and those of the per-draw best design (best_band)
+design_rows as (
     select
         with_comm.scenario_id,
         frames.accounting_frame,
@@ -115,37 +127,47 @@ rows as (
         compute.share_r_below_1,
         compute.share_r_below_4,
         frames.comm_pattern,
+        with_comm.pattern as edge_design,
+        with_comm.design_admissible,
+        case when not with_comm.design_admissible then concat_ws('; ',
+            case when not with_comm.link_feasible then printf('its traffic needs %.1f%% of each link''s time, above the %.2f%% headroom',
+                                                             100 * with_comm.link_time_share, 100 * with_comm.link_headroom) end,
+            case when with_comm.weighs_memory and not coalesce(with_comm.memory_feasible, true)
+                then printf('needs %.2f GB of memory per device, %.2f GB usable', with_comm.training_memory_gb, with_comm.device_memory_gb) end)
+        end as design_inadmissible_reason,
+        with_comm.link_headroom,
+        with_comm.training_memory_gb,
+        with_comm.device_memory_gb,
+        with_comm.memory_feasible,
+        with_comm.pipeline_stages,
+        with_comm.token_overhead,
+        with_comm.edge_operational_kgco2e,
+        with_comm.edge_embodied_kgco2e,
+        with_comm.edge_battery_wear_kgco2e,
+        with_comm.comm_kgco2e,
+        with_comm.edge_added_kgco2e,
         with_comm.devices / with_comm.cloud_gpu_count as devices_with_comm_per_gpu,
         with_comm.resized_from / with_comm.cloud_gpu_count as resized_from,
         with_comm.reduction_factor as reduction_factor_with_comm,
-        comm.p05 as p05_with_comm,
-        comm.p50 as p50_with_comm,
-        comm.p95 as p95_with_comm,
-        comm.share_r_below_1 as share_r_below_1_with_comm,
-        comm.p05_all_draws as p05_with_comm_all_draws,
-        comm.p50_all_draws as p50_with_comm_all_draws,
-        comm.p95_all_draws as p95_with_comm_all_draws,
-        comm.share_feasible_r_ge_1,
-        comm.share_feasible_r_ge_4,
+        comm as own_band,
+        best_band as best_band,
         with_comm.link_time_share,
         with_comm.required_link_mb_per_s,
         with_comm.link_mb_per_s,
-        comm.share_link_feasible as feasible_share,
         compute_only.implied_device_utilisation,
         with_comm.network_w_per_line,
         with_comm.network_physical,
-        -- a method that is not physical for this row sets no verdict, unless no method of the frame is
-        with_comm.network_physical or not bool_or(with_comm.network_physical) over (
-            partition by with_comm.scenario_id, with_comm.basis, with_comm.device_class) as sets_verdict,
-        coalesce(with_comm.link_feasible and with_comm.required_link_mb_per_s is not null
-                 and comm.share_link_feasible >= claim.feasible_share_min, false) as feasible,
-        -- the bounds of R with communication `verdict_if_feasible` reads: the feasible draws'
-        -- p05-p95, or the deterministic R where no draw is feasible
-        coalesce(comm.p05, with_comm.reduction_factor) as low_with_comm,
-        coalesce(comm.p95, with_comm.reduction_factor) as high_with_comm,
-        -- the bounds `verdict` reads: every draw, an infeasible one counted as R = 0
-        comm.p05_all_draws as low_all_draws,
-        comm.p95_all_draws as high_all_draws
+        claim.feasible_share_min,
+        -- the best admissible design (the highest R, the lowest edge carbon) and the worst, per method row; where
+        -- none is admissible, the highest and lowest R of all
+        row_number() over (partition by with_comm.scenario_id, with_comm.basis, with_comm.device_class, with_comm.network_method,
+                                        with_comm.embodied_policy, with_comm.resize_power
+                           order by with_comm.design_admissible desc, with_comm.reduction_factor desc, with_comm.pattern) = 1
+            as is_best_design,
+        row_number() over (partition by with_comm.scenario_id, with_comm.basis, with_comm.device_class, with_comm.network_method,
+                                        with_comm.embodied_policy, with_comm.resize_power
+                           order by with_comm.design_admissible desc, with_comm.reduction_factor asc, with_comm.pattern) = 1
+            as is_worst_design
     from with_comm
     inner join frames on with_comm.scenario_id = frames.scenario_id
     inner join compute_only
@@ -158,10 +180,50 @@ rows as (
         and compute.resize_power = compute_only.resize_power
     inner join mc as comm
         on comm.scenario_id = with_comm.scenario_id and comm.device_class = with_comm.device_class
-        and comm.basis = with_comm.basis and comm.pattern = frames.comm_pattern
+        and comm.basis = with_comm.basis and comm.pattern = with_comm.pattern and not comm.best_design
         and comm.network_method = with_comm.network_method and comm.embodied_policy = with_comm.embodied_policy
         and comm.resize_power = with_comm.resize_power
+    left join mc as best_band
+        on best_band.best_design and best_band.scenario_id = with_comm.scenario_id and best_band.device_class = with_comm.device_class
+        and best_band.basis = with_comm.basis and best_band.network_method = with_comm.network_method
+        and best_band.embodied_policy = with_comm.embodied_policy and best_band.resize_power = with_comm.resize_power
     inner join claims as claim on claim.scenario_id = with_comm.scenario_id
+),
+
+-- each row's bands: the best design's from the per-draw best design (where the scenario has a choice of designs), every
+-- other design's from its own draws
+banded as (
+    select
+        design_rows.* exclude (own_band, best_band),
+        case when is_best_design and best_band.scenario_id is not null then best_band else own_band end as band
+    from design_rows
+),
+
+rows as (
+    select
+        banded.* exclude (band, feasible_share_min),
+        band.p05 as p05_with_comm,
+        band.p50 as p50_with_comm,
+        band.p95 as p95_with_comm,
+        band.share_r_below_1 as share_r_below_1_with_comm,
+        band.p05_all_draws as p05_with_comm_all_draws,
+        band.p50_all_draws as p50_with_comm_all_draws,
+        band.p95_all_draws as p95_with_comm_all_draws,
+        band.share_feasible_r_ge_1,
+        band.share_feasible_r_ge_4,
+        band.share_link_feasible as feasible_share,
+        -- a method that is not physical for this row sets no verdict, unless no method of the frame is
+        network_physical or not bool_or(network_physical) over (partition by scenario_id, basis, device_class) as sets_verdict,
+        coalesce(design_admissible and required_link_mb_per_s is not null and band.share_link_feasible >= feasible_share_min, false)
+            as feasible,
+        -- the bounds of R with communication `verdict_if_feasible` reads: the feasible draws'
+        -- p05-p95, or the deterministic R where no draw is feasible
+        coalesce(band.p05, reduction_factor_with_comm) as low_with_comm,
+        coalesce(band.p95, reduction_factor_with_comm) as high_with_comm,
+        -- the bounds `verdict` reads: every draw, an infeasible draw counted as R = 0
+        band.p05_all_draws as low_all_draws,
+        band.p95_all_draws as high_all_draws
+    from banded
 ),
 
 -- the frame's reading over its method rows: the lowest low and the highest high, and the rows that set them
@@ -184,6 +246,8 @@ frame_range as (
             filter (where sets_verdict) as high_method_all,
         bool_and(feasible) as frame_feasible
     from rows
+    -- the verdict is read on the edge's best admissible design
+    where is_best_design
     group by scenario_id, basis, device_class
 ),
 
@@ -236,7 +300,7 @@ deciding as (
             '; ' order by sensitivity.rank) as verdict_deciding_assumptions
     from marts.sensitivity as sensitivity
     inner join frames on frames.scenario_id = sensitivity.scenario_id and frames.comm_pattern = sensitivity.pattern
-    inner join (select distinct scenario_id, device_class, basis from rows where is_headline) as headline
+    inner join (select distinct scenario_id, device_class, basis from rows where is_headline and is_best_design) as headline
         on headline.scenario_id = sensitivity.scenario_id and headline.device_class = sensitivity.device_class
     inner join drivers
         on drivers.scenario_id = headline.scenario_id and drivers.basis = headline.basis
@@ -260,7 +324,12 @@ select
     drivers.verdict_driver.resize_power as verdict_driver_resize_power,
     drivers.verdict,
     case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions,
-    case when bases.measured_rate > 0 then gpu_rates.gpu_rate_id end as gpu_rate_id
+    case when bases.measured_rate > 0 then gpu_rates.gpu_rate_id end as gpu_rate_id,
+    -- the row README.md and `make run` show: outside the paper's frame, the headline basis and best design at the
+    -- method row that sets the verdict
+    rows.accounting_frame <> $paper_frame and rows.is_headline and rows.is_best_design
+        and rows.network_method = drivers.verdict_driver.network_method and rows.embodied_policy = drivers.verdict_driver.policy
+        and rows.resize_power = drivers.verdict_driver.resize_power as is_answer
 from rows
 inner join drivers using (scenario_id, basis, device_class)
 inner join core.bases as bases on bases.basis = rows.basis
@@ -268,4 +337,4 @@ left join gpu_rates on gpu_rates.scenario_id = rows.scenario_id
 left join deciding using (scenario_id, device_class)
 inner join claims as claim on claim.scenario_id = rows.scenario_id
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method, rows.is_headline_policy desc,
-    rows.embodied_policy, rows.is_headline_resize_power desc, rows.resize_power
+    rows.embodied_policy, rows.is_headline_resize_power desc, rows.resize_power, rows.is_best_design desc, rows.edge_design

@@ -155,6 +155,34 @@ create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, 
                                                         replacement_share, horizon_years, lifetime_years))
     + weighted(use_hours, embodied_use_hours_kgco2e(horizon_embodied_kgco2e, training_hours_per_day, owner_hours_per_day));
 
+-- Activation memory of training a transformer layer at s tokens a sequence, b sequences a micro-batch, hidden
+-- size h and a attention heads, in 16-bit activations (Korthikanti et al., Reducing Activation Recomputation in
+-- Large Transformer Models, MLSys 2023, arXiv 2205.05198, section 4): s b h (34 + 5 a s / h) bytes while the layer
+-- runs (its working set, recomputed in the backward pass), and, with full activation checkpointing, only its
+-- input, 2 s b h bytes, stored for every layer between the passes.
+create or replace temp macro layer_input_bytes(sequence_length, micro_batch, hidden_size) as
+    2 * sequence_length * micro_batch * hidden_size;
+
+create or replace temp macro layer_working_bytes(sequence_length, micro_batch, hidden_size, heads) as
+    sequence_length * micro_batch * hidden_size * (34 + 5 * heads * sequence_length / hidden_size);
+
+-- The training memory one device holds (bytes) when the model is split into `stages` stages (1: a whole replica):
+-- its share of the training state, params x state bytes / S, the stored inputs of its ceil(layers / S) layers,
+-- and one layer's working set.
+create or replace temp macro training_memory_bytes(params, state_bytes_per_param, layers, stages, layer_input_bytes, layer_working_bytes) as
+    params * state_bytes_per_param / stages + ceil(layers / stages) * layer_input_bytes + layer_working_bytes;
+
+-- The fewest pipeline stages S whose devices hold that memory within their usable memory U: params x state bytes
+-- / S + (layers / S + 1) x input + working <= U, so S >= (params x state bytes + layers x input) / (U - working -
+-- input), at least 1 (with no activations, memory_floor_devices); null where a device cannot hold one layer's
+-- activations.
+create or replace temp macro stage_memory_floor(params, state_bytes_per_param, layers, layer_input_bytes, layer_working_bytes, memory_gb,
+                                                usable_fraction) as
+    case when memory_gb is not null and memory_gb * 1e9 * usable_fraction - layer_working_bytes - layer_input_bytes > 0 then
+        greatest(whole_devices((params * state_bytes_per_param + layers * layer_input_bytes)
+                               / (memory_gb * 1e9 * usable_fraction - layer_working_bytes - layer_input_bytes)), 1)
+    end;
+
 -- Pipeline stages S for N online devices. Per token, a hybrid of S-stage pipelines that train
 -- data-parallel with each other moves a x (S - 1) bytes of activations and their gradients
 -- (a = 2 x hidden x activation bytes per stage boundary) plus d x (1 - S / N) bytes of
@@ -409,6 +437,16 @@ create or replace temp macro model_devices(devices := 'core.scenario_devices') a
 select scenario_id, 'base' as variant_id, * exclude (scenario_id, device_class, device_ids), device_class
 from query_table(devices);
 
+-- The parameters a scenario may leave unset, as typed empty columns: the model reads model_inputs() united by name
+-- with this empty table, so a build whose scenarios set none of them (the paper's alone) still has each column, null
+-- (the edge training designs' parameters, whose patterns only a frame that resizes its fleet evaluates, and the
+-- link's headroom and activation memory, 1 and 0 where unset).
+create or replace temp macro optional_parameters() as table
+select null::double as outer_steps_per_sync, null::double as outer_compression, null::double as outer_token_overhead,
+    null::double as lean_training_bytes_per_param, null::double as micro_batch_sequences, null::double as fleet_model_heads,
+    null::double as max_pipeline_stages, null::double as link_headroom
+limit 0;
+
 -- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
 -- sql/core/model_evaluation.sql's rows): one row per parameter set, basis, pattern and method row, its
 -- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon. The summed terms
@@ -423,7 +461,9 @@ create or replace temp macro fleet_rows(class_rows) as table
             any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,
             any_value(online_fraction) as online_fraction, bool_or(resized_from is not null) as any_resized,
             max(link_time_share) as link_time_share, max(required_link_mb_per_s) as required_link_mb_per_s,
-            min(link_mb_per_s) as link_mb_per_s, bool_and(link_feasible) as link_feasible,
+            min(link_mb_per_s) as link_mb_per_s, min(link_headroom) as link_headroom, bool_and(link_feasible) as link_feasible,
+            bool_and(is_scenario_design) as is_scenario_design, max(training_memory_gb) as training_memory_gb,
+            bool_and(design_admissible) as design_admissible,
             -- the most any of its classes' lines is charged, and physical only where every class is
             max(network_w_per_line) as network_w_per_line, any_value(line_power_physical_max_w) as line_power_physical_max_w,
             bool_and(network_physical) as network_physical, max(implied_device_utilisation) as implied_device_utilisation,
@@ -432,6 +472,7 @@ create or replace temp macro fleet_rows(class_rows) as table
             list_sort(list({'class': device_class, 'devices': devices, 'resized_from': coalesce(resized_from, devices),
                             'cloud': cloud_total_kgco2e, 'operational': edge_operational_kgco2e, 'embodied': edge_embodied_kgco2e,
                             'gb': comm_gb, 'kwh': comm_kwh, 'comm': comm_kgco2e, 'added': edge_added_kgco2e,
+                            'battery': edge_battery_wear_kgco2e,
                             'share': fleet_share})) as parts
         from query_table(class_rows)
         where fleet_share is not null
@@ -442,7 +483,8 @@ create or replace temp macro fleet_rows(class_rows) as table
         list_sum([p.devices for p in parts]) as devices,
         case when any_resized then list_sum([p.resized_from for p in parts]) end as resized_from,
         list_sum([p.cloud for p in parts]) as cloud_total_kgco2e, list_sum([p.operational for p in parts]) as edge_operational_kgco2e,
-        list_sum([p.embodied for p in parts]) as edge_embodied_kgco2e, list_sum([p.gb for p in parts]) as comm_gb,
+        list_sum([p.embodied for p in parts]) as edge_embodied_kgco2e, list_sum([p.battery for p in parts]) as edge_battery_wear_kgco2e,
+        list_sum([p.gb for p in parts]) as comm_gb,
         list_sum([p.kwh for p in parts]) as comm_kwh, list_sum([p.comm for p in parts]) as comm_kgco2e,
         list_sum([p.added for p in parts]) as edge_added_kgco2e, list_sum([p.share for p in parts]) as fleet_share,
         list_sum([p.cloud for p in parts]) / list_sum([p.added for p in parts]) as reduction_factor

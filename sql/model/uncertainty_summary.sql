@@ -12,6 +12,39 @@
 -- k is the bin [10^(k/b), 10^((k+1)/b))) counts the feasible draws, on the headline basis and method
 -- row (the rows marts.uncertainty_distribution keeps; empty on the others).
 -- Means are Kahan-summed (favg), so they do not depend on the order DuckDB's threads add the draws in.
+-- A draw of an edge training design (core.patterns edge_design) is feasible where it is admissible (the model's
+-- design_admissible: its links carry its traffic and its devices hold its memory). Beside each pattern's rows,
+-- best_design rows (pattern null) read, per draw and method row, the best admissible design among the scenario's
+-- designs (is_scenario_design, where it has more than one): its R, edge carbon and feasibility; a draw with no
+-- admissible design is infeasible.
+with rows as materialized (
+    select
+        scenario_id, device_class, basis, is_headline, pattern, network_method, embodied_policy, resize_power, is_headline_method,
+        is_headline_policy, is_headline_resize_power, reduction_factor, edge_added_kgco2e, cloud_total_kgco2e, design_admissible,
+        memory_feasible, resized_from, is_scenario_design, variant_id
+    from model_evaluation
+),
+
+evaluated as (
+    select
+        scenario_id, device_class, basis, is_headline, pattern, network_method, embodied_policy, resize_power, is_headline_method,
+        is_headline_policy, is_headline_resize_power, reduction_factor, edge_added_kgco2e, cloud_total_kgco2e,
+        design_admissible as link_feasible, memory_feasible, resized_from, false as best_design
+    from rows
+    union all
+    select
+        scenario_id, device_class, basis, bool_and(is_headline), null, network_method, embodied_policy, resize_power,
+        bool_and(is_headline_method), bool_and(is_headline_policy), bool_and(is_headline_resize_power),
+        max(reduction_factor) filter (where design_admissible),
+        arg_max(edge_added_kgco2e, reduction_factor) filter (where design_admissible), any_value(cloud_total_kgco2e),
+        bool_or(design_admissible), bool_or(memory_feasible),
+        arg_max(resized_from, reduction_factor) filter (where design_admissible), true
+    from rows
+    where is_scenario_design
+    group by scenario_id, device_class, basis, network_method, embodied_policy, resize_power, variant_id
+    having count(*) > 1
+)
+
 select
     scenario_id,
     device_class,
@@ -24,6 +57,7 @@ select
     is_headline_method,
     is_headline_policy,
     is_headline_resize_power,
+    best_design,
     count(*) as n_draws,
     count(*) filter (where link_feasible) as n_feasible,
     quantile_cont(reduction_factor, [0.05, 0.5, 0.95]) filter (where link_feasible) as reduction_factor_quantiles,
@@ -49,6 +83,6 @@ select
     map_entries(list_aggregate(list(cast(floor(log10(reduction_factor) * $bins_per_decade) as integer))
                                    filter (where link_feasible and is_headline and is_headline_method), 'histogram'))
         as log10_histogram
-from model_evaluation
+from evaluated
 group by all
-order by scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power
+order by scenario_id, device_class, basis, best_design, pattern, network_method, embodied_policy, resize_power

@@ -33,8 +33,11 @@ from pipelines.warehouse.docs import (
     REPRODUCTION_END,
     VALIDATION_BEGIN,
     VALIDATION_END,
+    CAUSES_BEGIN,
+    CAUSES_END,
     answer_from,
     between,
+    causes_table,
     claim_answer,
     drivers_table,
     ends_table,
@@ -87,7 +90,7 @@ def test_every_generated_block_is_the_warehouse(default_warehouse: Path) -> None
 MONTE_CARLO_COLUMNS = ("p05-p95", "p05-p95, all draws", "feasible share", "feasible, R >= 1 / R >= 4", "verdict (set by)")
 #: Columns of README's headline table that depend on the Monte Carlo (the band over every draw, the share of draws
 #: reaching the claim, the verdict).
-HEADLINE_MONTE_CARLO_COLUMNS = ("range in 90% of draws", "draws reaching 4x", "verdict")
+HEADLINE_MONTE_CARLO_COLUMNS = ("range in 90% of draws", "verdict")
 
 
 def points(table: str, monte_carlo: tuple[str, ...]) -> list[list[str]]:
@@ -128,15 +131,13 @@ def test_readme_headline_point_values_are_the_warehouse(built_warehouse: Path) -
     compares them at the defaults): one row per realistic scenario and device class, the rows that set the verdicts."""
     with open_readonly(built_warehouse) as con:
         table = headline_table(con)
-        expected = query_pl(con, "select scenario_id, device_class, reduction_factor_with_comm from marts.verdict "
-                                 "where is_headline and accounting_frame <> 'as_published' and network_method = verdict_driver_method "
-                                 "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power "
-                                 "order by accounting_frame, scenario_id, device_class")
+        expected = query_pl(con, "select scenario_id, device_class, edge_design, reduction_factor_with_comm from marts.verdict "
+                                 "where is_answer order by accounting_frame, scenario_id, device_class")
     quoted = between((ROOT / "README.md").read_text(), HEADLINE_BEGIN, HEADLINE_END)
     assert points(quoted, HEADLINE_MONTE_CARLO_COLUMNS) == points(table, HEADLINE_MONTE_CARLO_COLUMNS), (
         "README.md's headline table is stale: run `make run` then `edge-carbon docs`")
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in quoted.splitlines()[2:]]
-    assert [(r[0], r[1], r[2]) for r in rows] == [(s, c, f"{v:.2f}") for s, c, v in expected.rows()]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [(s, c, d, f"{v:.2f}") for s, c, d, v in expected.rows()]
     assert {r[0] for r in rows} == {"realistic_attributional", "realistic_consequential"}
 
 
@@ -146,19 +147,41 @@ def sentences(text: str) -> list[str]:
 
 
 def test_readme_opens_its_answer_with_three_sentences(built_warehouse: Path) -> None:
-    """"Does the claim hold?" opens with the generated answer, then the headline table; its first sentence
-    (the paper's own numbers, computation only) holds at any run config, the whole answer at the
-    defaults (the slow test above)."""
+    """"Does the claim hold?" opens with the generated answer, then the headline table and the causes block; its last
+    sentence (the paper's own numbers, computation only, after the answer) holds at any run config, the whole answer at
+    the defaults (the slow test above)."""
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Does the claim hold?\n", 1)[1]
     assert section.lstrip("\n").startswith(ANSWER_BEGIN)
-    assert section.index(ANSWER_END) < section.index(HEADLINE_BEGIN) < section.index("### Glossary")
+    assert section.index(ANSWER_END) < section.index(HEADLINE_BEGIN) < section.index(CAUSES_BEGIN) < section.index("### Glossary")
     quoted = sentences(between(readme, ANSWER_BEGIN, ANSWER_END))
     assert len(quoted) == 3, quoted
     with open_readonly(built_warehouse) as con:
         fresh = sentences(claim_answer(con))
-    assert len(fresh) == 3 and quoted[0] == fresh[0]
-    assert "times as much carbon as the laptops" in quoted[0] and "(the claim: 4-8 times)" in quoted[0]
+        designs = set(query_pl(con, "select edge_design from marts.verdict where is_answer").get_column("edge_design"))
+    assert len(fresh) == 3 and quoted[2] == fresh[2]
+    assert "times as much carbon as the laptops" in quoted[2] and "(the claim: 4-8 times)" in quoted[2]
+    # the answer names the best design of each class, the compute-only figure comes after it
+    assert quoted[0].startswith("Training the same model at measured rates") and all(f"({d})" in quoted[0] for d in designs)
+
+
+def test_readme_causes_block_splits_each_answer_row(built_warehouse: Path) -> None:
+    """The causes block: one row per answer row, its shares of the devices' added carbon by cause summing to 100%, the
+    same rows as the warehouse gives; every header in the glossary."""
+    readme = (ROOT / "README.md").read_text()
+    block = between(readme, CAUSES_BEGIN, CAUSES_END).splitlines()
+    header = [c.strip() for c in block[0].split("|")[1:-1]]
+    assert header[:3] == ["scenario", "device", "best design"] and {"embodied", "electricity", "network"} <= set(header)
+    for column in header:
+        assert f"- **{column}**:" in readme, column
+    with open_readonly(built_warehouse) as con:
+        fresh = causes_table(con).splitlines()
+        rows = query_pl(con, "select * from marts.verdict where is_answer")
+    assert len(block) == len(fresh) == 2 + rows.height == 6
+    assert [line.split("|")[1:4] for line in block] == [line.split("|")[1:4] for line in fresh]
+    for row in rows.iter_rows(named=True):
+        parts = row["edge_operational_kgco2e"] + row["edge_embodied_kgco2e"] + row["comm_kgco2e"]
+        assert parts == pytest.approx(row["edge_added_kgco2e"], rel=1e-12)
 
 
 #: Words a newcomer cannot read before the glossary defines them: the model's symbol, its dimensions and statistics.
@@ -178,7 +201,7 @@ def test_readme_answers_in_plain_words_in_its_first_60_lines() -> None:
     for word in JARGON:
         assert not re.search(word, answer), f"README's answer uses {word!r} before the glossary defines it"
     assert len(sentences(answer)) == 3
-    assert HEADLINE_END in top
+    assert HEADLINE_END in top and CAUSES_END in top
     table = between(readme, HEADLINE_BEGIN, HEADLINE_END).splitlines()
     header = [c.strip() for c in table[0].split("|")[1:-1]]
     assert header == list(HEADLINE_COLUMNS) and len(header) <= 7
@@ -202,48 +225,54 @@ def test_every_column_of_the_headline_table_is_in_the_glossary() -> None:
     assert readme.count("Glossary\n") == 1
 
 
-def _headline(*rows: tuple[str, str, str, float, float, float | None, float | None, str]) -> pl.DataFrame:
-    """marts.verdict headline rows: (scenario, frame, class, R, R with comm, p05 and p95 with comm, verdict) at a 10 MB/s link."""
-    names = ["scenario_id", "accounting_frame", "device_class", "reduction_factor", "reduction_factor_with_comm",
-             "p05_with_comm_all_draws", "p95_with_comm_all_draws", "verdict"]
+def _answers(*rows: tuple[str, str, str, float, float | None, float | None, str, str, float]) -> pl.DataFrame:
+    """Answer rows (sql/docs/headline_verdict.sql): (scenario, class, best design, R with comm, p05 and p95 over every draw,
+    verdict, worst design, its R)."""
+    names = ["scenario_id", "device_class", "edge_design", "reduction_factor_with_comm", "p05_with_comm_all_draws",
+             "p95_with_comm_all_draws", "verdict", "worst_design", "worst_reduction_factor_with_comm"]
     return pl.DataFrame([dict(zip(names, r, strict=True)) for r in rows]).with_columns(
-        pl.lit(10.0).alias("link_mb_per_s"),
         # the share of every draw that is feasible and reaches 4: a quarter where the band reaches 4, else none
         pl.when(pl.col("p95_with_comm_all_draws") >= 4).then(0.25).otherwise(0.0).alias("share_feasible_r_ge_4"))
 
 
+def _paper(*rows: tuple[str, str, float, str]) -> pl.DataFrame:
+    """The paper frame's verdict rows: (scenario, class, R compute only, verdict) at a 10 MB/s link."""
+    return pl.DataFrame([dict(zip(["scenario_id", "device_class", "reduction_factor", "verdict"], r, strict=True)) for r in rows]
+                        ).with_columns(pl.lit(10.0).alias("link_mb_per_s"))
+
+
 def test_the_answer_reads_the_verdicts() -> None:
-    paper = [("paper", "as_published", "laptop", 9.5, 9.2, None, None, VERDICT_INFEASIBLE),
-             ("paper", "as_published", "phone", 3.1, 2.95, None, None, VERDICT_INFEASIBLE),
-             ("high", "as_published", "laptop", 10.244, 9.9, None, None, VERDICT_INFEASIBLE)]
-    real = [("real", "attributional", "laptop", 1.56, 0.59, 0.18, 1.88, VERDICT_BELOW),
-            ("real", "attributional", "phone", 0.5, 0.04, 0.01, 0.14, VERDICT_EDGE_MORE),
-            ("other", "consequential", "laptop", 5.11, 1.79, 0.57, 5.85, VERDICT_UNCERTAIN)]
-    text = answer_from(_headline(*paper, *real))
-    first, second, third = sentences(text)
-    assert first == ("On the paper's own numbers, counting computation only, the cloud GPUs emit 9.50-10.24 times as much "
-                     "carbon as the laptops doing the same work and 3.10 times as much as the phones (the claim: 4-8 times), "
-                     "but none of the paper's 3 fleets could send their training traffic over the paper's 10 MB/s home link.")
-    assert second == ("On the 3 fleets that can send their traffic, network energy included, the cloud emits 0.59-1.79 times "
-                      "as much carbon as the laptops doing the same work and 0.04 times as much as the phones; in 95% of "
-                      "random draws of the uncertain inputs it is at most 5.85 times, and 4 times or more in 0%-25% of them.")
-    assert third == ("So the claim holds for certain on none of these 3 fleets: on 1 the devices emit more carbon than the "
-                     "cloud; on 1 the devices emit less carbon than the cloud, but not 4 times less; and on 1 the random "
-                     "draws fall on both sides of 4 times.")
-    # a feasible paper fleet and a holding verdict change the words, not just the numbers
-    holding = [("paper", "as_published", "laptop", 9.5, 9.2, 8.0, 10.0, VERDICT_HOLDS), *paper[1:], *real]
-    first, second, third = sentences(answer_from(_headline(*holding)))
-    assert first.endswith("but only 1 of the paper's 3 fleets could send their training traffic over the paper's 10 MB/s home link.")
-    assert second.endswith("and 4 times or more in 0%-25% of them.")
-    assert third.startswith("So the claim holds on 1 of these 4 fleets: on 1 the devices emit more carbon than the cloud;")
-    assert sentences(answer_from(_headline(holding[0])))[2] == (
-        "So the claim holds on this one fleet: the cloud emits at least 4 times as much carbon as the devices, as claimed.")
-    assert sentences(answer_from(_headline(real[1])))[1].startswith("On the one fleet that can send its traffic,")
+    paper = _paper(("paper", "laptop", 9.5, VERDICT_INFEASIBLE), ("paper", "phone", 3.1, VERDICT_INFEASIBLE),
+                   ("high", "laptop", 10.244, VERDICT_INFEASIBLE))
+    real = [("real", "laptop", "diloco_pipeline", 0.2, 0.1, 0.5, VERDICT_EDGE_MORE, "pipeline", 0.05),
+            ("real", "phone", "pipeline", 0.04, 0.01, 0.14, VERDICT_EDGE_MORE, "diloco_pipeline", 0.03),
+            ("other", "laptop", "diloco_pipeline", 1.79, 0.57, 5.85, VERDICT_UNCERTAIN, "pipeline", 0.9)]
+    first, second, third = sentences(answer_from(_answers(*real), paper))
+    # the answer first: how many times the other side's carbon, at the best design and the worst; R >= 1 reads as the cloud's
+    assert first == ("Training the same model at measured rates on both sides, network energy included, the cloud GPUs emit "
+                     "0.20-1.79 times the laptops' carbon at their best design (diloco_pipeline); and the phones emit 25 "
+                     "times the cloud GPUs' carbon at their best design (pipeline); on their worst admissible design, the "
+                     "laptops emit 1.1-20 times the cloud GPUs' carbon (pipeline); and the phones emit 33 times the cloud "
+                     "GPUs' carbon (diloco_pipeline).")
+    assert second == ("So the claim (4-8 times less carbon on the devices) holds for certain on none of these 3 fleets: on 2 "
+                      "the devices emit more carbon than the cloud; and on 1 the random draws fall on both sides of 4 times; "
+                      "in 90% of all random draws of the uncertain inputs (every range here counts every draw, one whose "
+                      "fleet cannot train as 0) the cloud emits 0.01-5.85 times the devices' carbon, and 4 times or more in "
+                      "0%-25% of them.")
+    # the compute-only figure after the answer
+    assert third == ("Counting computation only, on the paper's own numbers, the cloud GPUs emit 9.50-10.24 times as much "
+                     "carbon as the laptops and 3.10 times as much carbon as the phones doing the same work (the claim: 4-8 "
+                     "times), but none of the paper's 3 fleets could send their training traffic over the paper's 10 MB/s "
+                     "home link.")
+    one = _answers(("real", "laptop", "diloco_pipeline", 5.0, 4.5, 6.0, VERDICT_HOLDS, "pipeline", 4.2))
+    assert sentences(answer_from(one, paper))[1].startswith(
+        "So the claim (4-8 times less carbon on the devices) holds on this one fleet: the cloud emits at least 4 times as much")
     # every fleet the same verdict: all of them, in one clause
-    assert sentences(answer_from(_headline(real[1], real[1])))[2] == (
-        "So the claim holds on none of these 2 fleets: on both the devices emit more carbon than the cloud.")
+    assert sentences(answer_from(_answers(real[1], real[1]), paper))[1].startswith(
+        "So the claim (4-8 times less carbon on the devices) holds on none of these 2 fleets: on both the devices emit more")
     # no fleet that could exist: still three sentences, none of them a number the rows do not give
-    assert len(sentences(answer_from(_headline(*paper)))) == 3
+    infeasible = _answers(("real", "laptop", "pipeline", 0.2, 0.0, 0.0, VERDICT_INFEASIBLE, "pipeline", 0.2))
+    assert len(sentences(answer_from(infeasible, paper))) == 3
 
 
 def test_findings_pattern_ends_are_the_vocabulary() -> None:

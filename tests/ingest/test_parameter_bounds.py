@@ -52,7 +52,7 @@ def test_bounds_admit_and_say_their_range(bounds: Bounds, inside: list[float], o
     ("phone_fleet_share", "in [0, 1]"),
     ("phone_lifetime_years", "> 0"),
     # names: the vocabulary's, as its reference tables hold them
-    ("comm_pattern", "one of the names in core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce"),
+    ("comm_pattern", "one of the names in core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce, diloco_server, diloco_ring, diloco_pipeline"),
     ("accounting_frame", "one of the names in core.frames: as_published, attributional, consequential"),
     ("headline_basis", "one of the names in core.bases: binding, measured_throughput, measured_rates"),
     ("workload_kind", "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens"),
@@ -128,7 +128,7 @@ def test_out_of_bounds_names_file_line_parameter_and_range(tmp_path: Path) -> No
         "sources/base.csv, line 3: edge_hours_per_day (high end of its range) = 30 h/day is outside its bounds: "
         "edge_hours_per_day must be in (0, 24] (scenarios base, child)",
         "sources/base.csv, line 4: comm_pattern = 'ring' is outside its bounds: comm_pattern must be one of the names in "
-        "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce (scenarios base, child)",
+        "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce, diloco_server, diloco_ring, diloco_pipeline (scenarios base, child)",
         "sources/child.csv, line 2: cloud_utilisation = 1.5 fraction is outside its bounds: cloud_utilisation must be in (0, 1] "
         "(scenario child)",
     ]
@@ -169,7 +169,7 @@ def test_the_docs_quote_the_refusal() -> None:
      "phone_nonuse_share must be in [0, 1]; nothing was written"),
     (["--set", "comm_pattern=none"],
      "scenario new: --set comm_pattern=none: comm_pattern = 'none' is outside its bounds: comm_pattern must be one of the names in "
-     "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce; nothing was written"),
+     "core.patterns: radio_window, idealized, parameter_server, ring_allreduce, pipeline, federated_round, diloco_allreduce, diloco_server, diloco_ring, diloco_pipeline; nothing was written"),
     (["--set", "accounting_frame=2"],
      "scenario new: --set accounting_frame=2: accounting_frame = '2' is outside its bounds: accounting_frame must be one of the "
      "names in core.frames: as_published, attributional, consequential; nothing was written"),

@@ -54,6 +54,10 @@ HAND_BYTES = {
     "pipeline": (1.2e7 * 2 * 2 * 512 * 2 + 1.2e7 * 2 * 1e6 * 2 / 2000 * 0.5) / 4,
     "federated_round": 1000 * 2 * 6 * 1e6 * 2 / 4,  # each client downloads and uploads, 2 N p b per round: 6 GB
     "diloco_allreduce": 1000 * 2 * 5 * 1e6 * 2 / 4,  # ring all-reduce among the nodes, 2 (N - 1) p b per outer step: 5 GB
+    # the edge designs' bytes per sync (the model sets a sync to an outer step: its sync_steps)
+    "diloco_server": 1000 * 2 * 6 * 1e6 * 2 / 4,  # each device pushes its pseudo-gradient and pulls the parameters: 6 GB
+    "diloco_ring": 1000 * 2 * 5 * 1e6 * 2 / 4,  # a ring all-reduce between the devices: 5 GB
+    "diloco_pipeline": (1.2e7 * 2 * 2 * 512 * 2 + 1.2e7 * 2 * 1e6 * 2 / 2000 * 0.5) / 4,  # the pipeline's terms
 }
 BYTES_SQL = ("select comm_bytes($sync_n, $sync_n_minus_1, $activations, $stage_allreduce, $n, $p, $b, $tokens, $tps, $ls, $h, $a, $c, "
              "case when $splits_model then $s end)")
@@ -69,13 +73,16 @@ def _bound(sql: str, row: dict, **values: float) -> dict:
 def test_every_vocabulary_of_patterns_is_read_from_the_rows() -> None:
     assert PATTERNS == ("none", "radio_window", "idealized", "parameter_server", "ring_allreduce", "pipeline")
     # the claims' patterns are rows too, evaluated only for a scenario that names them
-    assert tuple(PATTERN_ROWS) == (*PATTERNS, "federated_round", "diloco_allreduce")
+    assert tuple(PATTERN_ROWS) == (*PATTERNS, "federated_round", "diloco_allreduce", "diloco_server", "diloco_ring", "diloco_pipeline")
+    # the edge training designs a scenario whose frame resizes its fleet is read on
+    assert [name for name, row in PATTERN_ROWS.items() if row.edge_design] == ["pipeline", "diloco_server", "diloco_ring",
+                                                                                "diloco_pipeline"]
     assert PATTERN_ROWS == read_pattern_rows(SOURCES_DIR / PATTERNS_PATH)  # the vocabulary is the file's rows
     assert COMM_PATTERNS == tuple(PATTERN_ROWS)[1:]
     rows = pl.from_arrow(pattern_rows())
     Patterns.validate(rows.rename({"name": "pattern"}))
     assert rows.filter(~pl.col("moves_bytes")).get_column("name").to_list() == ["none"]
-    assert rows.filter(pl.col("splits_model")).get_column("name").to_list() == ["pipeline"]
+    assert rows.filter(pl.col("splits_model")).get_column("name").to_list() == ["pipeline", "diloco_pipeline"]
 
 
 def test_the_shipped_rows_reproduce_each_patterns_formula() -> None:
@@ -172,7 +179,8 @@ def test_a_row_adds_a_pattern_and_removing_it_takes_it_out(tmp_path: Path) -> No
     assert tuple(rows) == (*PATTERN_ROWS, NEW_PATTERN)
     assert rows[NEW_PATTERN]._asdict() == {"home_ends": 2, "server_ends": 0, "sync_n": 0.5, "sync_n_minus_1": 1.0, "activations": 0.0,
                                            "stage_allreduce": 0.0, "radio_per_window": 0.0, "radio_per_byte": 1.0,
-                                           "splits_model": False, "resizable": False, "every_scenario": True}
+                                           "splits_model": False, "resizable": False, "every_scenario": True,
+                                           "edge_design": False, "outer_sync": False, "lean_state": False}
     table = pl.from_arrow(reference_tables(rows)["core.patterns"])
     Patterns.validate(table)
     assert table.filter(pl.col("pattern") == NEW_PATTERN).get_column("moves_bytes").to_list() == [True]
@@ -187,11 +195,11 @@ def test_a_row_adds_a_pattern_and_removing_it_takes_it_out(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("line", "expected"), [
-    ("hierarchical_allreduce,2,0,half,1,0,0,0,1,false,false,true,assumed,mine,,notes\n", "line 10, column sync_n: 'half' is not a number"),
-    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,no,false,true,assumed,mine,,notes\n", "line 10, column splits_model: 'no' is not true or false"),
-    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,false,false,true,guessed,mine,,notes\n", "line 10, column status: 'guessed' fails isin"),
-    ("pipeline,2,0,0.5,1,0,0,0,1,false,false,true,assumed,mine,,notes\n", "column pattern: 'pipeline' fails field_uniqueness"),
-    ("hierarchical_allreduce,2,0,0.5,1\n", "line 10: 16 cells expected"),
+    ("hierarchical_allreduce,2,0,half,1,0,0,0,1,false,false,true,false,false,false,assumed,mine,,notes\n", "line 13, column sync_n: 'half' is not a number"),
+    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,no,false,true,false,false,false,assumed,mine,,notes\n", "line 13, column splits_model: 'no' is not true or false"),
+    ("hierarchical_allreduce,2,0,0.5,1,0,0,0,1,false,false,true,false,false,false,guessed,mine,,notes\n", "line 13, column status: 'guessed' fails isin"),
+    ("pipeline,2,0,0.5,1,0,0,0,1,false,false,true,false,false,false,assumed,mine,,notes\n", "column pattern: 'pipeline' fails field_uniqueness"),
+    ("hierarchical_allreduce,2,0,0.5,1\n", "line 13: 19 cells expected"),
 ])
 def test_a_bad_row_is_one_line_naming_the_file_line_and_column(line: str, expected: str, tmp_path: Path) -> None:
     path = tmp_path / "patterns.csv"
@@ -216,7 +224,7 @@ def test_a_command_refuses_a_bad_row_in_one_line(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-c", "import sys; from pipelines.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 2, (argv, done.stderr[-2000:])
-        assert done.stderr == f"{csv_file}: line 10, column splits_model: 'no' is not true or false; write true or false\n", argv
+        assert done.stderr == f"{csv_file}: line 13, column splits_model: 'no' is not true or false; write true or false\n", argv
     assert (sources / "manifest" / "patterns.toml").read_bytes() == manifest
 
 

@@ -53,14 +53,17 @@ def sources(tmp_path: Path) -> Path:
 
 
 def headline(published: Path) -> pl.DataFrame:
-    """marts.verdict's rows that set each realistic headline verdict, filtered here in polars."""
+    """marts.verdict's rows that set each realistic headline verdict at the edge's best design, filtered here in polars
+    (the rows is_answer marks)."""
     with open_readonly(published) as con:
         frame = query_pl(con, "select * from marts.verdict")
-    return frame.filter(
-        pl.col("is_headline") & (pl.col("accounting_frame") != "as_published")
+    rows = frame.filter(
+        pl.col("is_headline") & (pl.col("accounting_frame") != "as_published") & pl.col("is_best_design")
         & (pl.col("network_method") == pl.col("verdict_driver_method")) & (pl.col("embodied_policy") == pl.col("verdict_driver_policy"))
         & (pl.col("resize_power") == pl.col("verdict_driver_resize_power"))
     ).sort("scenario_id", "device_class")
+    assert rows.equals(frame.filter(pl.col("is_answer")).sort("scenario_id", "device_class"))
+    return rows
 
 
 def test_verdict_lines_are_the_headline_rows(built_warehouse: Path) -> None:
@@ -69,11 +72,24 @@ def test_verdict_lines_are_the_headline_rows(built_warehouse: Path) -> None:
     with open_readonly(built_warehouse) as con:
         lines = verdict_lines(con)
     assert lines[0].startswith("Does the claim hold?") and "4-8" in lines[0]
-    assert lines[1].split() == ["scenario", "device", "R", "with", "comm.", "p05-p95", "verdict"]
+    assert lines[1].split() == ["scenario", "device", "best", "design", "R", "edge/cloud", "p05-p95,", "all", "draws", "worst",
+                                "design:", "R", "verdict"]
+    worst = frame_of_worst(built_warehouse)
     for line, row in zip(lines[2:], rows.iter_rows(named=True), strict=True):
-        expected = [row["scenario_id"], row["device_class"], f"{row['reduction_factor_with_comm']:.2f}",
-                    f"{row['p05_with_comm_all_draws']:.2f}-{row['p95_with_comm_all_draws']:.2f}", *row["verdict"].split()]
+        r = row["reduction_factor_with_comm"]
+        low = worst[(row["scenario_id"], row["device_class"], row["network_method"], row["embodied_policy"], row["resize_power"])]
+        expected = [row["scenario_id"], row["device_class"], row["edge_design"], f"{r:.2f}", f"{1 / r:.1f}x" if r < 1 else "-",
+                    f"{row['p05_with_comm_all_draws']:.2f}-{row['p95_with_comm_all_draws']:.2f}", f"{low[0]}:", f"{low[1]:.2f}",
+                    *row["verdict"].split()]
         assert line.split() == expected
+
+
+def frame_of_worst(published: Path) -> dict[tuple, tuple[str, float]]:
+    """The worst admissible design of each headline method row: (scenario, class, method row) -> (design, R with comm)."""
+    with open_readonly(published) as con:
+        frame = query_pl(con, "select * from marts.verdict where is_headline and is_worst_design")
+    return {(r["scenario_id"], r["device_class"], r["network_method"], r["embodied_policy"], r["resize_power"]):
+            (r["edge_design"], r["reduction_factor_with_comm"]) for r in frame.iter_rows(named=True)}
 
 
 def test_a_build_without_the_verdict_says_so_in_one_line() -> None:

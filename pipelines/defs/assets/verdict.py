@@ -29,7 +29,7 @@ VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
 VERDICT_PARAMS = {
     "assumed_status": ASSUMED, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
-    "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER,
+    "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER, "paper_frame": PAPER_FRAME,
 }
 #: The bases that weigh measured training rates: where a headline's cloud GPU rate must name a measured row.
 MEASURED_RATE_BASES = [basis for basis, rule in BASIS_RULES.items() if rule.measured_rate > 0]
