@@ -277,16 +277,33 @@ def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     (core.patterns edge_design, where its frame resizes the fleet) and summarises the best admissible one per draw
     (best_design rows)."""
     parts = []
+    params = {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
         for i, patterns in enumerate(pattern_passes(draws.rows)):
-            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=i == 0, designs=i == 0,
+            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=i == 0,
                             basis_filter="headline_and_measured", methods="all"):
-                parts.append(query_pl(con, sql_text("model/uncertainty_summary.sql"),
-                                      {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}))
+                parts.append(_summary(con, "model/uncertainty_rows.sql", params))
+        # the edge training designs, and each draw's best admissible one, in passes of their own (their draws beside
+        # every pattern's would hold both in memory at once)
+        with model_view(con, sets, devices=devices, patterns=(), designs=True, basis_filter="headline_and_measured", methods="all"):
+            parts.append(_summary(con, "model/uncertainty_rows.sql", params))
+            best = _summary(con, "model/best_design_rows.sql", params)
+    if best.height:
+        parts.append(best)
     if len(parts) == 1:
         return parts[0]
     keys = ["scenario_id", "device_class", "basis", "best_design", "pattern", "network_method", "embodied_policy", "resize_power"]
     return pl.concat(parts, how="diagonal_relaxed").unique(subset=keys, keep="first", maintain_order=True).sort(keys, nulls_last=True)
+
+
+def _summary(con: duckdb.DuckDBPyConnection, rows_sql: str, params: dict) -> pl.DataFrame:
+    """sql/model/uncertainty_summary.sql over the view ``evaluated``: the rows of ``rows_sql`` (each draw's rows, or each
+    draw's best design) of the current model_evaluation view."""
+    con.execute("create or replace temp view evaluated as " + sql_text(rows_sql))
+    try:
+        return query_pl(con, sql_text("model/uncertainty_summary.sql"), params)
+    finally:
+        con.execute("drop view if exists temp.evaluated")
 
 
 def uncertainty_rows(summary: pl.DataFrame, seed: int) -> pl.DataFrame:

@@ -1,5 +1,6 @@
--- Monte Carlo summary over the model's evaluation of drawn parameter sets (the view
--- model_evaluation: the headline basis and measured_throughput, every method row the scenario's
+-- Monte Carlo summary over the view `evaluated` (sql/model/uncertainty_rows.sql: each draw's rows of the view
+-- model_evaluation; sql/model/best_design_rows.sql: each draw's best admissible edge design) of the model's
+-- evaluation of drawn parameter sets (the view model_evaluation: the headline basis and measured_throughput, every method row the scenario's
 -- frame admits on the patterns marts.verdict reads). Grain: scenario x edge device class x basis x
 -- pattern x network method x allocation policy x resize power.
 -- A draw whose fleet cannot send its traffic over its links, even resized (link_feasible), does
@@ -17,34 +18,6 @@
 -- best_design rows (pattern null) read, per draw and method row, the best admissible design among the scenario's
 -- designs (is_scenario_design, where it has more than one): its R, edge carbon and feasibility; a draw with no
 -- admissible design is infeasible.
-with rows as materialized (
-    select
-        scenario_id, device_class, basis, is_headline, pattern, network_method, embodied_policy, resize_power, is_headline_method,
-        is_headline_policy, is_headline_resize_power, reduction_factor, edge_added_kgco2e, cloud_total_kgco2e, design_admissible,
-        memory_feasible, resized_from, is_scenario_design, variant_id
-    from model_evaluation
-),
-
-evaluated as (
-    select
-        scenario_id, device_class, basis, is_headline, pattern, network_method, embodied_policy, resize_power, is_headline_method,
-        is_headline_policy, is_headline_resize_power, reduction_factor, edge_added_kgco2e, cloud_total_kgco2e,
-        design_admissible as link_feasible, memory_feasible, resized_from, false as best_design
-    from rows
-    union all
-    select
-        scenario_id, device_class, basis, bool_and(is_headline), null, network_method, embodied_policy, resize_power,
-        bool_and(is_headline_method), bool_and(is_headline_policy), bool_and(is_headline_resize_power),
-        max(reduction_factor) filter (where design_admissible),
-        arg_max(edge_added_kgco2e, reduction_factor) filter (where design_admissible), any_value(cloud_total_kgco2e),
-        bool_or(design_admissible), bool_or(memory_feasible),
-        arg_max(resized_from, reduction_factor) filter (where design_admissible), true
-    from rows
-    where is_scenario_design
-    group by scenario_id, device_class, basis, network_method, embodied_policy, resize_power, variant_id
-    having count(*) > 1
-)
-
 select
     scenario_id,
     device_class,
