@@ -15,6 +15,8 @@ from pipelines.warehouse.docs import (
     ANSWER_BEGIN,
     ANSWER_END,
     BEGIN,
+    CAUSES_BEGIN,
+    CAUSES_END,
     DRIVERS_BEGIN,
     DRIVERS_END,
     DRIVERS_FULL_BEGIN,
@@ -33,8 +35,6 @@ from pipelines.warehouse.docs import (
     REPRODUCTION_END,
     VALIDATION_BEGIN,
     VALIDATION_END,
-    CAUSES_BEGIN,
-    CAUSES_END,
     answer_from,
     between,
     causes_table,
@@ -52,7 +52,6 @@ from pipelines.warehouse.docs import (
 )
 from pipelines.warehouse.queries import query_pl
 from schemas.vocabulary import (
-    VERDICT_BELOW,
     VERDICT_EDGE_MORE,
     VERDICT_HOLDS,
     VERDICT_INFEASIBLE,
