@@ -26,6 +26,7 @@ from schemas.vocabulary import (
     DEVICE_MARKER,
     HEADLINE_BASES,
     NETWORK_METHODS,
+    PATTERN_ROWS,
     PATTERNS,
     POLICIES,
     RESIZE_POWERS,
@@ -107,9 +108,9 @@ def _prepare(
         con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{checked_identifier(inputs)}')")  # noqa: S608 - a checked name
         devices = "temp.model_device_rows"
     _point_inputs(con, inputs, devices)
-    unknown = sorted(set(patterns) - set(PATTERNS))
+    unknown = sorted(set(patterns) - set(PATTERN_ROWS))
     if unknown:
-        raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERNS)}")
+        raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERN_ROWS)}")
     basis_filter = basis_filter or ("all" if all_bases else "headline")
     if basis_filter not in BASIS_FILTERS:
         raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")

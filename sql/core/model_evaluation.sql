@@ -297,7 +297,9 @@ designs as (
     inner join core.patterns as pattern
         on (getvariable('model_patterns') is null
             and (pattern.every_scenario or pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet)))
-        or list_contains(getvariable('model_patterns'), pattern.pattern)
+        -- a pattern asked for by name; an edge design that is not every scenario's only where the frame resizes its fleet
+        or (list_contains(getvariable('model_patterns'), pattern.pattern)
+            and (pattern.every_scenario or not pattern.edge_design or carbon.resizes_fleet))
         or (coalesce(getvariable('model_own_pattern'), false) and pattern.pattern = carbon.comm_pattern)
         or (coalesce(getvariable('model_designs'), false) and pattern.edge_design and carbon.resizes_fleet)
     -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the

@@ -39,8 +39,9 @@
 -- the scenario's link_headroom and its devices hold its training memory (`design_admissible`, and why not in
 -- `design_inadmissible_reason`). Per scenario, basis, class and method row, `is_best_design` marks the admissible
 -- design with the highest R (the lowest edge carbon), `is_worst_design` the admissible one with the lowest (where
--- none is admissible, the highest and lowest R of all). The best row's Monte Carlo bands read, per draw, the best
--- admissible design (marts.uncertainty best_design rows); the verdict is read on the best designs.
+-- none is admissible, the highest and lowest R of all). On the headline basis the best row's Monte Carlo bands read,
+-- per draw, the best admissible design (marts.uncertainty best_design rows; on the measured basis beside it, its own
+-- design's draws); the verdict is read on the best designs.
 -- `is_answer`: the row README.md and `make run` show for a scenario outside the paper's frame and a class: the
 -- headline basis, the best design, at the method row that sets the verdict.
 -- `gpu_rate_id`: on a basis that weighs measured training rates (core.bases measured_rate), the
