@@ -178,8 +178,8 @@ HEADLINE_COLUMNS = {
 #: The causes block's columns beyond the headline table's, each defined in the Glossary.
 CAUSES_COLUMNS = {
     "devices per GPU": "devices needed to replace one cloud GPU at the best design; `a -> b`: the a devices that match its "
-                       "computation grow to b so that their home links carry the traffic and training goes on while some "
-                       "are offline.",
+                       "computation (a DiLoCo design's times the extra tokens it trains) grow to b so that their home links "
+                       "carry the traffic and training goes on while some are offline.",
     "embodied": "the share of the devices' added carbon that is their manufacture allocated to the training, battery wear "
                 "apart.",
     "electricity": "the share that is the devices' training electricity, from the wall.",
