@@ -72,9 +72,14 @@ def monte_carlo_scenario(con: Any) -> str:
 
 
 def headline_summary(summary: Any) -> Any:
-    """The rows of a ``pipelines.model.uncertainty.summarize`` frame on each scenario's headline basis and network method."""
+    """The rows of a ``pipelines.model.uncertainty.summarize`` frame on each scenario's headline basis and network method,
+    of the patterns every scenario is evaluated on (the edge designs beyond them are drawn on a share of the draws)."""
     import polars as pl
 
+    from schemas.vocabulary import PATTERNS
+
+    if "best_design" in summary.columns:
+        summary = summary.filter(~pl.col("best_design") & pl.col("pattern").is_in(PATTERNS))
     if "is_headline_method" in summary.columns:
         summary = summary.filter(pl.col("is_headline_method"))
     return summary.filter(pl.col("is_headline")) if "is_headline" in summary.columns else summary

@@ -41,10 +41,10 @@ def verdict_chart(frame: pl.DataFrame, *, width: int = 370, step: int = 28, labe
     """R with its p05-p95 per row label, one panel per device class, the claim's band shaded, R = 1 dashed.
 
     A row whose fleet cannot send its traffic (marts.verdict's verdict) is drawn hollow with a faded,
-    dashed spread, and the legend names it. A label's method row goes on a second line.
+    dashed spread, and the legend names it. A label's method row goes on a second line, its edge design on a third.
     """
     frame = frame.with_columns(feasibility(pl.col("verdict").str.starts_with("infeasible")),
-                               pl.col("row_label").str.replace(" [", "\n[", literal=True))
+                               pl.col("row_label").str.replace(" [", "\n[", literal=True).str.replace("] ", "]\n", literal=True))
     order = frame.get_column("row_label").unique(maintain_order=True).to_list()
     low, high = claim_bounds(frame)
     base = alt.Chart()
@@ -112,7 +112,8 @@ def verdict_sentence(frame: pl.DataFrame) -> str:
     lines = []
     for (scenario, frame_name, basis), group in rows.group_by(["scenario_id", "accounting_frame", "basis"],
                                                             maintain_order=True):
-        clauses = [f"{r['device_class']} R = {r['r']:.2f}x ({_range(r['p05'], r['p95'])}, {r['method_row']}), {r['verdict']}"
+        clauses = [f"{r['device_class']} R = {r['r']:.2f}x ({_range(r['p05'], r['p95'])}, {r['method_row']}, {r['edge_design']}), "
+                   f"{r['verdict']}"
                    for r in group.iter_rows(named=True)]
         lines.append(f"<li><b>{html.escape(scenario)}</b> ({html.escape(frame_name)}, {html.escape(basis)} basis): "
                      f"{html.escape('; '.join(clauses))}.</li>")

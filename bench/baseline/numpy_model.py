@@ -136,6 +136,17 @@ def optional(p: Params, name: str, default: float) -> Value:
     return choose(np.isnan(value), default, value)
 
 
+def memory_fits(p: Params, memory_gb: Value, row: CommPattern, stages: Value) -> Value:
+    """Whether a device holds what it trains with (sql/model/macros.sql training_memory_bytes against the usable memory):
+    its share of the state at the pattern's bytes per parameter, its layers' stored inputs and one layer's working set."""
+    s, h, b = p["sequence_length"], p["fleet_model_hidden_size"], optional(p, "micro_batch_sequences", 0.0)
+    state = optional(p, "lean_training_bytes_per_param", p["training_bytes_per_param"]) if row.lean_state else p["training_bytes_per_param"]
+    split = stages if row.splits_model else 1.0
+    need = (p["fleet_model_params"] * state / split + np.ceil(p["fleet_model_layers"] / split) * 2 * s * b * h
+            + s * b * h * (34 + 5 * optional(p, "fleet_model_heads", 0.0) * s / h))
+    return need / 1e9 <= memory_gb * p["edge_usable_memory_fraction"] * (1 + 1e-12)
+
+
 def stage_memory_floor(p: Params, memory_gb: Value) -> Value:
     """The fewest stages whose devices hold the training state and its activations (sql/model/macros.sql
     stage_memory_floor; activations 0 where the scenario sets no micro-batch)."""
@@ -467,6 +478,8 @@ class Traffic:
     devices: Value
     comm_bytes: Value
     training_share: Value
+    #: the stages of a pattern that splits the model (NaN for one that does not)
+    stages: Value = np.nan
 
 
 def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window_s: Value, memory_stages: Value) -> Traffic:
@@ -515,7 +528,7 @@ def pattern_traffic(p: Params, pattern: str, fleet: Fleet, tokens: Value, window
     share = training_share(online, row.splits_model, stages_pattern)
     changed = (devices_pattern != devices) | (stages_pattern != stages)
     moved = np.where(changed, pipeline_bytes_at(per_stage, kp, devices_pattern * share, stages_pattern), base)
-    return Traffic(devices_pattern, moved, share)
+    return Traffic(devices_pattern, moved, share, stages_pattern)
 
 
 def headline_network_kwh(p: Params, pattern: str, gb: Value, line_hours: Value) -> Value:
@@ -596,6 +609,8 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
             r = gpu.total_kgco2e / (traffic.devices * operational_pattern + traffic.devices * embodied_pattern + comm * grid / 1000)
             feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s,
                                      optional(p, "link_headroom", 1.0))
+            if row.edge_design:  # an edge training design runs only where its devices hold its memory (design_admissible)
+                feasible = feasible & memory_fits(p, p[f"{c}_memory_gb"], row, traffic.stages)
             out[(c, pattern)] = (np.broadcast_to(np.asarray(r, dtype=np.float64), (n_draws,)),
                                  np.broadcast_to(np.asarray(feasible, dtype=bool), (n_draws,)))
     return out

@@ -18,8 +18,8 @@ select
     devices_with_comm_per_gpu,
     scenario_id || ' [' || basis || (case when is_headline then ', headline' else '' end) || ', ' || network_method
         || case when is_headline_policy then '' else ', ' || embodied_policy end
-        || case when is_headline_resize_power then '' else ', ' || resize_power end || ', ' || edge_design
-        || case when is_best_design then ' (best)' when is_worst_design then ' (worst)' else '' end || ']' as row_label,
+        || case when is_headline_resize_power then '' else ', ' || resize_power end || '] ' || edge_design
+        || case when is_best_design then ' (best)' when is_worst_design then ' (worst)' else '' end as row_label,
     edge_design,
     is_best_design,
     side,

@@ -61,6 +61,9 @@ PASS_SET_PATTERNS = 4_000_000
 #: The draws of each scenario the edge training designs are drawn on (the first; every draw of every other pattern):
 #: their p05 and p95 stand within a few tenths of a percentile of 50,000 draws' at a fraction of the work.
 DESIGN_DRAWS = 10_000
+#: The parameters only the edge designs' outer syncs read (core.patterns outer_sync): the Sobol study's patterns (every
+#: scenario's) do not, so they are no inputs of it (the Monte Carlo draws them).
+DESIGN_PARAMETERS = ("outer_steps_per_sync", "outer_compression", "outer_token_overhead")
 #: The frames whose scenarios are read on edge training designs (core.frames resizes_fleet).
 RESIZING_FRAMES = [name for name, frame in FRAMES.items() if frame.resizes_fleet]
 #: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
@@ -398,7 +401,8 @@ def sobol_rows(
 
     rows: list[dict] = []
     for scenario in base_inputs.get_column("scenario_id").to_list():
-        ranged = ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
+        ranged = [p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
+                  if p.parameter not in DESIGN_PARAMETERS]
         inputs = sorted(independent(ranged), key=lambda p: p.parameter)
         if len(inputs) < 2:
             continue

@@ -77,9 +77,9 @@ def test_index_leads_with_the_verdict(site: dict, con) -> None:
     lines = re.search(r'<ul class="verdict" id="verdict-lines">(.*?)</ul>', index).group(1)
     rows = query_pl(con, "select scenario_id, accounting_frame, basis, device_class, network_method, embodied_policy, resize_power, "
                          "is_headline_policy, is_headline_resize_power, reduction_factor_with_comm as r, "
-                         "p05_with_comm as p05, p95_with_comm as p95, verdict from marts.verdict "
-                         "where is_headline and network_method = verdict_driver_method and embodied_policy = verdict_driver_policy "
-                         "and resize_power = verdict_driver_resize_power")
+                         "p05_with_comm as p05, p95_with_comm as p95, verdict, edge_design from marts.verdict "
+                         "where is_headline and is_best_design and network_method = verdict_driver_method "
+                         "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power")
     scenarios = rows.get_column("scenario_id").n_unique()
     assert scenarios >= 5
     # one line per scenario, naming its frame and basis, with R, p05-p95 (of the method row that sets the
@@ -92,7 +92,7 @@ def test_index_leads_with_the_verdict(site: dict, con) -> None:
         spread = "no feasible draw" if r["p05"] is None else f"p05-p95 {r['p05']:.2f}-{r['p95']:.2f}"
         method = ", ".join([r["network_method"], *([] if r["is_headline_policy"] else [r["embodied_policy"]]),
                             *([] if r["is_headline_resize_power"] else [r["resize_power"]])])
-        clause = f"{r['device_class']} R = {r['r']:.2f}x ({spread}, {method}), {r['verdict']}"
+        clause = f"{r['device_class']} R = {r['r']:.2f}x ({spread}, {method}, {r['edge_design']}), {r['verdict']}"
         assert html.escape(clause) in line, clause
     # the summary counts the verdicts per device class over the scenarios
     for (device, verdict), group in rows.group_by(["device_class", "verdict"]):

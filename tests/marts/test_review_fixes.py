@@ -294,7 +294,7 @@ def test_finding_6_draws_describe_their_scenario(built_warehouse: Path) -> None:
 def test_monte_carlo_brackets_every_deterministic_r(built_warehouse: Path) -> None:
     with open_readonly(built_warehouse) as con:
         con.execute("set threads to 2")
-        with model_view(con, scenario_inputs(con), own_pattern=True, basis_filter="headline_and_measured", methods="all"):
+        with model_view(con, scenario_inputs(con), own_pattern=True, designs=True, basis_filter="headline_and_measured", methods="all"):
             det = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, "
                                 "reduction_factor, design_admissible as link_feasible from model_evaluation")
         mc = query_pl(con, "select scenario_id, device_class, basis, pattern, network_method, embodied_policy, resize_power, p05, p95, "
