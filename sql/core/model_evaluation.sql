@@ -303,9 +303,13 @@ designs as (
         or (coalesce(getvariable('model_own_pattern'), false) and pattern.pattern = carbon.comm_pattern)
         or (coalesce(getvariable('model_designs'), false) and pattern.edge_design and carbon.resizes_fleet)
     -- beside the headline basis, the measured basis only on the patterns marts.verdict reads (the
-    -- scenario's own and its designs, and the one that moves no bytes)
-    where carbon.is_headline or coalesce(getvariable('model_basis_filter'), 'all') <> 'headline_and_measured'
-        or not pattern.moves_bytes or pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet)
+    -- scenario's own and its designs, and the one that moves no bytes); an outer-sync design only where the scenario
+    -- sets its outer step, compression and token overhead (a draw of a scenario that sets none holds them as NaN)
+    where (not pattern.outer_sync
+           or coalesce(isfinite(carbon.outer_steps_per_sync) and isfinite(carbon.outer_compression)
+                       and isfinite(carbon.outer_token_overhead), false))
+        and (carbon.is_headline or coalesce(getvariable('model_basis_filter'), 'all') <> 'headline_and_measured'
+        or not pattern.moves_bytes or pattern.pattern = carbon.comm_pattern or (pattern.edge_design and carbon.resizes_fleet))
 ),
 
 patterns as (

@@ -306,7 +306,7 @@ def test_a_new_communication_pattern_by_rows_only(tmp_path: Path) -> None:
     assert patterns[(NEW_PATTERN,)] == {
         "pattern": NEW_PATTERN, "home_ends": 2, "server_ends": 0, "sync_n": 0.5, "sync_n_minus_1": 1.0, "activations": 0.0,
         "stage_allreduce": 0.0, "radio_per_window": 0.0, "radio_per_byte": 1.0, "splits_model": False, "resizable": False,
-        "every_scenario": True, "moves_bytes": True}
+        "every_scenario": True, "edge_design": False, "outer_sync": False, "lean_state": False, "moves_bytes": True}
 
     # paper Table 2's estimate: the new pattern's bytes are 0.25 x the parameter server's + 0.5 x the ring's; its
     # energy per GB is the ring's (the same ends: a device receives each byte), and where no receiving radio is

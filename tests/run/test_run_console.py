@@ -164,7 +164,7 @@ def test_a_run_ends_with_the_verdict_and_commands_that_run_as_typed(tmp_path: Pa
     assert rows.height == 4
     shown = lines[start + 2:start + 6]
     for line, row in zip(shown, rows.iter_rows(named=True), strict=True):
-        assert line.split()[:3] == [row["scenario_id"], row["device_class"], f"{row['reduction_factor_with_comm']:.2f}"]
+        assert line.split()[:4] == [row["scenario_id"], row["device_class"], row["edge_design"], f"{row['reduction_factor_with_comm']:.2f}"]
         assert line.endswith(row["verdict"])
     assert lines[start + 6] == "next, from this folder:"
     commands = [line.strip() for line in lines[start + 7:]]
