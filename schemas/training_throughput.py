@@ -27,6 +27,9 @@ FULL_FLOPS_PER_PARAM_TOKEN = 6.0
 LORA_MAX_FLOPS_PER_PARAM_TOKEN = 4.0
 #: The columns that name one measured configuration (a second row with the same ones repeats it).
 GRAIN = ("device_id", "model", "model_params", "precision", "method", "batch_size", "sequence_length", "devices")
+#: Statuses of a rate row: the device specs' own, and ``measured`` for a rate this project's
+#: capture tool measured (``edge-carbon-capture register``; the citation names its run manifest).
+THROUGHPUT_STATUSES = [*STATUSES, "measured"]
 #: Relative tolerance of the arithmetic checks (achieved TFLOPS, jobs per hour) on rounded cells.
 ARITHMETIC_RTOL = 1e-4
 
@@ -68,10 +71,18 @@ class TrainingThroughput(FiniteProvenance):
     mfu: float = pa.Field(nullable=True, gt=0, le=1, description="Model FLOPs utilisation as the source reports it, a fraction in (0, 1] (41.82% is 0.4182).")
     job_time_s: float = pa.Field(nullable=True, gt=0, description="Seconds one device takes for one training job, where the source gives a job time instead of a token rate.")
     jobs_per_h: float = pa.Field(nullable=True, gt=0, description="Jobs per hour per device: 3600 / job_time_s (derived).")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures).")
+    status: str = pa.Field(isin=THROUGHPUT_STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures) | measured (a capture of edge-carbon-capture, its run manifest cited).")
     citation: str = pa.Field(description="Where the figures are published (table, section, file).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it (a commit's permalink for a repository file).")
     notes: str = pa.Field(nullable=True, description="The published figures quoted with where they are, the arithmetic of derived ones, and what the source leaves unsaid.")
+    series_id: str = pa.Field(
+        nullable=True,
+        description="The power series (staging.benchmark_series.series_id) measured in the same run as this rate, where one was: a capture's rate and its power logs share it; null for published rows.",
+    )
+    is_synthetic: bool = pa.Field(
+        nullable=True,
+        description="True for a row written by a capture's fake backend (not a measurement): no scenario may read it (a factor_ref to it is rejected); null or false otherwise.",
+    )
 
     class Config:
         strict = True

@@ -8,19 +8,24 @@
 - :mod:`tools.capture.registration`: run manifest -> ``edge-carbon register`` calls;
 - :mod:`tools.capture.cli`: the command line.
 
-Needs the ``capture`` extra (``torch``, ``nvidia-ml-py``).
+``run`` needs torch and the backend's bindings (``nvidia-ml-py`` for NVML) and nothing of the
+warehouse; ``register`` needs the warehouse's packages and not torch.
 """
 
 import importlib.util
 import sys
 
-EXTRA_HINT = "pip install -e '.[capture]'  (or: make test EXTRAS=dev,capture)"
+EXTRA_HINT = (
+    "on a CPU-only machine: pip install -c constraints.txt -e '.[capture]'; where the GPU is, a CUDA build: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cu128 && pip install nvidia-ml-py (docs/capture.md)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``edge-carbon-capture``: a clear message when the capture extra is missing."""
-    if importlib.util.find_spec("torch") is None:
-        print(f"edge-carbon-capture needs PyTorch, from the capture extra: {EXTRA_HINT}", file=sys.stderr)
+    """Entry point of ``edge-carbon-capture``: a clear message when ``run`` has no PyTorch."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["run"] and importlib.util.find_spec("torch") is None:
+        print(f"edge-carbon-capture run needs PyTorch: {EXTRA_HINT}", file=sys.stderr)
         return 2
     from tools.capture.cli import main as cli_main
 

@@ -66,6 +66,8 @@ class NvmlBackend(Backend):
 
     name = "nvml"
     kind = "nvidia_smi"
+    trains_on = ("cuda",)
+    measures = "an NVIDIA GPU"
 
     def __init__(self, gpu_index: int = 0, timezone: str | None = None) -> None:
         import pynvml
@@ -180,6 +182,8 @@ class RaplBackend(Backend):
 
     name = "rapl"
     kind = "rapl"
+    trains_on = ("cpu",)
+    measures = "the CPU package (RAPL)"
 
     def __init__(self, root: Path = POWERCAP) -> None:
         zones = rapl_zones(root)
@@ -237,6 +241,8 @@ class PowermetricsBackend(Backend):
 
     name = "powermetrics"
     kind = "powermetrics"
+    trains_on = ("cpu", "mps")
+    measures = "the Mac's CPU and GPU (powermetrics)"
     suffix = ".txt"
     min_period_s = 0.1
 
@@ -301,6 +307,7 @@ class AndroidBackend(Backend):
 
     name = "android"
     kind = "android_sysfs"
+    measures = "the phone's battery"
 
     def __init__(self) -> None:
         self.local = _local_battery()

@@ -5,7 +5,13 @@ absolute positions (offset by 2, as OPT's position table is), pre-LayerNorm tran
 blocks with causal multi-head self-attention and a ReLU MLP, a final LayerNorm, and a
 language-model head tied to the token embeddings. ``opt-125m`` has the published OPT-125M
 shape (12 layers, hidden 768, 12 heads, FFN 3072, vocabulary 50272, context 2048;
-125,239,296 parameters); ``tiny`` is a toy shape for tests.
+125,239,296 parameters), ``opt-1.3b`` OPT-1.3B's (24 layers, hidden 2048, 32 heads, FFN 8192;
+1,315,758,080 parameters, the size of the published MPT-1b and OPT-1.3B H100 rows of
+staging.training_throughput); ``tiny`` is a toy shape for tests.
+
+:data:`PRECISIONS` are the number formats a capture trains in: ``fp32`` (TF32 off), ``tf32``
+(FP32 weights, TF32 tensor-core matmuls; CUDA only), and ``bf16`` / ``fp16`` (FP32 weights
+under ``torch.autocast``, fp16 with a gradient scaler on CUDA).
 
 The model is randomly initialised from its configuration (no weights are loaded) and
 trained on synthetic tokens drawn uniformly from the vocabulary with a fixed seed: the
@@ -15,38 +21,39 @@ point is the energy of the computation, not what the model learns.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from tools.capture.configs import CONFIGS, PRECISIONS, ModelConfig, sequence_error  # noqa: F401  (re-exported)
+
 #: OPT's learned position table has two extra rows (positions start at index 2).
 POSITION_OFFSET = 2
 
 
-@dataclass(frozen=True)
-class ModelConfig:
-    """The shape of an OPT-style decoder."""
-
-    name: str
-    vocab_size: int
-    hidden: int
-    layers: int
-    heads: int
-    ffn: int
-    max_positions: int
-    dropout: float = 0.1
-
-    def as_dict(self) -> dict[str, object]:
-        """The configuration as plain JSON-ready values."""
-        return asdict(self)
+#: The autocast dtype of each mixed precision.
+AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-CONFIGS: dict[str, ModelConfig] = {
-    "opt-125m": ModelConfig("opt-125m", vocab_size=50272, hidden=768, layers=12, heads=12, ffn=3072, max_positions=2048),
-    "tiny": ModelConfig("tiny", vocab_size=512, hidden=64, layers=2, heads=4, ffn=256, max_positions=128),
-}
+def precision_error(precision: str, device: str) -> str | None:
+    """Why ``precision`` cannot run on the torch ``device`` (one line), or None."""
+    kind = torch.device(device).type
+    if precision not in PRECISIONS:
+        return f"unknown precision {precision!r}; choose from {', '.join(PRECISIONS)}"
+    if precision == "tf32" and kind != "cuda":
+        return f"tf32 is a CUDA tensor-core format; torch device {device} trains in fp32, bf16 or fp16"
+    if precision == "bf16" and kind == "cuda" and not torch.cuda.is_bf16_supported():
+        return f"{torch.cuda.get_device_name(torch.device(device))} has no bf16 support; use --precision fp16 or fp32"
+    return None
+
+
+def default_precision(device: str) -> str:
+    """bf16 on a CUDA GPU that supports it (how models are trained there), else fp32."""
+    if torch.device(device).type == "cuda" and torch.cuda.is_bf16_supported():
+        return "bf16"
+    return "fp32"
 
 
 class Block(nn.Module):
@@ -143,18 +150,26 @@ class Trainer:
     optimizer: torch.optim.Optimizer
     batches: list[torch.Tensor]
     device: torch.device
+    precision: str = "fp32"
+    scaler: torch.amp.GradScaler | None = None
     step: int = 0
 
     @classmethod
-    def create(cls, config: ModelConfig, *, steps: int, batch: int, seq: int, seed: int, device: str, lr: float = 1e-4) -> Trainer:
+    def create(cls, config: ModelConfig, *, steps: int, batch: int, seq: int, seed: int, device: str, lr: float = 1e-4,
+               precision: str = "fp32") -> Trainer:
         """Seeded random initialisation, AdamW, and all batches generated and moved to ``device``."""
         torch.manual_seed(seed)
         target = torch.device(device)
+        if target.type == "cuda":
+            # fp32 means true FP32 matmuls; tf32 lets them run on TF32 tensor cores
+            torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+            torch.backends.cudnn.allow_tf32 = precision == "tf32"
         model = CausalLM(config).to(target)
         model.train()
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
         batches = [b.to(target) for b in synthetic_batches(config, n=steps, batch=batch, seq=seq, seed=seed)]
-        return cls(model=model, optimizer=optimizer, batches=batches, device=target)
+        scaler = torch.amp.GradScaler(target.type) if precision == "fp16" and target.type == "cuda" else None
+        return cls(model=model, optimizer=optimizer, batches=batches, device=target, precision=precision, scaler=scaler)
 
     def train(self, steps: int) -> float:
         """Run ``steps`` optimiser steps on the next batches; the last loss (waits for the device)."""
@@ -163,11 +178,18 @@ class Trainer:
             if self.step >= len(self.batches):
                 raise RuntimeError(f"only {len(self.batches)} batches were generated")
             tokens = self.batches[self.step]
-            logits = self.model(tokens[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+            dtype = AUTOCAST_DTYPES.get(self.precision)
+            with torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None):
+                logits = self.model(tokens[:, :-1])
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), tokens[:, 1:].reshape(-1))
             self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            self.optimizer.step()
+            if self.scaler is not None:
+                self.scaler.scale(loss).backward()
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+            else:
+                loss.backward()
+                self.optimizer.step()
             self.step += 1
             loss_value = float(loss.detach())
         synchronize(self.device)

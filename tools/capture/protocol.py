@@ -12,9 +12,15 @@ For each of ``repeats`` runs (at least 5), with a power recording of its own per
 4. **idle after** - ``idle_s`` seconds idle again (log ``<run_id>.idle_after``).
 
 The sampling period is at most 100 ms (``period_s``). Every phase's start and end (UTC and
-monotonic), sample count and energy, as the warehouse's own parser and integrator read the
-log back, are written to the run manifest, with the idle powers, so the measured energy can
-be read gross or net of idle.
+monotonic), sample count and energy (read back with the standard library,
+:mod:`tools.capture.summary`) are written to the run manifest, and each measured window's
+training rate: tokens per second, model TFLOPS (6N) and MFU against the device's peak at the
+run's precision (:mod:`tools.capture.rates`).
+
+The run manifest is written before the first phase and rewritten after each repeat
+(``status``: ``running``, then ``complete``, or ``failed`` / ``interrupted`` with the error), so a
+capture that stops part-way keeps every finished repeat registrable. Nothing here imports the
+warehouse: the capture needs only torch, the backend's bindings and the standard library.
 """
 
 from __future__ import annotations
@@ -24,24 +30,26 @@ import hashlib
 import json
 import math
 import platform
-import re
 import shlex
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from tools.capture.model import CONFIGS, ModelConfig, Trainer, parameter_count
+from tools.capture.configs import CONFIGS, ModelConfig
+from tools.capture.rates import WAREHOUSE_PRECISION, Peak, rates
 from tools.capture.recording import Backend
 from tools.capture.registration import MANIFEST_FORMAT, register_argv
+from tools.capture.summary import log_summary
 
 MIN_REPEATS = 5
 MAX_PERIOD_S = 0.1
 RECOMMENDED_IDLE_S = 10.0
 #: Model names recorded in the warehouse (column ``model``).
-MODEL_NAMES = {"opt-125m": "OPT-125M", "tiny": "tiny-OPT (test shape)"}
+MODEL_NAMES = {"opt-125m": "OPT-125M", "opt-1.3b": "OPT-1.3B", "tiny": "tiny-OPT (test shape)"}
 
 
 class ProtocolError(ValueError):
@@ -61,6 +69,7 @@ class Protocol:
     seq: int = 512
     seed: int = 0
     lr: float = 1e-4
+    precision: str = "fp32"
 
     def check(self, backend: Backend) -> list[str]:
         """Raise :class:`ProtocolError` on a broken setting; return the deviations that are allowed but noted."""
@@ -94,7 +103,13 @@ class Protocol:
             "recommended_idle_s": RECOMMENDED_IDLE_S,
             "model_init": "random, torch.manual_seed(seed) before each repeat (every repeat trains the same model on the same tokens)",
             "data": "synthetic token ids, uniform over the vocabulary, torch.Generator seeded with seed",
-            "optimizer": f"AdamW lr={self.lr}, fp32",
+            "optimizer": f"AdamW lr={self.lr}, fp32 weights and optimiser state",
+            "precision_note": {
+                "fp32": "FP32 matmuls, TF32 off",
+                "tf32": "FP32 weights, TF32 tensor-core matmuls",
+                "bf16": "torch.autocast(bfloat16) over FP32 weights",
+                "fp16": "torch.autocast(float16) over FP32 weights, gradient scaler on CUDA",
+            }[self.precision],
             "energy": "gross device energy over the measured window; idle powers recorded to net them out if wanted",
         }
 
@@ -113,40 +128,12 @@ class Phase:
     check: dict[str, Any] = field(default_factory=dict)
 
 
-def slug(text: str) -> str:
-    """Lowercase id made of letters, digits and dashes (``NVIDIA H200`` -> ``nvidia-h200``)."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def read_back(path: Path, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Parse a written log with the warehouse's parser and integrate it as the warehouse does.
-
-    Returns samples, rejected rows, duration, energy (J) and mean power (W) of the log; this
-    proves the log is ingestible and lets the idle logs give a baseline power.
-    """
-    from pipelines.ingest.energy.runs import runs_from_samples
-    from pipelines.ingest.options import run_options
-    from pipelines.ingest.parsers.android_sysfs import parse_android_sysfs
-    from pipelines.ingest.parsers.nvidia_smi import parse_nvidia_smi
-    from pipelines.ingest.parsers.powermetrics import parse_powermetrics
-    from pipelines.ingest.parsers.rapl import parse_rapl
-
-    parsers = {"nvidia_smi": parse_nvidia_smi, "rapl": parse_rapl, "powermetrics": parse_powermetrics, "android_sysfs": parse_android_sysfs}
-    parsed = parsers[kind](path, options)
-    runs = runs_from_samples(parsed.frame, run_options(path, options), log_format=kind)
-    out: dict[str, Any] = {"samples": parsed.frame.height, "rejected_rows": len(parsed.rejects)}
-    if runs.height:
-        row = runs.row(0, named=True)
-        out.update(duration_s=row["duration_s"], energy_j=row["energy_gross_j"], mean_power_w=row["energy_gross_j"] / row["duration_s"] if row["duration_s"] else None)
-    return out
 
 
 def software_versions(backend: Backend) -> dict[str, Any]:
@@ -157,6 +144,7 @@ def software_versions(backend: Backend) -> dict[str, Any]:
         "python": platform.python_version(),
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda,
+        "torch_build": torch_build(),
         "os": platform.platform(),
         "machine": platform.machine(),
     }
@@ -173,6 +161,34 @@ def software_versions(backend: Backend) -> dict[str, Any]:
     return versions
 
 
+def torch_build() -> str:
+    """``cuda <version>``, ``rocm <version>`` or ``cpu``: what the installed torch can train on."""
+    import torch
+
+    if torch.version.cuda:
+        return f"cuda {torch.version.cuda}"
+    if getattr(torch.version, "hip", None):
+        return f"rocm {torch.version.hip}"
+    return "cpu"
+
+
+def torch_device_name(device: str) -> str:
+    """The name of the torch device that trains (the GPU's, or the CPU's architecture)."""
+    import torch
+
+    target = torch.device(device)
+    if target.type == "cuda":
+        return torch.cuda.get_device_name(target)
+    return f"{target.type} ({platform.machine()}, {platform.processor() or 'processor not reported'})"
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file, then an atomic rename)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
 def run_capture(
     backend: Backend,
     protocol: Protocol,
@@ -182,15 +198,21 @@ def run_capture(
     out_dir: Path,
     series_id: str,
     device_id: str,
+    peak: Peak,
     workload: str | None = None,
     log: Callable[[str], Any] = print,
 ) -> Path:
-    """Run the protocol, write one log per phase per repeat and the run manifest; return the manifest's path."""
+    """Run the protocol, write one log per phase per repeat and the run manifest; return the manifest's path.
+
+    The manifest is written before the first phase (``status`` ``running``) and after each repeat,
+    so an interrupted capture keeps its finished repeats; it ends ``complete``, or ``failed`` /
+    ``interrupted`` with the error (then the exception propagates).
+    """
     deviations = protocol.check(backend)
     out_dir.mkdir(parents=True, exist_ok=True)
     model_name = MODEL_NAMES.get(config.name, config.name)
     workload = workload or (
-        f"{model_name} training from random init on synthetic tokens: batch {protocol.batch}, "
+        f"{model_name} training from random init on synthetic tokens, {protocol.precision}: batch {protocol.batch}, "
         f"sequence {protocol.seq}, {protocol.steps} measured steps after {protocol.warmup_steps} warm-up steps ({torch_device})"
     )
     base_options: dict[str, Any] = {
@@ -202,99 +224,34 @@ def run_capture(
     }
     if not backend.is_measurement:
         base_options["is_synthetic"] = True
-    started = _now()
-    repeats = []
-    n_params = None
-    for k in range(1, protocol.repeats + 1):
-        run_id = f"{series_id}_r{k}"
-        options = {"run_id": run_id, **base_options}
-        phases: dict[str, Phase] = {}
-
-        def record(
-            name: str, work: Callable[[], Any], run_id: str = run_id, options: dict[str, Any] = options, phases: dict[str, Phase] = phases
-        ) -> Any:
-            file = out_dir / (run_id + ("" if name == "measured" else f".{name}") + backend.suffix)
-            t_start, mono = _now(), time.monotonic()
-            recording = backend.record(file, protocol.period_s)
-            try:
-                result = work()
-            finally:
-                readings = recording.stop()
-            phase = Phase(
-                name=name,
-                file=file.name,
-                started_at=t_start,
-                ended_at=_now(),
-                duration_s=time.monotonic() - mono,
-                readings=readings,
-                sha256=_sha256(file),
-            )
-            phase.check = read_back(file, backend.kind, {**options, "run_id": run_id + ("" if name == "measured" else f".{name}")})
-            phase.check.update({key: value for key, value in recording.extra.items() if key != "first"})
-            phases[name] = phase
-            return result
-
-        log(f"repeat {k}/{protocol.repeats}: idle {protocol.idle_s:g} s")
-        record("idle_before", lambda: time.sleep(protocol.idle_s))
-        trainer = Trainer.create(
-            config,
-            steps=protocol.warmup_steps + protocol.steps,
-            batch=protocol.batch,
-            seq=protocol.seq,
-            seed=protocol.seed,
-            device=torch_device,
-            lr=protocol.lr,
-        )
-        n_params = parameter_count(trainer.model)
-        log(f"repeat {k}/{protocol.repeats}: {protocol.warmup_steps} warm-up steps")
-        warm_loss = record("warmup", lambda trainer=trainer: trainer.train(protocol.warmup_steps))
-        log(f"repeat {k}/{protocol.repeats}: {protocol.steps} measured steps")
-        loss = record("measured", lambda trainer=trainer: trainer.train(protocol.steps))
-        del trainer
-        log(f"repeat {k}/{protocol.repeats}: idle {protocol.idle_s:g} s")
-        record("idle_after", lambda: time.sleep(protocol.idle_s))
-        measured = phases["measured"]
-        idle_w = [phases[p].check.get("mean_power_w") for p in ("idle_before", "idle_after")]
-        repeats.append(
-            {
-                "repeat": k,
-                "run_id": run_id,
-                "log": measured.file,
-                "register_options": options,
-                "phases": {name: asdict(phase) for name, phase in phases.items()},
-                "measured_window": {"started_at": measured.started_at, "ended_at": measured.ended_at, "duration_s": measured.duration_s},
-                "warmup_window": {"started_at": phases["warmup"].started_at, "ended_at": phases["warmup"].ended_at, "excluded": True},
-                "idle_power_w": {"before": idle_w[0], "after": idle_w[1], "mean": _mean(idle_w)},
-                "loss": {"after_warmup": _finite(warm_loss), "after_measured": _finite(loss)},
-            }
-        )
-        check = measured.check
-        log(
-            f"repeat {k}/{protocol.repeats}: {measured.file}: {check.get('samples')} samples, "
-            f"{check.get('energy_j', float('nan')):.1f} J over {check.get('duration_s', float('nan')):.2f} s"
-        )
-    manifest = {
+    tokens_per_run = protocol.batch * protocol.seq * protocol.steps
+    manifest: dict[str, Any] = {
         "format": MANIFEST_FORMAT,
+        "status": "running",
         "is_measurement": backend.is_measurement,
         "warning": None if backend.is_measurement else "FAKE backend: these logs are NOT measurements; they exist to test the capture code",
         "series_id": series_id,
         "device_id": device_id,
-        "started_at": started,
-        "ended_at": _now(),
+        "started_at": _now(),
+        "ended_at": None,
         "backend": {**backend.describe(), "kind": backend.kind},
         "software": software_versions(backend),
         "workload": {
             "model": model_name,
             "config": config.as_dict(),
-            "parameters": n_params,
+            "parameters": None,
             "torch_device": torch_device,
+            "torch_device_name": torch_device_name(torch_device),
+            "precision": protocol.precision,
+            "warehouse_precision": WAREHOUSE_PRECISION[protocol.precision],
             "batch": protocol.batch,
             "seq": protocol.seq,
             "steps": protocol.steps,
             "warmup_steps": protocol.warmup_steps,
-            "tokens_per_measured_run": protocol.batch * protocol.seq * protocol.steps,
+            "tokens_per_measured_run": tokens_per_run,
             "description": workload,
         },
+        "peak": {"precision": protocol.precision, "column": peak.column, "tflops": peak.tflops, "reason": peak.reason},
         "protocol": {**protocol.describe(), "deviations": deviations},
         "register": {
             "kind": backend.kind,
@@ -303,15 +260,96 @@ def run_capture(
             "title": f"{'FAKE (not a measurement) ' if not backend.is_measurement else ''}{model_name} training power on {device_id}",
         },
         "command": sys.argv,
-        "repeats": repeats,
+        "repeats": [],
     }
-
-    for repeat in repeats:
-        argv = register_argv(manifest, repeat, out_dir / repeat["log"])
-        repeat["register_command"] = shlex.join(["edge-carbon", *argv])
     path = out_dir / f"{series_id}.capture.json"
-    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_json(path, manifest)
+    try:
+        for k in range(1, protocol.repeats + 1):
+            repeat = _run_repeat(backend, protocol, k, config=config, torch_device=torch_device, out_dir=out_dir,
+                                 options={"run_id": f"{series_id}_r{k}", **base_options}, peak=peak, log=log)
+            manifest["workload"]["parameters"] = repeat.pop("parameters")
+            repeat["register_command"] = shlex.join(["edge-carbon", *register_argv(manifest, repeat, out_dir / repeat["log"])])
+            manifest["repeats"].append(repeat)
+            write_json(path, manifest)
+    except BaseException as exc:
+        manifest["status"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        manifest["error"] = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        manifest["ended_at"] = _now()
+        write_json(path, manifest)
+        raise
+    manifest["status"] = "complete"
+    manifest["ended_at"] = _now()
+    write_json(path, manifest)
     return path
+
+
+def _run_repeat(backend: Backend, protocol: Protocol, k: int, *, config: ModelConfig, torch_device: str, out_dir: Path,
+                options: dict[str, Any], peak: Peak, log: Callable[[str], Any]) -> dict[str, Any]:
+    """One repeat of the protocol: its four phases recorded, and its manifest entry."""
+    from tools.capture.model import (  # torch: imported by the checks before any phase
+        Trainer,
+        parameter_count,
+    )
+
+    run_id = options["run_id"]
+    phases: dict[str, Phase] = {}
+    seconds: dict[str, float] = {}
+
+    def record(name: str, work: Callable[[], Any]) -> Any:
+        file = out_dir / (run_id + ("" if name == "measured" else f".{name}") + backend.suffix)
+        t_start, mono = _now(), time.monotonic()
+        recording = backend.record(file, protocol.period_s)
+        try:
+            began = time.perf_counter()
+            result = work()  # a training phase returns after its device has finished
+            seconds[name] = time.perf_counter() - began
+        finally:
+            readings = recording.stop()
+        phase = Phase(name=name, file=file.name, started_at=t_start, ended_at=_now(), duration_s=time.monotonic() - mono,
+                      readings=readings, sha256=_sha256(file))
+        phase.check = log_summary(file, backend.kind, options)
+        phase.check.update({key: value for key, value in recording.extra.items() if key != "first"})
+        phases[name] = phase
+        return result
+
+    log(f"repeat {k}/{protocol.repeats}: idle {protocol.idle_s:g} s")
+    record("idle_before", lambda: time.sleep(protocol.idle_s))
+    trainer = Trainer.create(config, steps=protocol.warmup_steps + protocol.steps, batch=protocol.batch, seq=protocol.seq,
+                             seed=protocol.seed, device=torch_device, lr=protocol.lr, precision=protocol.precision)
+    parameters = parameter_count(trainer.model)
+    log(f"repeat {k}/{protocol.repeats}: {protocol.warmup_steps} warm-up steps")
+    warm_loss = record("warmup", partial(trainer.train, protocol.warmup_steps))
+    log(f"repeat {k}/{protocol.repeats}: {protocol.steps} measured steps")
+    loss = record("measured", partial(trainer.train, protocol.steps))
+    del trainer
+    log(f"repeat {k}/{protocol.repeats}: idle {protocol.idle_s:g} s")
+    record("idle_after", lambda: time.sleep(protocol.idle_s))
+    measured = phases["measured"]
+    idle_w = [phases[p].check.get("mean_power_w") for p in ("idle_before", "idle_after")]
+    rate = rates(tokens=protocol.batch * protocol.seq * protocol.steps, seconds=seconds["measured"], params=parameters, peak=peak)
+    check = measured.check
+    energy = check.get("energy_j")
+    log(
+        f"repeat {k}/{protocol.repeats}: {measured.file}: {check.get('samples')} samples"
+        + (f", {energy:.1f} J over {check['duration_s']:.2f} s" if energy is not None else "")
+        + f", {rate['tokens_per_s']:,.0f} tokens/s, {rate['achieved_tflops']:.2f} TFLOPS"
+        + (f", MFU {rate['mfu']:.1%}" if rate["mfu"] is not None else "")
+    )
+    return {
+        "repeat": k,
+        "run_id": run_id,
+        "log": measured.file,
+        "register_options": options,
+        "phases": {name: asdict(phase) for name, phase in phases.items()},
+        "measured_window": {"started_at": measured.started_at, "ended_at": measured.ended_at, "duration_s": measured.duration_s},
+        "warmup_window": {"started_at": phases["warmup"].started_at, "ended_at": phases["warmup"].ended_at, "excluded": True},
+        "idle_power_w": {"before": idle_w[0], "after": idle_w[1], "mean": _mean(idle_w)},
+        "loss": {"after_warmup": _finite(warm_loss), "after_measured": _finite(loss)},
+        "train_s": seconds["measured"],
+        **rate,
+        "parameters": parameters,
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -326,7 +364,7 @@ def _mean(values: list[float | None]) -> float | None:
 
 
 def config_named(name: str) -> ModelConfig:
-    """The model configuration called ``name`` (``opt-125m`` or ``tiny``)."""
+    """The model configuration called ``name`` (a key of :data:`~tools.capture.model.CONFIGS`)."""
     try:
         return CONFIGS[name]
     except KeyError:

@@ -72,6 +72,11 @@ class Backend(ABC):
     is_measurement: bool = True
     #: Shortest sampling period it supports (s).
     min_period_s: float = 0.0
+    #: Torch device types whose work this backend measures: training anywhere else would
+    #: measure an idle device, so the capture refuses it before the first phase.
+    trains_on: tuple[str, ...] = ("cpu",)
+    #: What the backend measures, in words (for that refusal).
+    measures: str = "this machine"
 
     @classmethod
     @abstractmethod
@@ -165,6 +170,8 @@ class FakeBackend(Backend):
     name = "fake"
     kind = "nvidia_smi"
     is_measurement = False
+    trains_on = ("cpu", "cuda", "mps")
+    measures = "nothing (a constant power)"
     DEVICE_NAME = "FAKE backend NOT A MEASUREMENT"
 
     def __init__(self, power_w: float = 100.0, timezone: str = "UTC") -> None:
