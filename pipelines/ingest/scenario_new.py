@@ -1,6 +1,8 @@
-"""``edge-carbon scenario new NAME --extends PARENT --set param=value``: a scenario file of the
-parent's parameter rows that it changes, checked as the build checks it, written and registered
-through :mod:`pipelines.ingest.registration` (the same checks, dry run and manifest lock)."""
+"""``edge-carbon scenario new NAME --extends PARENT --set param=value [--from-series SERIES]``: a
+scenario file of the parent's parameter rows that it changes, checked as the build checks it,
+written and registered through :mod:`pipelines.ingest.registration` (the same checks, dry run and
+manifest lock). ``--from-series`` points the device or GPU power (and, where the series has a
+measured rate row, the rate) at a registered power series (:mod:`pipelines.ingest.scenario_series`)."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ from pipelines.ingest.registration import (
 from pipelines.paths import sources_dir
 from schemas.parameter_bounds import is_named, refusal
 
+#: The status of a row that reads a registered measurement (``--from-series``).
+SERIES_STATUS = "measured"
+
 
 @dataclass
 class ScenarioRequest:
@@ -46,6 +51,7 @@ class ScenarioRequest:
     status: str = "assumed"
     title: str | None = None
     manifest: str = LOCAL_MANIFEST
+    from_series: str | None = None
 
 
 @dataclass
@@ -131,8 +137,8 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
         raise Refused(f"{cmd}: NAME {name!r} must be lower case letters, digits and '_', starting with a letter (e.g. my_grid)")
     if not request.extends:
         raise Refused(f"{cmd}: --extends is required: the scenario yours inherits every other parameter from, e.g. --extends paper_text")
-    if not request.sets:
-        raise Refused(f"{cmd}: give at least one --set PARAMETER=VALUE, e.g. --set edge_hours_per_day=6")
+    if not request.sets and not request.from_series:
+        raise Refused(f"{cmd}: give at least one --set PARAMETER=VALUE (e.g. --set edge_hours_per_day=6) or --from-series SERIES")
     if request.status not in STATUSES:
         raise Refused(f"{cmd}: --status {request.status!r} is not one of {', '.join(STATUSES)}")
     entries = _manifest_entries(cmd)
@@ -196,11 +202,24 @@ def plan_scenario(request: ScenarioRequest, *, cmd: str = "scenario new") -> Sce
     if ranges:
         extra = next(iter(ranges))
         raise Refused(f"{cmd}: --range {extra} needs --set {extra}=VALUE too (the value the range is around)")
+    if request.from_series:
+        from pipelines.ingest.scenario_series import series_rows
+
+        added, notes = series_rows(request.from_series, {parameter: row for parameter, (_, row) in inherited.items()})
+        clash = [row.parameter for row in added if row.parameter in sets]
+        if clash:
+            raise Refused(f"{cmd}: --set {clash[0]} and --from-series {request.from_series} both set {clash[0]}; keep one")
+        warnings += notes
+        for row in added:
+            rows.append({"parameter": row.parameter, "value": "", "unit": (inherited[row.parameter][1].get("unit") or "").strip(),
+                         "low": "", "high": "", "distribution": "normal" if row.range_ref else "point", "status": SERIES_STATUS,
+                         "factor_ref": row.factor_ref, "reasoning": request.reason or row.reasoning, "range_ref": row.range_ref})
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SCENARIO_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    title = request.title or f"{name}: {parent} with {', '.join(sets)} set on the command line"
+    changed = [*sets, *([f"the series {request.from_series}"] if request.from_series else [])]
+    title = request.title or f"{name}: {parent} with {', '.join(changed)} set on the command line"
     register = Request(
         file=str(csv_file), id=f"scenario_{name}", kind="scenario", title=title, table=SCENARIO_TABLE,
         url="https://example.invalid/own-scenario", status=request.status, manifest=request.manifest,
@@ -239,7 +258,7 @@ def _scenario_cli(args: Any) -> int:
     try:
         plan = plan_scenario(ScenarioRequest(
             name=args.name, extends=args.extends, sets=args.set or (), ranges=args.range or (), reason=args.reason,
-            status=args.status, title=args.title, manifest=args.manifest,
+            status=args.status, title=args.title, manifest=args.manifest, from_series=getattr(args, "from_series", None),
         ))
     except Refused as exc:
         print(str(exc), file=sys.stderr)

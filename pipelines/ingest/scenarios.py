@@ -154,6 +154,14 @@ def lookup(con: duckdb.DuckDBPyConnection, ref: Ref) -> tuple[float | None, str,
     return (None if value is None else float(value), row["source_id"], row["source_file"], row["source_row"])
 
 
+def names_synthetic_rate(con: duckdb.DuckDBPyConnection, ref: Ref) -> bool:
+    """True when ``ref`` names a training rate row that a capture's fake backend wrote (``is_synthetic``)."""
+    if ref.table != "staging.training_throughput":
+        return False
+    row = _referenced_row(con, ref)
+    return bool(row is not None and row.get("is_synthetic"))
+
+
 def relative_range(con: duckdb.DuckDBPyConnection, text: str) -> tuple[float, float]:
     """(low / mean, high / mean) of the 95% CI of the measured mean a range_ref names.
 
@@ -248,6 +256,11 @@ def resolve(
                 if found is None or found[0] is None:
                     rejects.append((entry, Reject(row["source_row"], "factor_ref", "factor_ref_exists", row["factor_ref"],
                                                   f"factor_ref: no single row with {ref.key_column} = {ref.key!r} and a {ref.column} value in {ref.table}")))
+                    continue
+                if names_synthetic_rate(con, ref):
+                    rejects.append((entry, Reject(row["source_row"], "factor_ref", "factor_ref_measured", row["factor_ref"],
+                                                  f"factor_ref: the {ref.table} row {ref.key!r} is synthetic (a fake capture), not a "
+                                                  "measurement; a scenario reads measured rows only")))
                     continue
                 value, source_id, source_file, source_row = found
                 if row["value"] is not None and abs(row["value"] - value) > 1e-9 * max(1.0, abs(value)):

@@ -185,8 +185,8 @@ def _run_as_written(line: str, project: Path, make_run: Callable[[], None]) -> N
 
 def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/data.md: the logs of "A benchmark power log" (registered as documented, without
-    --dry-run) and the scenario of "A scenario" are built, then "Taking it out again" runs as
-    written. The logs' partitions leave the Dagster instance and their lake files are retired in the
+    --dry-run) and the scenario of "A scenario" are built, the scenario of "Your own log in a
+    scenario" reads the built series, then "Taking it out again" runs as written. The logs' partitions leave the Dagster instance and their lake files are retired in the
     published warehouse by unregister itself; the next build (staging/power_samples, the smallest
     that ingests logs and runs the lake's orphan check) passes, and git status is as before."""
     from tests.conftest import build
@@ -209,8 +209,9 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
         if line.startswith(EDGE_CARBON):
             _run_as_written(line, project, make_run=lambda: None)
 
-    def make_run() -> None:
-        result = build(warehouse, only=["staging/power_samples"])
+    def make_run() -> None:  # with the tables `scenario new --from-series` reads
+        result = build(warehouse, only=["staging/power_samples", "staging/benchmark_series", "staging/device_specs",
+                                        "staging/training_throughput"])
         assert result.success, [e.step_key for e in result.all_events if e.is_step_failure]
         checks = [e.event_specific_data for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION]
         assert {c.check_name for c in checks} >= {"source_ids_join"} and all(c.passed for c in checks)
@@ -222,6 +223,9 @@ def test_the_docs_undo_a_scenario_and_a_log_and_the_next_build_passes(project: P
     make_run()
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert current(con) == [source_id]
+    own_log = [line for line in _commands("Your own log in a scenario") if " scenario new " in line]
+    assert len(own_log) == 1 and "--from-series my_a40" in own_log[0]
+    _run_as_written(own_log[0], project, make_run)
     undo = _commands("Taking it out again")
     assert undo[-1] == "make run"
     assert {shlex.split(line)[2] for line in undo if line.startswith(f"{EDGE_CARBON} unregister")} == set(source_ids)
@@ -254,6 +258,12 @@ ADDED = [
     # the what-if after an edited row: the scenario's verdict at its new hours, from a run of that scenario alone
     ("A scenario", "select count(*) from marts.verdict as v inner join core.scenarios as s using (scenario_id) "
                    "where v.scenario_id = 'fewer_hours' and s.edge_hours_per_day = 5"),
+    # the registered A40 series as the cloud GPU's power: the scenario reads it, and its R moves
+    ("Your own log in a scenario",
+     "select count(*) from marts.verdict as mine inner join marts.verdict as base using (device_class) "
+     "inner join core.scenario_parameters as p on p.scenario_id = mine.scenario_id and p.parameter = 'cloud_gpu_power_w' "
+     "where mine.scenario_id = 'my_a40_gpu' and base.scenario_id = 'realistic_attributional' and mine.is_answer and base.is_answer "
+     "and p.source_id = 'my_a40_run1' and abs(mine.reduction_factor / base.reduction_factor - 1) > 0.05"),
 ]
 UNDO_SECTION = "Taking it out again"
 
@@ -293,7 +303,7 @@ def _borrowed_venv(clone: Path) -> None:
         os.utime(clone / name, (stamp, stamp))
 
 
-@pytest.mark.slow  # four full `make run` builds in a fresh clone
+@pytest.mark.slow  # four full `make run` builds and two what-ifs in a fresh clone
 def test_every_shell_block_of_the_data_docs_runs_verbatim_in_a_fresh_clone(tmp_path: Path) -> None:
     """Each bash block of docs/data.md, as written, in `bash -e` at the root of a clone of this
     checkout's HEAD (with ../shared beside it and this checkout's environment): each block's addition
