@@ -11,6 +11,7 @@ from dashboards.shell import (
     FEASIBILITY_FIELD,
     INFEASIBLE,
     Page,
+    Swatch,
     feasibility,
     feasibility_channel,
     query,
@@ -53,7 +54,7 @@ def fleet_chart(frame: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
         y=y, yOffset=y_offset, x=x,
         color=alt.Color("device_class:N", title="device", scale=classes, legend=alt.Legend(orient="top", direction="horizontal")),
         stroke=alt.Stroke("device_class:N", title="device", scale=classes, legend=alt.Legend(orient="top", direction="horizontal")),
-        opacity=feasibility_channel(alt.Opacity, 1.0, 0.3, orient="top"),
+        opacity=feasibility_channel(alt.Opacity, 1.0, 0.3, orient="top", swatch=Swatch("square")),
         tooltip=TOOLTIP,
     ).add_params(scenario)
     labels = base.transform_calculate(

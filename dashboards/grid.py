@@ -20,7 +20,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     annual = query(con, "grid_annual", {"zones": ANNUAL_ZONES})
     all_zones = sorted({z for f in (daily, profile, annual) for z in f.get_column("zone").to_list()})
 
-    def zone_colour(frame, **legend) -> alt.Color:
+    def zone_colour(frame: pl.DataFrame, **legend: alt.Legend) -> alt.Color:
         """Colour by zone on the site's one zone -> colour scale."""
         return alt.Color("zone:N", title="zone", scale=zone_scale(frame.get_column("zone").unique().to_list(), all_zones),
                          **legend)
@@ -49,11 +49,15 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
                alt.Tooltip("mean_gco2e_per_kwh:Q", title="mean gCO2e/kWh", format=".1f"),
                alt.Tooltip("min_gco2e_per_kwh:Q", title="min", format=".1f"),
                alt.Tooltip("max_gco2e_per_kwh:Q", title="max", format=".1f"), alt.Tooltip("periods:Q")]
+    # one legend for the band and the line (a layer without it would drop it from both), its entries drawn
+    # like the line's dots rather than the faint band
+    zones_legend = alt.Legend(symbolOpacity=1)
     profile_chart = alt.layer(
         profile_chart.mark_area(opacity=0.12).encode(y=alt.Y("min_gco2e_per_kwh:Q", title="gCO2e/kWh"),
-                                                     y2="max_gco2e_per_kwh:Q", color=zone_colour(profile, legend=None),
+                                                     y2="max_gco2e_per_kwh:Q", color=zone_colour(profile, legend=zones_legend),
                                                      tooltip=tooltip),
-        profile_chart.mark_line(point=True).encode(y="mean_gco2e_per_kwh:Q", color=zone_colour(profile), tooltip=tooltip),
+        profile_chart.mark_line(point=True).encode(y="mean_gco2e_per_kwh:Q", color=zone_colour(profile, legend=zones_legend),
+                                                   tooltip=tooltip),
     ).properties(width=850, height=300)
     annual_chart = (
         alt.Chart(values(annual), title="Annual average intensity (Ember, lifecycle)")

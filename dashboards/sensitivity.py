@@ -12,9 +12,11 @@ from dashboards.classes import device_classes
 from dashboards.shell import (
     FEASIBILITY_FIELD,
     Page,
+    Swatch,
     claim_of,
     feasibility,
     feasibility_channel,
+    feasibility_condition,
     feasibility_expr,
     page_patterns,
     query,
@@ -83,7 +85,8 @@ def boundaries(frame: pl.DataFrame, targets: tuple[float, ...]) -> pl.DataFrame:
 
 
 def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]) -> alt.TopLevelMixin:
-    """Heatmaps per device class with the R = 1 / R = claim's low end lines, the slider-picked cell and its value."""
+    """Heatmaps per device class with the R = 1 / R = claim's low end lines, the slider-picked cell and its value
+    (with the fleet's feasibility: an infeasible fleet's cells are faded)."""
     default = frame.filter(pl.col("is_scenario_point") & (pl.col("scenario_id") == "paper_text"))
     hours_default = float(default.get_column("hours_per_day")[0]) if default.height else 8.0
     scenario = scenario_param(scenarios)
@@ -111,11 +114,11 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
                                     nice=False)),
             y2="m1:Q",
             color=alt.Color("reduction_factor:Q", title="R", scale=alt.Scale(type="log", scheme="viridis")),
-            opacity=feasibility_channel(alt.Opacity, 1.0, 0.35),
+            opacity=feasibility_channel(alt.Opacity, 1.0, 0.35, swatch=Swatch("square")),
             tooltip=GRID_TOOLTIP,
         )
         cell = base.transform_filter(picked).mark_rect(fill=None, stroke="red", strokeWidth=2.5).encode(
-            x="h0:Q", x2="h1:Q", y="m0:Q", y2="m1:Q", opacity=feasibility_channel(alt.Opacity, 1.0, 0.35), tooltip=GRID_TOOLTIP)
+            x="h0:Q", x2="h1:Q", y="m0:Q", y2="m1:Q", opacity=feasibility_condition(1.0, 0.35), tooltip=GRID_TOOLTIP)
         line = alt.Chart(line_data).transform_filter(
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device)
         ).mark_line(color="white", strokeWidth=2, interpolate="step").encode(
@@ -132,10 +135,12 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
     highlight = (
         alt.Chart(data)
         .transform_filter(picked)
+        .transform_calculate(**{FEASIBILITY_FIELD: feasibility_expr()})
         .transform_calculate(label="datum.device_class + ': R = ' + format(datum.reduction_factor, '.2f') + 'x at '"
-                                   " + datum.hours_per_day + ' h/day, ' + format(datum.devices, ',.0f') + ' devices'")
+                                   " + datum.hours_per_day + ' h/day, ' + format(datum.devices, ',.0f') + ' devices, '"
+                                   f" + datum.{FEASIBILITY_FIELD}")
         .mark_text(align="left", fontSize=15, fontWeight="bold")
-        .encode(y=alt.Y("device_class:N", title=None, axis=None), text="label:N", tooltip=GRID_TOOLTIP)
+        .encode(x=alt.value(0), y=alt.Y("device_class:N", title=None, axis=None), text="label:N", tooltip=GRID_TOOLTIP)
         .properties(width=860, height=50, name="highlight", title="Reduction factor at the slider values")
     )
     # two panels a row, so the page fits a laptop window whatever the number of device classes
@@ -144,7 +149,8 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
 
 
 def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[float, ...], patterns: list[str]) -> alt.TopLevelMixin:
-    """Bars from R at the parameter's low to R at its high, per device class, largest swing first."""
+    """Bars from R at the parameter's low to R at its high, per device class, largest swing first
+    (an infeasible fleet's bar faint with a dashed outline, its tick faded)."""
     scenario = alt.param(name="tornado_scenario", value="paper_text" if "paper_text" in scenarios else scenarios[0],
                          bind=alt.binding_select(options=scenarios, name="Tornado scenario "))
     pattern = alt.param(name="tornado_pattern", value=patterns[0],
@@ -164,16 +170,19 @@ def tornado_chart(frame: pl.DataFrame, scenarios: list[str], targets: tuple[floa
         (alt.datum.scenario_id == scenario) & (alt.datum.pattern == pattern))
     y = alt.Y("parameter:N", title=None, sort=alt.EncodingSortField("swing", op="max", order="descending"))
     x_scale = alt.Scale(type="log")
+    # an infeasible fleet's bar is faint with a dashed outline, and so is its legend entry
+    faint = Swatch("square", fill_opacity=(1.0, 0.15))
     bars = base.mark_bar(height=8, strokeWidth=1.5).encode(
         y=y, yOffset="device_class:N",
         x=alt.X("reduction_factor_min:Q", title="reduction factor R (log)", scale=x_scale),
         x2="reduction_factor_max:Q", color=alt.Color("device_class:N", title="device"),
-        stroke=alt.Stroke("device_class:N", title="device"), fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.15),
+        stroke=alt.Stroke("device_class:N", title="device"), fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.15, swatch=faint),
+        strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [3, 2], swatch=faint),
         tooltip=tooltip,
     ).add_params(scenario, pattern)
     baseline = base.mark_tick(color="black", thickness=2, size=10).encode(
         y=y, yOffset="device_class:N", x="baseline_reduction_factor:Q", tooltip=tooltip,
-        opacity=feasibility_channel(alt.Opacity, 1.0, 0.4))
+        opacity=feasibility_condition(1.0, 0.4))
     rules = alt.Chart(values(pl.DataFrame({"r": list(targets), "label": [f"R = {t:g}" for t in targets]}))).mark_rule(
         strokeDash=[5, 3], color="#c00").encode(x="r:Q", tooltip=[alt.Tooltip("label:N")])
     return alt.layer(bars, baseline, rules).properties(

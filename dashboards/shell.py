@@ -97,15 +97,64 @@ def feasibility_expr(flag: str = "datum.infeasible") -> str:
     return f"{flag} ? {INFEASIBLE!r} : {FEASIBLE!r}"
 
 
-def feasibility_channel(channel: type, feasible: Any, infeasible: Any, *, orient: str = "right") -> Any:
+#: The colour a fleet legend draws its entries in: the marks' colour is another channel's (side, device, R).
+SWATCH_COLOUR = "#555555"
+
+
+@dataclass(frozen=True)
+class Swatch:
+    """How a chart's fleet legend draws its two entries, so that each looks like the chart's marks.
+
+    ``shape`` is a Vega symbol shape: ``"circle"`` beside points, ``"square"`` beside bars and cells,
+    ``"stroke"`` beside lines (no fill). ``fill_opacity`` gives the feasible then the infeasible entry's
+    fill opacity: 0 draws a hollow entry (its outline only), as a hollow mark is drawn. The chart's own
+    feasibility channels (opacity, dash) apply to the entries on top.
+    """
+
+    shape: str = "circle"
+    fill_opacity: tuple[float, float] = (1.0, 1.0)
+
+    def fill(self, opacity: float) -> str:
+        """An entry's fill colour at fill opacity ``opacity`` (a legend has no per-entry fill opacity: the colour carries it)."""
+        if self.shape == "stroke" or opacity <= 0:
+            return "transparent"
+        if opacity >= 1:
+            return SWATCH_COLOUR
+        red, green, blue = (int(SWATCH_COLOUR[i:i + 2], 16) for i in (1, 3, 5))
+        return f"rgba({red}, {green}, {blue}, {opacity:g})"
+
+    def properties(self) -> dict[str, Any]:
+        """The legend's symbol properties: the entries' shape, fill (none where hollow) and outline."""
+        feasible, infeasible = (self.fill(o) for o in self.fill_opacity)
+        fill = feasible if feasible == infeasible else alt.ExprRef(
+            f"datum.value === {INFEASIBLE!r} ? {infeasible!r} : {feasible!r}")
+        return {"symbolType": self.shape, "symbolFillColor": fill, "symbolStrokeColor": SWATCH_COLOUR}
+
+
+def feasibility_channel(channel: type, feasible: Any, infeasible: Any, *, orient: str = "right",
+                        swatch: Swatch | None = None) -> Any:
     """An encoding ``channel`` (``alt.FillOpacity``, ``alt.Opacity``, ``alt.StrokeDash``) of the fleet's
     feasibility, ``feasible`` / ``infeasible`` its two values. Every such channel of a chart carries the
     same legend (Vega-Lite merges them into one, naming both; a channel without it would drop them all),
-    placed at ``orient``. On a bar or rect mark Vega-Lite draws no legend for ``alt.FillOpacity``: use ``alt.Opacity``."""
-    legend = alt.Legend(title="fleet", orient=orient, symbolType="circle", symbolStrokeColor="#555", symbolFillColor="#555",
-                        symbolStrokeWidth=1.5, labelLimit=0)
+    placed at ``orient`` and drawn as ``swatch`` says (pass every channel of a chart the same one), so that
+    its entries look like the marks: hollow where they are hollow.
+
+    Vega-Lite draws no legend for ``alt.FillOpacity``: a chart that fades or hollows its marks' fill
+    gives the swatch that fill opacity and carries the legend on another feasibility channel (opacity, dash).
+    A layer whose mark has a colour of its own (a black tick, a red outline) would paint the swatches
+    over in it: give that layer :func:`feasibility_condition` instead."""
+    swatch = swatch or Swatch()
+    legend = alt.Legend(title="fleet", orient=orient, symbolStrokeWidth=1.5, labelLimit=0, **swatch.properties())
     return channel(f"{FEASIBILITY_FIELD}:N", title="fleet", legend=legend,
                    scale=alt.Scale(domain=[FEASIBLE, INFEASIBLE], range=[feasible, infeasible]))
+
+
+def feasibility_condition(feasible: Any, infeasible: Any) -> Any:
+    """A channel's ``feasible`` / ``infeasible`` value by the fleet's feasibility, with no scale and no legend
+    (for ``opacity=``), where the legend that :func:`feasibility_channel` gives another channel must not show it:
+    a mark with a colour of its own (a black tick, a red outline) would paint the swatches over in it, and a
+    fading shown in the legend would fade a hollow entry out of sight."""
+    return alt.condition(alt.datum[FEASIBILITY_FIELD] == INFEASIBLE, alt.value(infeasible), alt.value(feasible))
 
 
 def site_spec(chart: alt.TopLevelMixin) -> dict:

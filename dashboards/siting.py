@@ -13,9 +13,11 @@ from dashboards.shell import (
     FEASIBLE,
     INFEASIBLE,
     Page,
+    Swatch,
     claim_of,
     feasibility,
     feasibility_channel,
+    feasibility_condition,
     query,
     tooltips,
     values,
@@ -68,12 +70,11 @@ def heatmap(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
               axis=alt.Axis(labelFontSize=8, labelAngle=-90))
     y = alt.Y("cloud_zone:N", title="cloud zone (around the clock), by intensity", sort=alt.EncodingSortField("cloud_ci", op="min"),
               axis=alt.Axis(labelFontSize=8))
-    faded = feasibility_channel(alt.Opacity, 1.0, 0.35)
     cells = base.mark_rect().encode(
-        x=x, y=y, tooltip=tip, opacity=faded,
+        x=x, y=y, tooltip=tip, opacity=feasibility_channel(alt.Opacity, 1.0, 0.35, swatch=Swatch("square")),
         color=alt.Color("R:Q", title="R (log)", scale=alt.Scale(type="log", scheme="redblue", domainMid=1, domain=[0.01, 100], clamp=True)))
     claim = base.transform_filter(alt.datum.R >= claim_low).mark_point(shape="circle", size=6, filled=True, color="black").encode(
-        x=x, y=y, tooltip=tip, opacity=faded)
+        x=x, y=y, tooltip=tip, opacity=feasibility_condition(1.0, 0.35))
     return (alt.layer(cells, claim).add_params(scenario, device, kind)
             .properties(width=alt.Step(11), height=alt.Step(11),
                         title=f"R per cloud zone x edge zone (blue: the edge emits less, red: more; dot: R >= {claim_low:g}, the claim)"))
@@ -90,7 +91,7 @@ def curves(frame: pl.DataFrame, claim_low: float) -> alt.TopLevelMixin:
              .encode(x=alt.X("cloud_ci:Q", title="cloud intensity, gCO2e/kWh"),
                      y=alt.Y("r:Q", title="R = cloud / edge"),
                      color=alt.Color("edge_zone:N", title="edge zone"),
-                     strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [6, 3]),
+                     strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [6, 3], swatch=Swatch("stroke")),
                      tooltip=tooltips(("edge_zone:N", "edge zone"), ("edge_ci:Q", "edge gCO2e/kWh"), (f"{FEASIBILITY_FIELD}:N", "fleet"),
                                       ("cloud_gco2e_per_kwh_for_r1:Q", "cloud intensity for R = 1", ".0f"),
                                       ("cloud_gco2e_per_kwh_for_r4:Q", "cloud intensity for R = 4", ".0f"))))

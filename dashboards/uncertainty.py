@@ -7,6 +7,7 @@ import polars as pl
 from dashboards.shell import (
     FEASIBILITY_FIELD,
     Page,
+    Swatch,
     claim_of,
     feasibility_channel,
     feasibility_expr,
@@ -53,7 +54,7 @@ def distribution_chart(con: duckdb.DuckDBPyConnection, scenarios: list[str]) -> 
         y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format="%")),
         y2=alt.datum(0),
         color=alt.Color("device_class:N", title="device"),
-        opacity=feasibility_channel(alt.Opacity, 0.6, 0.2),
+        opacity=feasibility_channel(alt.Opacity, 0.6, 0.2, swatch=Swatch("square")),
         tooltip=tooltips(
             ("device_class:N", "device"), (f"{FEASIBILITY_FIELD}:N", "fleet"), ("bin_low:Q", "R from", ".3g"), ("bin_high:Q", "R to", ".3g"), ("draws:Q", "draws", ","),
             ("share:Q", "share of draws", ".2%")

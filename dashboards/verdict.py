@@ -10,9 +10,11 @@ from dashboards import siting
 from dashboards.shell import (
     LINES_EXPR,
     Page,
+    Swatch,
     claim_bounds,
     feasibility,
     feasibility_channel,
+    feasibility_condition,
     query,
     tooltips,
     values,
@@ -53,14 +55,17 @@ def verdict_chart(frame: pl.DataFrame, *, width: int = 370, step: int = 28, labe
     sides = alt.Scale(domain=["compute only", "with communication"], range=["#1f77b4", "#d62728"])
     # the legends go above the panels: the page keeps to a 1,366 px window
     colour = alt.Color("side:N", title="R", scale=sides, legend=alt.Legend(orient="top"))
+    # the fleet legend's entries look like the dots, filled or hollow (an infeasible fleet), outlined like the
+    # spreads, solid or dashed; the spread's fading stays out of the legend, so that the hollow entry reads clearly
+    hollow = Swatch("circle", fill_opacity=(1.0, 0.0))
     x = alt.X("p05:Q", title=f"reduction factor R = cloud / edge (log; shaded: the paper's {low:g}-{high:g}x)", scale=alt.Scale(type="log"))
     spread = base.mark_rule(strokeWidth=2).encode(
         x=x, x2="p95:Q", y=y, yOffset=y_offset, color=colour, tooltip=TOOLTIP,
-        opacity=feasibility_channel(alt.Opacity, 1.0, 0.4, orient="top"),
-        strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [3, 2], orient="top"))
+        opacity=feasibility_condition(1.0, 0.4),
+        strokeDash=feasibility_channel(alt.StrokeDash, [1, 0], [3, 2], orient="top", swatch=hollow))
     point = base.mark_point(filled=True, size=60, strokeWidth=1.5).encode(
         x="r:Q", y=y, yOffset=y_offset, color=colour, stroke=alt.Stroke("side:N", title="R", scale=sides, legend=alt.Legend(orient="top")),
-        fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.0, orient="top"), tooltip=TOOLTIP)
+        fillOpacity=feasibility_channel(alt.FillOpacity, 1.0, 0.0, orient="top", swatch=hollow), tooltip=TOOLTIP)
     band = alt.Chart(values(pl.DataFrame({"low": [low], "high": [high]}))).mark_rect(opacity=0.12, color="#2ca02c").encode(
         x="low:Q", x2="high:Q", tooltip=alt.value(f"the paper's claim: R of {low:g}-{high:g}x"))
     one = alt.Chart(values(pl.DataFrame({"r": [1.0]}))).mark_rule(color="#444", strokeDash=[4, 3]).encode(
