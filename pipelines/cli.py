@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     # hypothesis then loads every installed plugin (trio's runs a full garbage collection): about
     # half a second of a cold build that draws no examples. An explicit setting is kept.
     os.environ.setdefault(HYPOTHESIS_PLUGINS_ENV, "1")
+    from pipelines.errors import EdgeCarbonError
     from pipelines.run import console
     from pipelines.run.launch import materialise
     from pipelines.run.report import failure_lines, next_lines, table_lines, verdict_lines
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scenario is not None:
         refusal = what_if_refusal(args, path)
         if refusal:
-            print(f"edge-carbon run: {refusal}", file=sys.stderr)
+            print("\n".join([f"edge-carbon run: {refusal[0]}", *refusal[1:]]), file=sys.stderr)
             return 2
     if args.rebuild:
         if args.logs or args.only != "all":
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                                       run_config=run_config, instance=instance, scenario=args.scenario)
             finally:
                 console.CURRENT.remove(quiet)
-    except ValueError as exc:  # a log that is not registered, too many partitions
+    except (ValueError, EdgeCarbonError) as exc:  # a log that is not registered, too many partitions, a malformed manifest
         print(f"edge-carbon run: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -150,14 +151,15 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(failure_lines(outcome.failures, elapsed, log, command, outcome.run_id, home)), file=sys.stderr)
         return 1
     with open_readonly(path) as con:
-        lines = ([f"what-if over {args.scenario}: its rows of every table downstream of its parameters recomputed and "
-                  f"published in {elapsed:.1f}s; every other scenario's rows kept (a full run re-renders the dashboards)"]
-                 if args.scenario is not None else [f"built {path} in {elapsed:.1f}s: " + "; ".join(table_lines(con))])
+        lines = (what_if_lines(args.scenario, outcome.added_sources, elapsed) if args.scenario is not None
+                 else [f"built {path} in {elapsed:.1f}s: " + "; ".join(table_lines(con))])
         lines += unreached_lines(con)  # registered logs the build kept out of every mart, and why
         from dashboards import site_dir
 
         index = site_dir() / "index.html"
-        if index.exists() and not args.skip_dashboards:
+        if args.scenario is not None:  # a what-if renders no page: say which are left as published
+            lines.append(console.what_if_site_line(site_dir(), command))
+        elif index.exists() and not args.skip_dashboards:
             lines.append(f"dashboards: {console.shown(index)}  (open in a browser; works offline)")
         lines.append(f"run {', '.join(outcome.run_ids)} in the Dagster instance at {home} (make dev shows it)"
                      + (f"; Dagster's log: {console.shown(log)}" if log else ""))
@@ -168,13 +170,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def what_if_refusal(args: argparse.Namespace, path: Path) -> str | None:
-    """Why ``edge-carbon run --scenario`` cannot run with these arguments, or None."""
+def what_if_refusal(args: argparse.Namespace, path: Path) -> list[str] | None:
+    """Why ``edge-carbon run --scenario`` cannot run with these arguments, in lines (a fix last where
+    there is one), or None: other options given, no published warehouse to build on (the full build
+    comes first), or an id that is no scenario a what-if runs over (the closest registered ones)."""
+    from pipelines.run import console
+    from pipelines.run.fixes import scenario_lines
+
     if args.logs or args.only != "all" or args.rebuild or args.workers != 1:
-        return "--scenario recomputes one scenario in one in-process run; leave out --logs, --only, --rebuild and --workers"
+        return ["--scenario recomputes one scenario in one in-process run; leave out --logs, --only, --rebuild and --workers"]
+    command = console.command()
+    unknown = scenario_lines(args.scenario, command)
+    if unknown:
+        return unknown
     if not path.exists():
-        return f"--scenario changes one scenario of a built warehouse, and {path} does not exist yet: run a full build first"
+        return [f"--scenario changes one scenario of a built warehouse, and {path} does not exist yet",
+                f"fix: run a full build first: {console.FULL_BUILD} (or {command} run), then {command} run --scenario {args.scenario}"]
     return None
+
+
+def what_if_lines(scenario: str, added: list[str], elapsed: float) -> list[str]:
+    """What a what-if that succeeded says it did: the scenario's rows recomputed, every other one's kept,
+    and the scenario files registered since the last full build that it added to staging.sources."""
+    from pipelines.run.console import FULL_BUILD
+
+    lines = [f"what-if over {scenario}: its rows of every table downstream of its parameters recomputed and published in "
+             f"{elapsed:.1f}s; every other scenario's rows kept as published"]
+    if added:
+        lines.append(f"registered since the last full build, added to staging.sources by this what-if: {', '.join(added)} "
+                     f"(marts.sources lists {'it' if len(added) == 1 else 'them'} after {FULL_BUILD})")
+    return lines
 
 
 def folder_refusal(path: Path) -> str | None:
@@ -226,7 +251,11 @@ def sql(args: argparse.Namespace) -> int:
     """Run one read-only query against the published warehouse and print the result.
 
     ``--format table`` (default) and ``markdown`` print the first ``--limit`` rows (40); ``csv``
-    and ``json`` are for programs and print every row and every character unless ``--limit`` is given.
+    and ``json`` are for programs and print every row unless ``--limit`` is given. No format cuts
+    text: the table wraps it in its column, or prints one block per row when a grid would not
+    fit the terminal (:mod:`pipelines.warehouse.sql_query`). A missing warehouse, or a folder in
+    its place, is refused in one line (exit status 2); a failed query says why (exit status 1),
+    with the closest existing names for a table or view that does not exist.
     """
     import json
 
@@ -235,6 +264,12 @@ def sql(args: argparse.Namespace) -> int:
 
     from pipelines.warehouse.database import open_readonly
     from pipelines.warehouse.queries import query_pl
+    from pipelines.warehouse.sql_query import (
+        catalog_hint,
+        table_text,
+        terminal_width,
+        warehouse_refusal,
+    )
 
     def flat(frame: pl.DataFrame) -> pl.DataFrame:
         """Nested columns (lists, structs) as JSON text, which CSV can hold."""
@@ -249,12 +284,22 @@ def sql(args: argparse.Namespace) -> int:
         text = "" if value is None else str(value)
         return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
 
+    path = warehouse_path()
+    refused = warehouse_refusal(path, overridden=bool(os.environ.get(WAREHOUSE_ENV)))
+    if refused:
+        print(f"edge-carbon sql: {refused}", file=sys.stderr)
+        return 2
     try:
-        with open_readonly() as con:
-            frame = query_pl(con, args.query)
+        con = open_readonly(path)
     except duckdb.Error as exc:
-        print(f"query failed: {exc}", file=sys.stderr)
+        print(f"edge-carbon sql: cannot open the warehouse at {path}: {exc}", file=sys.stderr)
         return 1
+    with con:
+        try:
+            frame = query_pl(con, args.query)
+        except duckdb.Error as exc:
+            print(f"query failed: {catalog_hint(con, args.query, str(exc))}", file=sys.stderr)
+            return 1
     limit = args.limit if args.limit is not None else (None if args.format in ("csv", "json") else 40)
     shown = frame if limit is None else frame.head(limit)
     if args.format == "csv":
@@ -265,11 +310,10 @@ def sql(args: argparse.Namespace) -> int:
         lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
         lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in shown.iter_rows()]
         print("\n".join(lines))
-        if shown.height < frame.height:
-            print(f"({shown.height} of {frame.height} rows; --limit N shows more)", file=sys.stderr)
     else:
-        with pl.Config(tbl_rows=limit, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
-            print(frame)
+        print(table_text(frame, limit, terminal_width()))
+    if args.format in ("table", "markdown") and shown.height < frame.height:
+        print(f"({shown.height} of {frame.height} rows; --limit N shows more)", file=sys.stderr)
     return 0
 
 
@@ -403,6 +447,9 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--set", action="append", metavar="PARAM=VALUE", help="override a parameter of the parent")
     new.add_argument("--range", action="append", metavar="PARAM=LOW:HIGH[:DIST]",
                      help="range of an overridden parameter (DIST: uniform, triangular, split_triangular, normal, lognormal, point)")
+    new.add_argument("--from-series", metavar="SERIES",
+                     help="a registered power series (staging.benchmark_series.series_id) as the device's or GPU's power, "
+                          "and its measured rate row, if it has one, as the rate (needs a build since it was registered)")
     new.add_argument("--reason", help="reasoning written on every row (default: says it was set on the command line)")
     new.add_argument("--status", default="assumed", help="paper | primary | derived | assumed (default assumed)")
     new.add_argument("--title", help="title of the manifest entry")

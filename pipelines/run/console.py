@@ -28,6 +28,8 @@ KEEP_LOGS = 20
 WARNING_LINE = re.compile(r"^\S+ \S+ [+-]\d{4} - dagster - WARNING - \S+ - [0-9a-f-]{36} - (?:\d+ - )?(?:(?P<step>\S+) - )?(?P<message>.*)$")
 #: How often the log is read for new warnings while the build runs (seconds).
 POLL_S = 0.25
+#: The full build, as the docs and the Makefile name it (``edge-carbon run`` is the same without make).
+FULL_BUILD = "make run"
 
 
 def log_file(published: Path, now: dt.datetime | None = None) -> Path:
@@ -137,3 +139,14 @@ def say(line: str) -> None:
         CURRENT[-1].say(line)
     else:
         print(line, file=sys.stderr, flush=True)
+
+
+def what_if_site_line(site: Path, command: str) -> str:
+    """What a what-if says of the dashboards in ``site`` (it renders none): the pages it left as
+    published, which lack its rows, and the full build that re-renders them."""
+    rebuild = f"{FULL_BUILD} (or {command} run)"
+    pages = sorted(path.name for path in site.glob("*.html") if path.name != "index.html")
+    if not (site / "index.html").is_file():
+        return f"dashboards: none published in {shown(site)}; a what-if renders none, {rebuild} renders them"
+    return (f"dashboards not re-rendered (a what-if renders none): {', '.join(['index.html', *pages])} in {shown(site)} "
+            f"are left as published, without this what-if's rows; {rebuild} re-renders them")

@@ -21,6 +21,7 @@ as every step costs a process), and the copy is published here once the run has 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from pipelines.definitions import BUILD_SELECTION, defs
 from pipelines.defs.partitions import sync_power_logs
 from pipelines.errors import EdgeCarbonError
 from pipelines.lib.checks import SUMMARY_KEY
-from pipelines.paths import warehouse_path
+from pipelines.paths import sql_text, warehouse_path
 from pipelines.run import console
 from pipelines.warehouse.database import publish_lock, publish_run
 
@@ -41,6 +42,11 @@ SAMPLES_KEY = dg.AssetKey(["staging", "power_samples"])
 SOURCES_KEY = dg.AssetKey(["staging", "sources"])
 RUNS_KEYS = (dg.AssetKey(["staging", "benchmark_runs"]), dg.AssetKey(["staging", "benchmark_series"]))
 PARAMETERS_KEY = dg.AssetKey(["core", "scenario_parameters"])
+#: staging.sources' op: a what-if that stages a scenario file registered since the last full build adds its row there.
+SOURCES_OP = "staging__sources"
+#: core.scenario_parameters' op, and a reference of a scenario row to a staged row (its failure names it).
+PARAMETERS_OP = "core__scenario_parameters"
+REFERENCE = re.compile(r"\b(?:factor|range)_ref\b")
 REPRODUCTION_KEY = dg.AssetKey(["marts", "paper_reproduction"])
 #: marts.claims recomputes Xue et al.'s claim from the paper's scenario's rows of marts.verdict, so a what-if over
 #: another scenario (whose run holds that scenario's rows alone) leaves it as published, as marts.paper_reproduction.
@@ -66,6 +72,8 @@ class Outcome:
     run_ids: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     interrupted: bool = False
+    #: A what-if's scenario files registered since the last full build, whose rows it added to staging.sources.
+    added_sources: list[str] = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
@@ -100,6 +108,48 @@ def what_if_selection(scenario: str) -> set[dg.AssetKey]:
     if scenario != ReproductionConfig().scenario:
         chosen = chosen - dg.AssetSelection.assets(REPRODUCTION_KEY, CLAIMS_KEY)
     return set(chosen.resolve(defs.resolve_asset_graph()))
+
+
+def unstaged_sources(published: Path, ids: Sequence[str]) -> list[str]:
+    """Those of ``ids`` (registered source ids) that ``published``'s staging.sources lacks: files
+    registered since the last full build. A ValueError when ``published`` has no staging.sources,
+    naming the full build that writes it."""
+    from pipelines.warehouse.database import open_readonly
+    from pipelines.warehouse.queries import table_exists
+
+    with open_readonly(published) as con:
+        if not table_exists(con, "staging.sources"):
+            raise ValueError(f"{published} has no staging.sources for a what-if to build on; build it in full first: "
+                             f"{console.FULL_BUILD} (or {console.command()} run)")
+        return [source_id for (source_id,) in con.execute(sql_text("checks/unstaged_sources.sql"), {"ids": sorted(ids)}).fetchall()]
+
+
+def unstaged_scenarios(published: Path) -> list[str]:
+    """The registered scenario files that ``published``'s staging.sources lacks (``edge-carbon scenario
+    new`` since the last full build). A what-if stages every scenario file's parameters, and each row's
+    source_id must join staging.sources, so it adds their rows there
+    (:class:`pipelines.defs.assets.sources.SourcesScope`)."""
+    from pipelines.ingest.manifest import entries_for
+    from pipelines.run.fixes import SCENARIO_TABLE
+
+    return unstaged_sources(published, [entry.id for entry in entries_for(SCENARIO_TABLE)])
+
+
+def with_unstaged(failures: Sequence[str], published: Path) -> list[str]:
+    """A what-if's ``failures``, each scenario reference that found no row (``factor_ref``, ``range_ref``)
+    followed by the other files registered since the last full build, which a what-if does not stage
+    (the row may be one of theirs): :data:`pipelines.run.fixes.NOT_STAGED`, which the fix reads."""
+    from pipelines.ingest.manifest import load_manifest
+    from pipelines.run.fixes import NOT_STAGED, SCENARIO_TABLE
+
+    unresolved = [f.startswith(f"{PARAMETERS_OP}: ") and REFERENCE.search(f) is not None for f in failures]
+    if not any(unresolved):
+        return list(failures)
+    others = unstaged_sources(published, [entry.id for entry in load_manifest() if entry.table != SCENARIO_TABLE])
+    if not others:
+        return list(failures)
+    note = f"\n  {NOT_STAGED}: {', '.join(others)}"
+    return [failure + note if flagged else failure for failure, flagged in zip(failures, unresolved, strict=True)]
 
 
 def key_ranges(chosen: Sequence[str], order: Sequence[str]) -> list[tuple[str, str]]:
@@ -260,7 +310,8 @@ def materialise(
 
     ``scenario``: a what-if instead: that scenario's rows of every table downstream of its
     parameters, recomputed in one in-process run (:func:`what_if_selection`); every other
-    scenario's rows stay as published (:mod:`pipelines.warehouse.scenario_scope`).
+    scenario's rows stay as published (:mod:`pipelines.warehouse.scenario_scope`). Scenario files
+    registered since the last full build (:func:`unstaged_scenarios`) join staging.sources in that run.
 
     ``logs`` are power-log source ids (None: every registered log). The chosen partitions go in
     one run when they are consecutive in the instance's order; otherwise each range is ingested
@@ -269,11 +320,16 @@ def materialise(
     """
     instance = instance or dg.DagsterInstance.get()
     if scenario is not None:  # a what-if: no power log, one run
+        added = unstaged_scenarios(warehouse or warehouse_path())
+        keys = what_if_selection(scenario) | ({SOURCES_KEY} if added else set())
         config = {**(run_config or {})}
-        config["ops"] = {**config.get("ops", {}), "core__scenario_parameters": {"config": {"scenarios": [scenario]}}}
-        success, run_id, failures, stopped = _execute(what_if_selection(scenario), {"edge_carbon/what_if": scenario}, workers=1,
+        config["ops"] = {**config.get("ops", {}), PARAMETERS_OP: {"config": {"scenarios": [scenario]}},
+                         **({SOURCES_OP: {"config": {"add": added}}} if added else {})}
+        success, run_id, failures, stopped = _execute(keys, {"edge_carbon/what_if": scenario}, workers=1,
                                                       instance=instance, run_config=config, published=warehouse)
-        return Outcome(success=success, run_ids=[run_id], failures=failures, interrupted=stopped)
+        if failures:
+            failures = with_unstaged(failures, warehouse or warehouse_path())
+        return Outcome(success=success, run_ids=[run_id], failures=failures, interrupted=stopped, added_sources=added)
     order = sync_power_logs(instance)
     keys = selection(scope, logs=logs is not None, skip_dashboards=skip_dashboards)
     chosen = list(order) if logs is None else list(dict.fromkeys(logs))

@@ -9,13 +9,18 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.ingest.manifest_writing import LOCAL_MANIFEST
 from pipelines.paths import sql_text
 from pipelines.run.console import shown
 from pipelines.run.fixes import fix_for, primary
+from pipelines.warehouse.dictionary import LISTED_SCHEMAS
 from pipelines.warehouse.queries import table_exists
 
-#: The schemas the summary counts tables in, in this order.
-SUMMARY_SCHEMAS = ("staging", "quarantine", "core", "marts")
+#: The schemas the summary counts tables in, in this order: those the data dictionary page lists,
+#: so the two give the same number (``meta``, the build's bookkeeping, apart in both).
+SUMMARY_SCHEMAS = LISTED_SCHEMAS
+#: The manifest of the user's own sources, as staging.sources names it (``manifest_file``).
+OWN_MANIFEST = f"manifest/{LOCAL_MANIFEST}"
 #: The query the success summary offers first (the whole verdict table).
 VERDICT_QUERY = ("select scenario_id, device_class, edge_design, reduction_factor_with_comm, p05_with_comm_all_draws, "
                  "p95_with_comm_all_draws, verdict from marts.verdict where is_answer")
@@ -31,14 +36,46 @@ def _r(value: float | None) -> str:
 
 
 def table_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The tables and views per schema, and the tables that quarantined rows, in two lines."""
-    tables = [name for name, _ in con.execute(sql_text("publish/summary.sql")).fetchall()]
-    rejected = {t: r for t, r, _ in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall() if r}
-    per_schema = ", ".join(f"{schema} {n}" for schema in SUMMARY_SCHEMAS if (n := sum(t.startswith(schema + ".") for t in tables)))
-    lines = [f"{len(tables)} tables and views ({per_schema})"]
-    if rejected:
-        lines.append("rows rejected into quarantine.rejected_rows: " + ", ".join(f"{t} {n:,}" for t, n in sorted(rejected.items())))
-    return lines
+    """The tables and views per schema, and the rows quarantined per table with how many of them are
+    the shipped sources' known rejections, in two lines (one when nothing was rejected)."""
+    tables = [(schema, name) for schema, name, _ in con.execute(sql_text("publish/summary.sql"), {"schemas": list(SUMMARY_SCHEMAS)}).fetchall()]
+    per_schema = ", ".join(f"{schema} {n}" for schema in SUMMARY_SCHEMAS if (n := sum(s == schema for s, _ in tables)))
+    lines = [f"{len(tables)} tables and views ({per_schema}), as the data dictionary lists them"]
+    if not table_exists(con, "quarantine.rejected_rows"):
+        return lines
+    if not table_exists(con, "staging.sources"):  # a partial build: which source is shipped is not known
+        rejected = {t: r for t, r, _ in con.execute(sql_text("publish/rejected_by_table.sql")).fetchall() if r}
+        if rejected:
+            lines.append("rows rejected into quarantine.rejected_rows: " + ", ".join(f"{t} {n:,}" for t, n in sorted(rejected.items())))
+        return lines
+    rows = con.execute(sql_text("publish/rejected_by_origin.sql"), {"local_manifest": OWN_MANIFEST}).fetchall()
+    return lines + rejected_lines([(table, source, bool(shipped), int(n)) for table, source, shipped, n in rows if n])
+
+
+def rejected_lines(rows: Sequence[tuple[str, str | None, bool, int]]) -> list[str]:
+    """The line of quarantined rows: per staging table, then how many came from the shipped sources
+    (their known rejections: each shipped file is pinned by its sha256, so every build rejects the
+    same rows of it, and its manifest notes say why) and how many are new, from the user's own
+    sources (or sources no manifest lists), per source. ``rows``: (table, source_id, shipped, rows)."""
+    if not rows:
+        return []
+    per_table: dict[str, int] = {}
+    for table, _, _, n in rows:
+        per_table[table] = per_table.get(table, 0) + n
+    expected = sum(n for _, _, shipped, n in rows if shipped)
+    new: dict[str, int] = {}
+    for _, source, shipped, n in rows:
+        if not shipped:
+            name = source or "(no source id)"
+            new[name] = new.get(name, 0) + n
+    line = "rows rejected into quarantine.rejected_rows: " + ", ".join(f"{t} {n:,}" for t, n in sorted(per_table.items()))
+    known = "the shipped sources' known rejections (each file pinned by its sha256; its notes in sources/manifest/ say why)"
+    if not new:
+        return [f"{line}; all {expected:,} expected: {known}; none from your own sources"]
+    where = ", ".join(f"{source} {n:,}" for source, n in sorted(new.items()))
+    fresh = (f"{sum(new.values()):,} new, from your own sources: {where} "
+             "(quarantine.rejected_rows has each one's file, line and reason)")
+    return [f"{line}; {expected:,} expected: {known}; {fresh}" if expected else f"{line}; all {fresh}"]
 
 
 def _times(value: float) -> str:

@@ -93,7 +93,8 @@ def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope
     if config.scenarios:  # a what-if: these scenarios alone, every other one kept as published
         unknown = sorted(set(config.scenarios) - set(staged.frame.get_column("scenario_id").unique().to_list()))
         if unknown:
-            raise ValueError(f"not registered scenarios: {', '.join(unknown)} (sources/manifest/scenarios.toml lists them)")
+            raise ValueError(f"not registered scenarios: {', '.join(unknown)} (sources/manifest/scenarios.toml lists the shipped "
+                             "ones, sources/manifest/local.toml yours; an abstract one is only a parent)")
         warehouse.limit_to_scenarios(config.scenarios)  # core.scenarios keeps them alone: every other scenario stays published
     valid = staged.frame
     write_staged(con, [staged])
