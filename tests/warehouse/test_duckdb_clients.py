@@ -1,7 +1,7 @@
 """The published warehouse opens in DuckDB clients older than the build's: it is written at DuckDB's
-v1.4.0 storage format, and the newest ``duckdb`` CLI on the package index (``duckdb-cli``, pinned
-in the dev extra) reads it; a file published at duckdb 2.0's own format is rewritten once by the
-next run's copy."""
+v1.4.0 storage format, and the newest ``duckdb`` CLI on the package index (``duckdb-cli``, a base
+dependency pinned in constraints.txt, so ``make run`` installs it) reads it; a file published at
+duckdb 2.0's own format is rewritten once by the next run's copy."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pipelines.warehouse.database import _start, open_readonly, work_path
 from pipelines.warehouse.generation import forget_base
 from tests.helpers import pinned_versions
 
-#: The DuckDB CLI the dev extra installs beside this interpreter.
+#: The DuckDB CLI the project installs beside this interpreter (``.venv/bin/duckdb``).
 CLI = Path(os.path.abspath(sys.executable)).parent / "duckdb"
 
 
@@ -30,7 +30,7 @@ def cli_count(path: Path, table: str) -> int:
 
 
 def test_the_cli_is_the_pinned_release() -> None:
-    assert CLI.exists(), f"{CLI} is missing: install the dev extra (pip install -c constraints.txt -e '.[dev]')"
+    assert CLI.exists(), f"{CLI} is missing: install the project (pip install -c constraints.txt -e .)"
     done = subprocess.run([str(CLI), "--version"], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split()[0] == "v" + pinned_versions()["duckdb-cli"]
 
