@@ -30,6 +30,10 @@ GRAIN = ("device_id", "model", "model_params", "precision", "method", "batch_siz
 #: Statuses of a rate row: the device specs' own, and ``measured`` for a rate this project's
 #: capture tool measured (``edge-carbon-capture register``; the citation names its run manifest).
 THROUGHPUT_STATUSES = [*STATUSES, "measured"]
+#: What a row's ``power_w`` covers: the chip package (CPU + GPU + NPU, as powermetrics or RAPL
+#: read it), the accelerator board (NVML), the whole device from its battery, or the whole device
+#: at the wall.
+POWER_BOUNDARIES = ["package", "board", "device", "wall"]
 #: Relative tolerance of the arithmetic checks (achieved TFLOPS, jobs per hour) on rounded cells.
 ARITHMETIC_RTOL = 1e-4
 
@@ -75,6 +79,14 @@ class TrainingThroughput(FiniteProvenance):
     citation: str = pa.Field(description="Where the figures are published (table, section, file).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it (a commit's permalink for a repository file).")
     notes: str = pa.Field(nullable=True, description="The published figures quoted with where they are, the arithmetic of derived ones, and what the source leaves unsaid.")
+    power_w: float = pa.Field(
+        nullable=True, gt=0,
+        description="Mean power per device while this run trained, W, where the source gives the power of the same run (or, status derived, of the same chip, precision and kind of work; notes say which); within power_boundary.",
+    )
+    power_boundary: str = pa.Field(
+        nullable=True, isin=POWER_BOUNDARIES,
+        description="What power_w covers: " + " | ".join(POWER_BOUNDARIES) + " (package: the chip's CPU, GPU and NPU; board: the accelerator card, as NVML reads it; device: the whole device, from its battery; wall: the whole device at the socket).",
+    )
     series_id: str = pa.Field(
         nullable=True,
         description="The power series (staging.benchmark_series.series_id) measured in the same run as this rate, where one was: a capture's rate and its power logs share it; null for published rows.",
@@ -120,6 +132,11 @@ class TrainingThroughput(FiniteProvenance):
     @classmethod
     def missing_precision_is_explained(cls, data: pa.PolarsData) -> pl.LazyFrame:
         return data.lazyframe.select(pl.col("precision").is_not_null() | pl.col("notes").is_not_null())
+
+    @pa.dataframe_check(name="power_has_a_boundary", description="power_w and power_boundary are given together")
+    @classmethod
+    def power_has_a_boundary(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("power_w").is_null() == pl.col("power_boundary").is_null())
 
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed row has notes")
     @classmethod

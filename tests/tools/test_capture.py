@@ -333,7 +333,8 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
         ).fetchall()
         rate = con.execute(
             "select throughput_id, device_id, device_class, model_params, precision, method, batch_size, sequence_length, devices, "
-            "tokens_per_s, achieved_tflops, mfu, status, series_id, is_synthetic, citation from staging.training_throughput "
+            "tokens_per_s, achieved_tflops, mfu, status, series_id, is_synthetic, citation, power_w, power_boundary "
+            "from staging.training_throughput "
             "where source_id = ?", [f"{SERIES}_rate"]
         ).fetchall()
     assert [r[0] for r in runs] == sorted(expected)
@@ -351,7 +352,7 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
     # the capture's rate: one measured row, marked synthetic, the mean of the repeats' rates
     assert len(rate) == 1
     (throughput_id, device_id, device_class, params, precision, method, batch, seq, devices, tokens_per_s, achieved, mfu, status,
-     series_id, synthetic, citation) = rate[0]
+     series_id, synthetic, citation, power_w, boundary) = rate[0]
     assert (throughput_id, device_id, device_class, precision, method, batch, seq, devices) == (
         rate_id(SERIES), manifest["device_id"], "workstation_gpu", "fp32", "full", 2, 16, 1)
     assert (status, series_id, synthetic, mfu) == ("measured", SERIES, True, None)
@@ -359,6 +360,7 @@ def test_registered_capture_is_ingested(captured: tuple[Path, Path], tmp_path: P
     mean_rate = sum(r["tokens_per_s"] for r in manifest["repeats"]) / REPEATS
     assert tokens_per_s == pytest.approx(mean_rate, rel=1e-9)
     assert achieved == pytest.approx(6 * params * mean_rate / 1e12, rel=1e-9)
+    assert (power_w, boundary) == (pytest.approx(FAKE_W), "board")  # the same job's power, as NVML's board power
 
 
 def test_a_reading_at_the_same_instant_is_not_written_twice(tmp_path: Path) -> None:

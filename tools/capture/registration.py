@@ -34,6 +34,8 @@ MANIFEST_FORMAT = "edge-carbon-capture/2"
 READABLE_FORMATS = ("edge-carbon-capture/1", MANIFEST_FORMAT)
 #: Repeats the protocol asks for; a partial capture with fewer registers with a warning.
 MIN_REPEATS = 5
+#: What each log format's power covers (staging.training_throughput.power_boundary).
+POWER_BOUNDARY = {"nvidia_smi": "board", "rapl": "package", "powermetrics": "package", "android_sysfs": "device"}
 #: The ingest kind and table of the capture's rate row.
 RATE_KIND = "curated_training_throughput"
 RATE_TABLE = "staging.training_throughput"
@@ -147,12 +149,13 @@ def rate_id(series_id: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", series_id.lower()).strip("_")
 
 
-def rate_row(manifest: dict[str, Any], *, device_class: str, manifest_file: str) -> dict[str, Any]:
+def rate_row(manifest: dict[str, Any], *, device_class: str, manifest_file: str, power_w: float | None = None) -> dict[str, Any]:
     """The capture's training rate as one row of ``staging.training_throughput`` (status ``measured``).
 
     ``tokens_per_s`` is the mean over the registered repeats, ``achieved_tflops`` its 6N count, and
-    ``mfu`` the repeats' mean (null where the device's peak is unknown); a fake capture's row is
-    ``is_synthetic``, so no scenario may read it.
+    ``mfu`` the repeats' mean (null where the device's peak is unknown); ``power_w`` the measured
+    windows' mean power as the warehouse reads the logs (the same job as the rate), within the
+    log format's boundary; a fake capture's row is ``is_synthetic``, so no scenario may read it.
     """
     repeats = manifest["repeats"]
     if any(r.get("tokens_per_s") is None for r in repeats):
@@ -198,6 +201,8 @@ def rate_row(manifest: dict[str, Any], *, device_class: str, manifest_file: str)
         "citation": f"Run manifest {manifest_file} (edge-carbon-capture, series {manifest['series_id']})",
         "citation_url": "https://example.invalid/own-measurement",
         "notes": notes,
+        "power_w": power_w,
+        "power_boundary": POWER_BOUNDARY.get(manifest["register"]["kind"]) if power_w is not None else None,
         "series_id": manifest["series_id"],
         "is_synthetic": not manifest.get("is_measurement", True),
     }
@@ -275,6 +280,7 @@ def register_all(
     kind = manifest["register"]["kind"]
     own = root / "power" / "own" / manifest["series_id"]
     calls: list[tuple[dict[str, Any], Path, float | None]] = []
+    powers: list[float] = []
     for repeat in manifest["repeats"]:
         log_file = folder / repeat["log"]
         if not log_file.is_file():
@@ -289,6 +295,8 @@ def register_all(
             raise RegistrationError(f"log {log_file} does not read back as one run ({check['samples']} samples, "
                                     f"{check['rejected_rows']} rejected rows); not registering the series")
         log(f"read back {log_file.name}: {check['samples']} samples, {check['energy_j']:.1f} J over {check['duration_s']:.2f} s")
+        if check.get("mean_power_w") is not None:
+            powers.append(float(check["mean_power_w"]))
         idle_w = idle_power(manifest, repeat, folder) if subtract_idle else None
         if subtract_idle and idle_w is None:
             raise RegistrationError(f"run {repeat['run_id']}: its idle logs give no power, so it cannot be subtracted")
@@ -313,7 +321,9 @@ def register_all(
         print(f"edge-carbon-capture: warning: {manifest_path.name} records no training rate (format {manifest['format']}), "
               "so only the power logs are registered", file=sys.stderr)
     else:
-        row = rate_row(manifest, device_class=devices.classes.get(manifest["device_id"], "unknown"), manifest_file=manifest_path.name)
+        power = sum(powers) / len(powers) if len(powers) == len(calls) else None
+        row = rate_row(manifest, device_class=devices.classes.get(manifest["device_id"], "unknown"), manifest_file=manifest_path.name,
+                       power_w=power)
     rate_file = rate_dir / f"{manifest['series_id']}.rate.csv"
     for repeat, target, idle_w in calls:
         request = register_request(manifest, repeat, target, subtract_idle=subtract_idle, manifest_name=manifest_name, idle_w=idle_w)
