@@ -148,7 +148,9 @@ class ResizePowers(pa.DataFrameModel):
 
     Operational carbon = fleet_training x every device at training power for its training share of its window
     + work_training x the work's device-hours (compute-equivalent devices x online share x window) at training power
-    + extra_idle x the fleet's other training device-hours at the class's idle power (sql/core/model_evaluation.sql)."""
+    + extra_idle x the fleet's other training device-hours at the class's idle power
+    + under every row, the waiting device-hours (online while their pipeline is incomplete, devices x (a - a^S) x the
+    window) at the class's idle power (sql/core/model_evaluation.sql)."""
 
     resize_power: str = pa.Field(unique=True, isin=list(RESIZE_POWERS), description="Row name.")
     fleet_training: float = pa.Field(ge=0, description="Weight of every device of the fleet at training power.")

@@ -182,6 +182,8 @@ PARAMETER_BOUNDS: dict[str, Bounds] = {
     "battery_round_trip_efficiency": POSITIVE_SHARE,
     "battery_throughput_share": SHARE,
     "device_replacement_share": SHARE,
+    # a replacement battery's embodied carbon per kWh of its capacity (x each class's <class>_battery_wh)
+    "battery_embodied_kgco2e_per_kwh": NON_NEGATIVE,
     "arithmetic_intensity_flop_per_byte": POSITIVE,
     "training_bytes_per_param": POSITIVE,
     # the model trained and the workload

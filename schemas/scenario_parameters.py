@@ -98,7 +98,7 @@ class ScenarioDevices(pa.DataFrameModel):
     table1_energy_j: float = pa.Field(nullable=True, gt=0, description="<class>_table1_energy_j: measured energy of the paper's Table 1 job (OPT-125M), J; marts.scaling_energy and marts.distributed_training_energy scale it.")
     class_hours_per_day: float = pa.Field(nullable=True, gt=0, le=24, description="<class>_hours_per_day: the class's training hours a day (else edge_hours_per_day).")
     fleet_share: float = pa.Field(nullable=True, ge=0, le=1, description="<class>_fleet_share: the class's share of a mixed fleet's work (null: the class alone against the whole job).")
-    idle_power_w: float = pa.Field(nullable=True, ge=0, description="<class>_idle_power_w: whole-device power while online and idle (awake, waiting on its link or its pipeline stage), W; the online_idle resize power (core.resize_powers) charges a fleet's extra device-hours at it (null: no online_idle row for the class).")
+    idle_power_w: float = pa.Field(nullable=True, ge=0, description="<class>_idle_power_w: whole-device power while online and idle (awake, waiting on its link or its pipeline stage), W; every resize-power row charges a fleet's waiting device-hours (online while their pipeline is incomplete) at it, and the online_idle row its extra training device-hours too (null: no online_idle row for the class, and the waiting device-hours at its training power).")
     class_grid_gco2e_per_kwh: float = pa.Field(
         nullable=True, in_range={"min_value": GRID_MIN_G_PER_KWH, "max_value": GRID_MAX_G_PER_KWH},
         description="<class>_grid_gco2e_per_kwh: the grid intensity the class trains on, gCO2e/kWh, in place of edge_grid_gco2e_per_kwh (null: the scenario's edge grid).",

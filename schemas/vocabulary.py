@@ -92,7 +92,7 @@ BASIS_RULES = {
 BASES = tuple(BASIS_RULES)
 #: The basis that heads wherever the scenario states a device count (the paper's peak FLOPS).
 STATED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.takes_stated_count)
-#: The measured basis: marts.verdict reports it beside the headline, marts.siting reads it alone.
+#: The measured basis: marts.verdict reports it beside the headline.
 MEASURED_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.measured)
 #: The basis of measured training rates of both sides (the realistic scenarios' headline).
 MEASURED_RATES_BASIS = next(name for name, rule in BASIS_RULES.items() if rule.measured_rate > 0)
@@ -101,7 +101,7 @@ HEADLINE_BASES = (STATED_BASIS, *(b for b, rule in BASIS_RULES.items() if rule.h
 #: The units of the bases' capacities.
 CAPACITY_UNITS = tuple(dict.fromkeys(rule.capacity_unit for rule in BASIS_RULES.values()))
 #: Which evaluated bases to keep: every one asked for, the headline only, the headline and
-#: measured_throughput (what marts.verdict reports), or measured_throughput only (marts.siting).
+#: measured_throughput (what marts.verdict reports), or measured_throughput only.
 BASIS_FILTERS = ("all", "headline", "headline_and_measured", "measured")
 @dataclass(frozen=True)
 class EmbodiedPolicy:
@@ -314,7 +314,8 @@ FRAME_NETWORK_METHODS = {name: frame.network_methods for name, frame in FRAMES.i
 class ResizePower:
     """How a fleet's devices draw power (core.resize_powers): weights of the model's three operational terms
     (sql/core/model_evaluation.sql). A fleet resized to carry its traffic, or grown so its pipelines are complete, holds
-    more device-hours than the work needs; the rows differ only there."""
+    more device-hours than the work needs; the rows differ only there. Beside them, under every row, the waiting
+    device-hours (online while their pipeline is incomplete, a - a^S of the window) draw the class's idle power."""
 
     description: str
     #: x every device of the fleet at its training power for the share of its window it trains.
@@ -328,11 +329,15 @@ class ResizePower:
 
 #: How the extra devices of a resized fleet draw power (core.resize_powers); a row is added by one entry.
 RESIZE_POWER_ROWS = {
-    "full": ResizePower("Every device of the fleet draws training power while it trains: an upper bound, as the resized fleet "
-                        "does the same work as the compute-equivalent one.", fleet_training=1.0),
-    "online_idle": ResizePower("The work's device-hours draw training power; the fleet's other training device-hours (the extra "
-                               "devices a resize or complete pipelines add) draw the class's idle power (<class>_idle_power_w), "
-                               "online and waiting on the link or their stage. A class without an idle power has no row here.",
+    "full": ResizePower("Every device of the fleet draws training power while it trains (the share of its window its pipeline is "
+                        "complete): an upper bound, as the resized fleet does the same work as the compute-equivalent one. Its "
+                        "waiting device-hours (online, its pipeline incomplete) draw the class's idle power, as under every row.",
+                        fleet_training=1.0),
+    "online_idle": ResizePower("The work's device-hours (the compute-equivalent devices x their online share) draw training "
+                               "power; the fleet's other training device-hours (the extra devices a resize over the link adds, "
+                               "and the rounding up of complete pipelines) draw the class's idle power (<class>_idle_power_w), "
+                               "online but not needed by the work. Its waiting device-hours (online, its pipeline incomplete) "
+                               "draw the idle power, as under every row. A class without an idle power has no row here.",
                                work_training=1.0, extra_idle=1.0),
 }
 #: The resize-power rows' names and what each charges.

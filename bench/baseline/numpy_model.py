@@ -13,7 +13,9 @@ network method (the first of its :data:`schemas.vocabulary.FRAMES` entry's netwo
 as_published radio, attributional volume, consequential marginal). That covers the job's length by workload
 (``job_years``), the accelerators' work (``work_tflops``: a stated count at the devices' peak,
 else the accelerator's utilisation x its FP32 roofline) and the tokens it trains on, the
-measured basis's floor of devices at their peak, the battery-wear policy's replaced share, and
+measured basis's floor of devices at their peak, the battery-wear policy's replaced share and its
+replacement batteries beyond the rated cycles (:func:`battery_replacements`), the waiting devices (online
+while their pipeline is incomplete, a - a^S of the window) at the class's idle power, and
 a pipeline fleet grown to keep its pipelines complete (a^S of the window, :func:`training_share`) and,
 over its link, resized in the frames that resize (:data:`RESIZING_FRAMES`; no cap). Each draw also carries link_feasible (its fleet sends its
 traffic within the window), and the summary is over the feasible draws, as
@@ -208,6 +210,11 @@ def battery_cycles(throughput_share: Value, power_w: Value, hours_per_day: Value
     return throughput_share * power_w * hours_per_day * online_fraction * 365 * horizon_years / battery_wh
 
 
+def battery_replacements(cycles: Value, rated_cycles: Value) -> Value:
+    """Replacement batteries the extra cycles take beyond the device's own: ceil(cycles / rated) - 1, at least 0."""
+    return np.maximum(whole_devices(cycles / rated_cycles) - 1, 0)
+
+
 def battery_life_lost_years(rated_cycles: Value, owner_cycles_per_year: Value, training_cycles: Value,
                             horizon_years: Value, lifetime_years: Value) -> Value:
     """Years of device life lost when training's extra cycles wear the battery out early."""
@@ -223,18 +230,22 @@ def replaced_share(replacement_share: Value, life_lost_years: Value) -> Value:
 def embodied_allocated_kgco2e(policy: Value | str, nonuse_kgco2e: Value, horizon_embodied_kgco2e: Value, battery_embodied_share: Value,
                               cycles: Value, rated_cycles: Value, training_hours_per_day: Value, owner_hours_per_day: Value,
                               owner_cycles_per_year: Value, replacement_share: Value, horizon_years: Value,
-                              lifetime_years: Value) -> Value:
+                              lifetime_years: Value, battery_kgco2e: Value) -> Value:
     """One device's embodied carbon charged to training, per policy (none, battery_wear, per_use_hour, calendar_time).
 
     Battery wear: a device replaced whole (replaced_share) is charged its share of service life
-    lost, and carries no separate battery wear; the rest are charged the battery's wear.
+    lost, and carries no separate battery wear; the rest are charged their own battery's wear up to
+    its rated cycles and a replacement battery's embodied carbon (``battery_kgco2e``) for each
+    battery the cycles wear out after it.
     """
 
     def battery_wear() -> Value:
         lost = battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)
         replaced = replaced_share(replacement_share, lost)
+        replacements = battery_replacements(cycles, rated_cycles)
         return (replaced * nonuse_kgco2e * np.minimum(lost / lifetime_years, 1)
-                + (1 - replaced) * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles)
+                + (1 - replaced) * (nonuse_kgco2e * battery_embodied_share * np.minimum(cycles, rated_cycles) / rated_cycles
+                                    + choose(replacements == 0, 0.0, replacements * battery_kgco2e)))
 
     def per_use_hour() -> Value:
         return horizon_embodied_kgco2e * training_hours_per_day / (training_hours_per_day + owner_hours_per_day)
@@ -577,6 +588,10 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
         tokens = job_tokens(p, fleet.work_tflops, years)
         window_s = hours * 3600 * 365 * years
         power = p[f"{c}_train_power_w"]
+        # a waiting device (online, its pipeline incomplete) draws the class's idle power, its training power where it has none
+        idle = p.get(f"{c}_idle_power_w", np.nan)
+        idle = choose(np.isnan(idle), power, idle)
+        battery_kg = p[f"{c}_battery_wh"] / 1000 * p["battery_embodied_kgco2e_per_kwh"]
         operational = edge_operational_kgco2e(1, online, power * wall, hours, years, grid)
         embodied = embodied_allocated_kgco2e(
             p["edge_embodied_policy"], p[f"{c}_embodied_kgco2e"] * p[f"{c}_nonuse_share"],
@@ -584,7 +599,7 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
             p[f"{c}_battery_embodied_share"],
             battery_cycles(p["battery_throughput_share"], power, hours, online, years, p[f"{c}_battery_wh"]),
             p[f"{c}_battery_rated_cycles"], hours * online, p[f"{c}_owner_hours_per_day"], p[f"{c}_owner_cycles_per_year"],
-            p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
+            p["device_replacement_share"], years, p[f"{c}_lifetime_years"], battery_kg)
         for pattern in PATTERNS:
             traffic = pattern_traffic(p, pattern, fleet, tokens, window_s, stage_memory_floor(p, p[f"{c}_memory_gb"]))
             devices_online = traffic.devices * traffic.training_share
@@ -597,16 +612,20 @@ def reduction_factors(p: Params, n_draws: int) -> dict[tuple[str, str], tuple[np
                     p[f"{c}_battery_embodied_share"],
                     battery_cycles(p["battery_throughput_share"], power, hours, share, years, p[f"{c}_battery_wh"]),
                     p[f"{c}_battery_rated_cycles"], hours * share, p[f"{c}_owner_hours_per_day"], p[f"{c}_owner_cycles_per_year"],
-                    p["device_replacement_share"], years, p[f"{c}_lifetime_years"])
+                    p["device_replacement_share"], years, p[f"{c}_lifetime_years"], battery_kg)
+                # the waiting devices: online while their pipeline is incomplete, a - a^S of the window, at idle power
+                waiting = choose(online > share, edge_operational_kgco2e(traffic.devices, online - share, idle * wall, hours, years, grid),
+                                 0.0)
             else:
-                operational_pattern, embodied_pattern = operational, embodied
+                operational_pattern, embodied_pattern, waiting = operational, embodied, 0.0
             row = PATTERN_ROWS[pattern]
             comm = ((radio_kwh(row, traffic.comm_bytes, p["edge_bandwidth_mb_per_s"], p["wifi_radio_power_w"], devices_online,
                                window_s, p["link_utilisation"])
                      + receiving_radio_kwh(receiving_radios(p["accounting_frame"], row), row, traffic.comm_bytes,
                                            p["edge_bandwidth_mb_per_s"], p["wifi_receive_power_w"])) * wall
                     + headline_network_kwh(p, pattern, traffic.comm_bytes / 1e9, devices_online * window_s / 3600))
-            r = gpu.total_kgco2e / (traffic.devices * operational_pattern + traffic.devices * embodied_pattern + comm * grid / 1000)
+            r = gpu.total_kgco2e / (traffic.devices * operational_pattern + waiting + traffic.devices * embodied_pattern
+                                    + comm * grid / 1000)
             feasible = link_feasible(pattern, traffic.comm_bytes, devices_online, p["edge_bandwidth_mb_per_s"], window_s,
                                      optional(p, "link_headroom", 1.0))
             if row.edge_design:  # an edge training design runs only where its devices hold its memory (design_admissible)

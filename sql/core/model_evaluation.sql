@@ -71,7 +71,9 @@ classes as (
         model_devices.* exclude (scenario_id, variant_id, class_grid_gco2e_per_kwh),
         coalesce(model_devices.class_hours_per_day, inputs.edge_hours_per_day) as hours_per_day,
         coalesce(model_devices.fleet_share, 1.0) as share,
-        model_devices.device_embodied_total_kgco2e * model_devices.device_nonuse_share as device_nonuse_kgco2e
+        model_devices.device_embodied_total_kgco2e * model_devices.device_nonuse_share as device_nonuse_kgco2e,
+        -- a replacement battery's embodied carbon: the class's battery capacity x battery_embodied_kgco2e_per_kwh
+        battery_embodied_kgco2e(model_devices.battery_wh, inputs.battery_embodied_kgco2e_per_kwh) as battery_replacement_kgco2e
     from inputs
     inner join model_devices() as model_devices
         on inputs.scenario_id = model_devices.scenario_id and inputs.variant_id = model_devices.variant_id
@@ -235,7 +237,8 @@ carbon as (
         case when weighs_battery_wear then embodied_battery_wear_kgco2e(
             device_nonuse_kgco2e, battery_embodied_share,
             battery_cycles(battery_throughput_share, train_power_w, hours_per_day, online_fraction, job_years, battery_wh),
-            battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years) else 0.0 end
+            battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years,
+            battery_replacement_kgco2e) else 0.0 end
             as battery_wear_per_device_kgco2e,
         case when weighs_use_hours then embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * online_fraction,
                                                                  owner_hours_per_day) else 0.0 end as use_hours_per_device_kgco2e,
@@ -400,7 +403,8 @@ terms as (
         traffic.*,
         -- training power: every device of the pattern's fleet for its training share of its window,
         -- or only the device-hours the work needs (the compute-equivalent devices, online their
-        -- share); the fleet's other training device-hours at the class's idle power
+        -- share); the fleet's other training device-hours at the class's idle power (the resize-power
+        -- rows weigh these three)
         devices_pattern * case when splits_model
             then edge_operational_kgco2e(1, training_share_pattern, train_power_w * wall_factor, hours_per_day, job_years,
                                          edge_grid_gco2e_per_kwh)
@@ -409,6 +413,15 @@ terms as (
         devices * edge_operational_per_device_kgco2e as work_training_kgco2e,
         edge_operational_kgco2e(greatest(devices_online - devices * online_fraction, 0), 1, idle_power_w * wall_factor, hours_per_day,
                                 job_years, edge_grid_gco2e_per_kwh) as extra_idle_kgco2e,
+        -- the waiting devices: online while their pipeline is incomplete, a - a^S of their window (0 where the pattern
+        -- does not split the model: a device trains whenever it is online), drawing the class's idle power through the
+        -- charger (its training power where the class has no idle power: an upper bound) under every resize-power row
+        devices_pattern * (online_fraction - training_share_pattern) * hours_per_day * 365 * job_years as waiting_device_hours,
+        case when online_fraction > training_share_pattern
+            then edge_operational_kgco2e(devices_pattern, online_fraction - training_share_pattern,
+                                         coalesce(idle_power_w, train_power_w) * wall_factor, hours_per_day, job_years,
+                                         edge_grid_gco2e_per_kwh)
+            else 0.0 end as waiting_idle_kgco2e,
         -- a device of a pattern that splits the model trains (and wears, and is used) its training
         -- share of its window: the three embodied terms at that share (else at its online share), for
         -- every device of the fleet
@@ -416,9 +429,14 @@ terms as (
             then embodied_battery_wear_kgco2e(
                 device_nonuse_kgco2e, battery_embodied_share,
                 battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh),
-                battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years)
+                battery_rated_cycles, owner_cycles_per_year, device_replacement_share, job_years, lifetime_years,
+                battery_replacement_kgco2e)
             else battery_wear_per_device_kgco2e
         end as battery_wear_kgco2e,
+        -- one device's extra charge cycles over the job, at the share of its window it trains (its online share, or
+        -- a^S where the pattern splits the model); the battery wear above charges them (marts and readers see them)
+        battery_cycles(battery_throughput_share, train_power_w, hours_per_day, training_share_pattern, job_years, battery_wh)
+            as battery_extra_cycles,
         devices_pattern * case when splits_model and weighs_use_hours
             then embodied_use_hours_kgco2e(device_horizon_embodied_kgco2e, hours_per_day * training_share_pattern, owner_hours_per_day)
             else use_hours_per_device_kgco2e
@@ -476,8 +494,9 @@ methods as (
         power_rows.is_frame_headline as is_headline_resize_power,
         -- the frame's headline method row: its headline network method, the scenario's policy and the headline resize power
         method.is_frame_headline and choice.policy is null and power_rows.is_frame_headline as is_headline_method,
+        -- the resize-power row's weights of the training terms, and the waiting devices at idle power under every row
         weighted(power.fleet_training, fleet_training_kgco2e) + weighted(power.work_training, work_training_kgco2e)
-            + weighted(power.extra_idle, extra_idle_kgco2e) as edge_operational_kgco2e,
+            + weighted(power.extra_idle, extra_idle_kgco2e) + waiting_idle_kgco2e as edge_operational_kgco2e,
         weighted(policy.battery_wear, battery_wear_kgco2e) + weighted(policy.use_hours, use_hours_kgco2e)
             + weighted(policy.calendar_hours, calendar_hours_kgco2e) as edge_embodied_kgco2e,
         -- the battery-wear part of edge_embodied_kgco2e (the README's causes)
@@ -511,8 +530,9 @@ energy as (
         methods.*,
         radio_kwh + network_kwh as comm_kwh,
         -- the network's part alone (no radio), as an average power over the home lines the
-        -- training holds (each online device its line for its window), W: a method that charges
-        -- more than a line can draw is not physical for this row (network_physical)
+        -- training holds (line_hours: the devices training at once, N a or N a^S where the pattern
+        -- splits the model, each its line for its window: training hours, not online hours), W: a
+        -- method that charges more than a line can draw is not physical for this row (network_physical)
         network_kwh * 1000 / line_hours as network_w_per_line
     from methods
 ),
@@ -538,7 +558,8 @@ rows as (
         link_time_share <= coalesce(link_headroom, 1.0) * (1 + 1e-9)
             and (not edge_design or coalesce(training_memory_gb <= usable_memory_gb * (1 + 1e-12), true)) as design_admissible,
         stages_pattern as pipeline_stages, max_stages as max_pipeline_stages, is_scenario_design, token_overhead,
-        edge_battery_wear_kgco2e, implied_device_utilisation,
+        edge_battery_wear_kgco2e, implied_device_utilisation, waiting_device_hours, battery_extra_cycles, battery_rated_cycles,
+        battery_replacements(battery_extra_cycles, battery_rated_cycles) as battery_replacements,
         edge_operational_kgco2e + edge_embodied_kgco2e + comm_kwh * edge_grid_gco2e_per_kwh / 1000 as edge_added_kgco2e,
         fleet_share, hours_per_day, job_years, cloud_gpu_count, wall_factor
     from energy

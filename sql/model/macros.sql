@@ -100,9 +100,22 @@ create or replace temp macro edge_power_w_for_kgco2e(kgco2e, devices, online_fra
     kgco2e / edge_operational_kgco2e(devices, online_fraction, 1.0, hours_per_day, horizon_years, grid_gco2e_per_kwh);
 
 -- Extra battery charge cycles per device over the horizon from training:
--- battery throughput share x P x h x online x 365 x T / battery capacity (Wh).
+-- battery throughput share x P x h x online x 365 x T / battery capacity (Wh). P is the device's
+-- training power (not through the wall factor: the cycles are the battery's, not the wall's), and
+-- `online_fraction` the share of its window the device trains (its online share, or a^S in a
+-- pattern that splits the model: training_share).
 create or replace temp macro battery_cycles(throughput_share, power_w, hours_per_day, online_fraction, horizon_years, battery_wh) as
     throughput_share * power_w * hours_per_day * online_fraction * 365 * horizon_years / battery_wh;
+
+-- Replacement batteries training's extra cycles take: a battery lasts its rated cycles, so the
+-- cycles wear out ceil(cycles / rated) batteries, the first the device's own: ceil(cycles / rated) - 1,
+-- at least 0 (whole_devices' ceil with its tolerance: exactly the rated cycles take none).
+create or replace temp macro battery_replacements(cycles, rated_cycles) as
+    greatest(whole_devices(cycles / rated_cycles) - 1, 0);
+
+-- A replacement battery's embodied carbon (kgCO2e): its capacity (Wh) x a battery's embodied carbon per kWh.
+create or replace temp macro battery_embodied_kgco2e(battery_wh, kgco2e_per_kwh) as
+    battery_wh / 1000 * kgco2e_per_kwh;
 
 -- Years of device life lost when training's extra cycles wear the battery out before the
 -- device's service life ends: the battery would last rated / owner cycles a year (at most the
@@ -124,17 +137,21 @@ create or replace temp macro weighted(coefficient, term) as
 
 -- Embodied carbon of one device charged to training over the horizon, three terms an allocation
 -- policy's row (core.embodied_policies) weighs:
---   battery_wear (consequential): the battery's share of the device's non-use-phase embodied
---     carbon x extra charge cycles / rated cycles (more cycles than rated means replacement
---     batteries); for the share of owners who replace the whole device when its battery
---     wears out early, the device's embodied carbon x the share of its service life lost
---     instead (a device charged for its replacement carries no separate battery wear);
+--   battery_wear (consequential): the device's own battery worn by the extra charge cycles, up to
+--     its rated cycles: the battery's share of the device's non-use-phase embodied carbon x
+--     min(cycles, rated) / rated; beyond them, a whole replacement battery's embodied carbon
+--     (battery_kgco2e) for each battery the cycles wear out after it (battery_replacements:
+--     ceil(cycles / rated) - 1); for the share of owners who replace the whole device when its
+--     battery wears out early, the device's embodied carbon x the share of its service life lost,
+--     min(lost / lifetime, 1), instead (a device charged for its replacement carries no separate
+--     battery wear);
 create or replace temp macro embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
-                                                          replacement_share, horizon_years, lifetime_years) as
+                                                          replacement_share, horizon_years, lifetime_years, battery_kgco2e) as
     replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years))
      * nonuse_kgco2e * least(battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years) / lifetime_years, 1)
     + (1 - replaced_share(replacement_share, battery_life_lost_years(rated_cycles, owner_cycles_per_year, cycles, horizon_years, lifetime_years)))
-     * nonuse_kgco2e * battery_embodied_share * cycles / rated_cycles;
+     * (nonuse_kgco2e * battery_embodied_share * least(cycles, rated_cycles) / rated_cycles
+        + weighted(battery_replacements(cycles, rated_cycles), battery_kgco2e));
 
 --   use_hours (attributional, per use hour): the embodied carbon re-amortised to the horizon x
 --     training hours / (training hours + the owner's own use hours);
@@ -150,9 +167,9 @@ create or replace temp macro embodied_calendar_kgco2e(horizon_embodied_kgco2e, t
 -- A policy's charge from its weights of the first two terms (the paper's policy, none, weighs every
 -- term 0: devices are owned anyway); the model weighs all three, each computed once
 -- (sql/core/model_evaluation.sql).
-create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years) as
+create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years, battery_kgco2e) as
     weighted(battery_wear, embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
-                                                        replacement_share, horizon_years, lifetime_years))
+                                                        replacement_share, horizon_years, lifetime_years, battery_kgco2e))
     + weighted(use_hours, embodied_use_hours_kgco2e(horizon_embodied_kgco2e, training_hours_per_day, owner_hours_per_day));
 
 -- Activation memory of training a transformer layer at s tokens a sequence, b sequences a micro-batch, hidden
@@ -238,9 +255,10 @@ create or replace temp macro comm_bytes(sync_n, sync_n_minus_1, activations, sta
 create or replace temp macro comm_kwh(bytes, bandwidth_mb_per_s, radio_power_w, network_kwh_per_gb, wall_factor := 1.0) as
     kwh_of_joules(transfer_seconds(bytes, bandwidth_mb_per_s) * radio_power_w) * wall_factor + bytes / 1e9 * network_kwh_per_gb;
 
--- The paper's radio model: every online device's radio busy for its training window at the
--- link utilisation (window_s: one device's scheduled training seconds over the horizon, the
--- online share counted once, in devices_online).
+-- The paper's radio model: the radio of every device training at once (devices_online: N a, or
+-- N a^S in a pattern that splits the model) busy for its window at the link utilisation (window_s:
+-- one device's scheduled training seconds over the horizon, the training share counted once, in
+-- devices_online), so the radio draws for the device's training hours.
 create or replace temp macro radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation) as
     devices_online * window_s * link_utilisation * radio_power_w / 3.6e6;
 
@@ -255,8 +273,9 @@ create or replace temp macro radio_window_kwh(devices_online, radio_power_w, win
 --   marginal_by_ends a power model: the core's marginal W per Mbit/s once, the access line and
 --                    router's at every home end; a GB is 8,000 Mbit, so W per Mbit/s x 8,000 J per GB;
 --   line_time        the home line and router's power (line_w) for the hours the training holds
---                    them (line_hours: every online device's training window), times training's
---                    share of the line; the bytes do not enter.
+--                    them (line_hours: the devices training at once, N a or N a^S, x the window:
+--                    training hours, not the hours a device is online), times training's share
+--                    of the line; the bytes do not enter.
 -- A pattern whose bytes pass no end (compute only) charges no network energy.
 create or replace temp macro network_terms_kwh(gb, home_ends, server_ends, network_kwh_per_gb, router_kwh_per_gb,
                                                network_marginal_w_per_mbps, router_marginal_w_per_mbps, line_w, line_share, line_hours) as {
@@ -281,8 +300,8 @@ create or replace temp macro network_kwh(per_gb_one_end, per_gb_by_ends, margina
 
 -- The sending device's radio energy (kWh, at the device: the wall factor is applied by the
 -- caller), a linear combination by the pattern's row of core.patterns: radio_per_window x the
--- paper's radio window (every online device's radio busy for its window at the link
--- utilisation) + radio_per_byte x the radio busy for the bytes at the link rate.
+-- paper's radio window (the radio of every device training at once busy for its window at the
+-- link utilisation) + radio_per_byte x the radio busy for the bytes at the link rate.
 create or replace temp macro radio_kwh(radio_per_window, radio_per_byte, bytes, bandwidth_mb_per_s, radio_power_w, devices_online, window_s,
                                        link_utilisation) as
     weighted(radio_per_window, radio_window_kwh(devices_online, radio_power_w, window_s, link_utilisation))
@@ -472,7 +491,7 @@ create or replace temp macro fleet_rows(class_rows) as table
             list_sort(list({'class': device_class, 'devices': devices, 'resized_from': coalesce(resized_from, devices),
                             'cloud': cloud_total_kgco2e, 'operational': edge_operational_kgco2e, 'embodied': edge_embodied_kgco2e,
                             'gb': comm_gb, 'kwh': comm_kwh, 'comm': comm_kgco2e, 'added': edge_added_kgco2e,
-                            'battery': edge_battery_wear_kgco2e,
+                            'battery': edge_battery_wear_kgco2e, 'waiting': waiting_device_hours,
                             'share': fleet_share})) as parts
         from query_table(class_rows)
         where fleet_share is not null
@@ -484,6 +503,7 @@ create or replace temp macro fleet_rows(class_rows) as table
         case when any_resized then list_sum([p.resized_from for p in parts]) end as resized_from,
         list_sum([p.cloud for p in parts]) as cloud_total_kgco2e, list_sum([p.operational for p in parts]) as edge_operational_kgco2e,
         list_sum([p.embodied for p in parts]) as edge_embodied_kgco2e, list_sum([p.battery for p in parts]) as edge_battery_wear_kgco2e,
+        list_sum([p.waiting for p in parts]) as waiting_device_hours,
         list_sum([p.gb for p in parts]) as comm_gb,
         list_sum([p.kwh for p in parts]) as comm_kwh, list_sum([p.comm for p in parts]) as comm_kgco2e,
         list_sum([p.added for p in parts]) as edge_added_kgco2e, list_sum([p.share for p in parts]) as fleet_share,

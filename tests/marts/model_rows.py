@@ -28,6 +28,7 @@ PAPER_TEXT: dict[str, tuple[float | str, str, float | None, float | None, str, s
     "activation_bytes": (2.0, "B", None, None, "point", "assumed"),
     "arithmetic_intensity_flop_per_byte": (1000.0, "FLOP/B", None, None, "point", "assumed"),
     "batch_size": (8.0, "sequences", 1.0, 32.0, "split_triangular", "assumed"),
+    "battery_embodied_kgco2e_per_kwh": (120.0, "kgCO2e/kWh", None, None, "point", "assumed"),
     "battery_round_trip_efficiency": (1.0, "fraction", None, None, "point", "paper"),
     "battery_throughput_share": (1.0, "fraction", 0.1, 1.0, "point", "assumed"),
     "bytes_per_param": (4.0, "B", 2.0, 4.0, "point", "assumed"),

@@ -52,15 +52,18 @@ def test_each_policys_embodied_carbon_by_hand() -> None:
     assert laptop["per_use_hour"]["reduction_factor"] == pytest.approx(CLOUD / (15 * LAPTOP_KWH * 0.367 + 15 * 112.5), rel=1e-12)
     # per calendar hour: x training hours / 24
     assert laptop["calendar_time"]["embodied_per_device_kgco2e"] == pytest.approx(horizon * 8 / 24, rel=1e-12)  # 56.25
-    # battery wear: 225 kg non-use x 5% battery share x training cycles / 1000 rated, where training
-    # cycles = 15 W x 8 h x 365 x 3 y / 100 Wh = 1314 (no owner replaces the laptop: share 0)
+    # battery wear: training cycles = 15 W x 8 h x 365 x 3 y / 100 Wh = 1314 (no owner replaces the laptop: share 0);
+    # the own battery, 225 kg non-use x 5% battery share = 11.25 kg, is worn out at its 1000 rated cycles, and the other
+    # 314 take ceil(1314 / 1000) - 1 = 1 replacement battery of 100 Wh x 120 kgCO2e/kWh = 12 kg: 23.25 kg
     cycles = 15 * 8 * 365 * 3 / 100
-    assert laptop["battery_wear"]["embodied_per_device_kgco2e"] == pytest.approx(300 * 0.75 * 0.05 * cycles / 1000, rel=1e-12)
+    assert cycles == 1314
+    assert laptop["battery_wear"]["embodied_per_device_kgco2e"] == pytest.approx(300 * 0.75 * 0.05 + 1 * 12.0, rel=1e-12)
     # phone: 66 kg x 0.8 x min(3 / 3, 1) = 52.8 kg over the horizon, x 8 / (8 + 4) per use hour
     assert phone["per_use_hour"]["embodied_per_device_kgco2e"] == pytest.approx(66 * 0.8 * 8 / 12, rel=1e-12)  # 35.2
     assert phone["per_use_hour"]["edge_added_kgco2e"] == pytest.approx(69 * (PHONE_KWH * 0.367 + 35.2), rel=1e-12)
-    # phone battery wear: 10 W x 8 h x 365 x 3 / 15 Wh = 5840 cycles on 1000 rated
-    assert phone["battery_wear"]["embodied_per_device_kgco2e"] == pytest.approx(66 * 0.8 * 0.05 * 5840 / 1000, rel=1e-12)
+    # phone battery wear: 10 W x 8 h x 365 x 3 / 15 Wh = 5840 cycles on 1000 rated: the own battery (66 kg x 0.8 x 5% =
+    # 2.64 kg) in full and ceil(5840 / 1000) - 1 = 5 replacement batteries of 15 Wh x 120 kgCO2e/kWh = 1.8 kg: 11.64 kg
+    assert phone["battery_wear"]["embodied_per_device_kgco2e"] == pytest.approx(66 * 0.8 * 0.05 + 5 * 1.8, rel=1e-12)
 
 
 def test_the_scenarios_policy_is_the_one_it_names() -> None:

@@ -122,9 +122,9 @@ def test_pipeline_fleet_for_link_is_the_smallest_over_stage_counts() -> None:
 def test_a_device_charged_for_replacement_carries_no_battery_wear() -> None:
     con = duckdb.connect()
     install_macros(con)
-    # nonuse 100 kg, battery share 0.05, 400 extra cycles of 1,000 rated, owner 200 cycles a year, 3 years of a 4-year life
-    # the battery_wear policy's weights (core.embodied_policies): the battery-wear term alone
-    args = "1.0, 0.0, 100.0, 0.0, 0.05, 400.0, 1000.0, 8, 4, 200.0, $share, 3.0, 4.0"
+    # nonuse 100 kg, battery share 0.05, 400 extra cycles of 1,000 rated (no replacement battery of 1.8 kg), owner 200 cycles
+    # a year, 3 years of a 4-year life; the battery_wear policy's weights (core.embodied_policies): the battery-wear term alone
+    args = "1.0, 0.0, 100.0, 0.0, 0.05, 400.0, 1000.0, 8, 4, 200.0, $share, 3.0, 4.0, 1.8"
     wear_only = con.execute(f"select embodied_allocated_kgco2e({args})", {"share": 0.0}).fetchone()[0]
     replaced = con.execute(f"select embodied_allocated_kgco2e({args})", {"share": 1.0}).fetchone()[0]
     lost = con.execute("select battery_life_lost_years(1000.0, 200.0, 400.0, 3.0, 4.0)").fetchone()[0]

@@ -90,7 +90,8 @@ def test_calendar_time_charges_training_hours_over_the_day(rows: tuple[pl.DataFr
 
 def test_online_idle_charges_the_extra_device_hours_at_idle_power(rows: tuple[pl.DataFrame, dict]) -> None:
     """The pipeline's fleet grew from its compute-equivalent N to N' devices in S stages. full: N' a^S device-windows
-    at training power; online_idle: N a at training power and the rest, N' a^S - N a, at the class's idle power."""
+    at training power; online_idle: N a at training power and the rest, N' a^S - N a, at the class's idle power. Under
+    both, the waiting device-windows, N' (a - a^S), online while their pipeline is incomplete, at the idle power."""
     frame, p = rows
     grown = frame.filter((pl.col("pattern") == p["comm_pattern"]) & pl.col("is_headline_policy") & (pl.col("network_method") == "time"))
     for device in ("laptop", "phone"):
@@ -100,9 +101,12 @@ def test_online_idle_charges_the_extra_device_hours_at_idle_power(rows: tuple[pl
         a, stages, n, n_grown = p["device_online_fraction"], full["pipeline_stages"], full["resized_from"], full["devices"]
         window_kwh = p["edge_hours_per_day"] * 365 * full["job_years"] * full["wall_factor"] / 1000 * p["edge_grid_gco2e_per_kwh"] / 1000
         train, rest = p[f"{device}_train_power_w"], p[f"{device}_idle_power_w"]
-        assert full["edge_operational_kgco2e"] == pytest.approx(n_grown * a**stages * train * window_kwh, rel=1e-9)
+        waiting = n_grown * (a - a**stages) * rest * window_kwh
+        assert full["waiting_device_hours"] == idle["waiting_device_hours"] == pytest.approx(
+            n_grown * (a - a**stages) * p["edge_hours_per_day"] * 365 * full["job_years"], rel=1e-12)
+        assert full["edge_operational_kgco2e"] == pytest.approx(n_grown * a**stages * train * window_kwh + waiting, rel=1e-9)
         assert idle["edge_operational_kgco2e"] == pytest.approx(
-            (n * a * train + (n_grown * a**stages - n * a) * rest) * window_kwh, rel=1e-9)
+            (n * a * train + (n_grown * a**stages - n * a) * rest) * window_kwh + waiting, rel=1e-9)
         assert idle["edge_operational_kgco2e"] < full["edge_operational_kgco2e"]
         # everything else is the same fleet: its bytes, its embodied carbon, its links
         for column in ("devices", "comm_kwh", "edge_embodied_kgco2e", "link_feasible", "cloud_total_kgco2e"):
