@@ -27,8 +27,9 @@ FULL_FLOPS_PER_PARAM_TOKEN = 6.0
 LORA_MAX_FLOPS_PER_PARAM_TOKEN = 4.0
 #: The columns that name one measured configuration (a second row with the same ones repeats it).
 GRAIN = ("device_id", "model", "model_params", "precision", "method", "batch_size", "sequence_length", "devices")
-#: Statuses of a rate row: the device specs' own, and ``measured`` for a rate this project's
-#: capture tool measured (``edge-carbon-capture register``; the citation names its run manifest).
+#: Statuses of a rate row: the device specs' own, and ``measured`` for a rate this project measured
+#: (a capture of ``edge-carbon-capture register``, or a benchmark run of its own; the citation names the
+#: run manifest or the README that produced it).
 THROUGHPUT_STATUSES = [*STATUSES, "measured"]
 #: What a row's ``power_w`` covers: the chip package (CPU + GPU + NPU, as powermetrics or RAPL
 #: read it), the accelerator board (NVML), the whole device from its battery, or the whole device
@@ -75,7 +76,7 @@ class TrainingThroughput(FiniteProvenance):
     mfu: float = pa.Field(nullable=True, gt=0, le=1, description="Model FLOPs utilisation as the source reports it, a fraction in (0, 1] (41.82% is 0.4182).")
     job_time_s: float = pa.Field(nullable=True, gt=0, description="Seconds one device takes for one training job, where the source gives a job time instead of a token rate.")
     jobs_per_h: float = pa.Field(nullable=True, gt=0, description="Jobs per hour per device: 3600 / job_time_s (derived).")
-    status: str = pa.Field(isin=THROUGHPUT_STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures) | measured (a capture of edge-carbon-capture, its run manifest cited).")
+    status: str = pa.Field(isin=THROUGHPUT_STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures) | measured (this project's own measurement, the run manifest or README that produced it cited).")
     citation: str = pa.Field(description="Where the figures are published (table, section, file).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it (a commit's permalink for a repository file).")
     notes: str = pa.Field(nullable=True, description="The published figures quoted with where they are, the arithmetic of derived ones, and what the source leaves unsaid.")

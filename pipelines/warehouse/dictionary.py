@@ -27,6 +27,7 @@ from schemas.benchmark_runs import BenchmarkRuns
 from schemas.benchmark_series import BenchmarkSeries
 from schemas.charging_windows import ChargingWindows
 from schemas.claims import ClaimParameters, ClaimRows, Claims, ClaimTraffic, ClaimValues
+from schemas.cloud_energy_check import CloudEnergyCheck
 from schemas.device_pcf import DevicePcf
 from schemas.device_specs import DeviceSpecs
 from schemas.grid_intensity import GridIntensity
@@ -128,6 +129,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.model_evaluation": ModelEvaluation,
     "core.claim_values": ClaimValues,
     "marts.training_energy": TrainingEnergy,
+    "marts.cloud_energy_check": CloudEnergyCheck,
     "marts.lifecycle_carbon": LifecycleCarbon,
     "marts.fleet_equivalence": FleetEquivalence,
     "marts.scaling_energy": ScalingEnergy,

@@ -186,10 +186,12 @@ def test_every_run_resolves_to_a_device_class(built_warehouse: Path) -> None:
         series = query_pl(con, "select series_id, device_id, device_class, reproduces, reference_series_id "
                                "from marts.training_energy order by series_id").rows()
     assert runs == [("apple-m1", "laptop"), ("apple-m2-pro", "laptop"), ("intel-core-i7-8850h", "laptop"),
-                    ("nvidia-a40", "cloud_gpu"), ("nvidia-p100", "cloud_gpu"), ("nvidia-quadro-rtx-6000", "workstation_gpu"),
+                    ("nvidia-a40", "cloud_gpu"), ("nvidia-h100-sxm", "cloud_gpu"), ("nvidia-p100", "cloud_gpu"), ("nvidia-quadro-rtx-6000", "workstation_gpu"),
                     ("nvidia-rtx-a5000", "workstation_gpu"), ("nvidia-v100", "cloud_gpu"), ("qualcomm-sd888", "phone")]
     assert quarantined == 0
-    # the paper's own series, each marked with the claim it reproduces; the ratios divide by the paper's GPU series
-    assert series == [("table1_gpu", "nvidia-rtx-a5000", "workstation_gpu", "T1_cloud_energy", "table1_gpu"),
+    # this project's H100 capture (no Table 1 workload, so no ratio), then the paper's own series, each marked with
+    # the claim it reproduces; the ratios divide by the paper's GPU series
+    assert series == [("capture_nvidia-h100-sxm_opt-125m_20261206", "nvidia-h100-sxm", "cloud_gpu", None, None),
+                      ("table1_gpu", "nvidia-rtx-a5000", "workstation_gpu", "T1_cloud_energy", "table1_gpu"),
                       ("table1_laptop", "apple-m2-pro", "laptop", "T1_laptop_energy", "table1_gpu"),
                       ("table1_phone", "qualcomm-sd888", "phone", "T1_phone_energy", "table1_gpu")]
