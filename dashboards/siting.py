@@ -132,10 +132,10 @@ def mix_sentence(r: dict) -> str:
 def range_html(con: duckdb.DuckDBPyConnection) -> str:
     """The index's siting line: the range of R with communication over every pair of zones, per scenario and class."""
     frame = query(con, "siting_range")
-    items = [f"{r['scenario_id']} {r['device_class']}: R {r['r_min']:.2f}-{r['r_max']:.2f} over {r['cloud_zones']} x "
-             f"{r['edge_zones']} zones, R >= 1 in {r['share_r_ge_1']:.0%} of pairs" for r in frame.iter_rows(named=True)]
-    return ('<p class="verdict" id="siting-range">Where it trains (marts.siting, with communication, measured basis): '
-            f'{html.escape("; ".join(items))}. <a href="siting.html">Siting</a></p>')
+    items = [f"{r['scenario_id']} {r['device_class']} ({r['basis']}, {r['edge_design']}): R {r['r_min']:.2f}-{r['r_max']:.2f} over "
+             f"{r['cloud_zones']} x {r['edge_zones']} zones, R >= 1 in {r['share_r_ge_1']:.0%} of pairs" for r in frame.iter_rows(named=True)]
+    return ('<p class="verdict" id="siting-range">Where it trains (marts.siting, with communication, on the verdict\'s basis and '
+            f'best edge design): {html.escape("; ".join(items))}. <a href="siting.html">Siting</a></p>')
 
 
 def answer(con: duckdb.DuckDBPyConnection, cells: pl.DataFrame) -> str:
@@ -162,7 +162,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         slug="siting",
         title="Siting",
         summary="Where it trains: R for every pair of a cloud zone (around the clock) and an edge zone (charging 23:00-07:00 "
-                "local time), from hourly series where a zone has one, else monthly or annual means, on the measured basis. "
+                "local time), from hourly series where a zone has one, else monthly or annual means, read as the verdict reads "
+                "its answer: each scenario's headline basis and best admissible edge design (marts.siting basis, edge_design). "
                 f"Shown: the {TOP_N} countries with the most electricity demand and every hourly zone; the full table is "
                 "marts.siting.",
         tables=TABLES,

@@ -1,8 +1,11 @@
 -- The siting range of each scenario's R with communication (marts.siting): over every pair of
--- zones (not the scenario's edge mix), per scenario and device class.
+-- zones (not the scenario's edge mix), per scenario and device class, with the basis and edge
+-- design it is read on (marts.verdict's answer for the scenario and class).
 select
     scenario_id,
     device_class,
+    string_agg(distinct basis, ', ' order by basis) as basis,
+    string_agg(distinct edge_design, ', ' order by edge_design) as edge_design,
     count(distinct cloud_zone) as cloud_zones,
     count(distinct edge_zone) as edge_zones,
     min(reduction_factor_with_comm) as r_min,

@@ -300,14 +300,15 @@ def case_columns_table() -> str:
 
 
 def siting_table(con: duckdb.DuckDBPyConnection) -> str:
-    """The siting summary (sql/siting/findings.sql) as a Markdown table: R with communication over every pair
-    of zones, where the edge wins against the scenario's own cloud zone, and the scenario's own pair (its cloud
-    zone against its edge mix) with the cloud intensity below which the mix loses."""
+    """The siting summary (sql/siting/findings.sql) as a Markdown table: the basis and edge design R is read on
+    (marts.verdict's answer for the scenario and class), R with communication over every pair of zones, where the
+    edge wins against the scenario's own cloud zone, and the scenario's own pair (its cloud zone against its edge
+    mix) with the cloud intensity below which the mix loses."""
     frame = query_pl(con, sql_text("siting/findings.sql"), {"claim_low": CLAIM_LOW})
-    lines = ["| scenario | frame | device | zones (cloud x edge) | R with communication | R >= 1 | "
+    lines = ["| scenario | frame | device | basis | edge design | zones (cloud x edge) | R with communication | R >= 1 | "
              f"R >= {CLAIM_LOW:g} | cloud zone | edge zones where R >= 1 | dirtiest winning edge grid, g/kWh "
              "| own edge mix (g/kWh) | R, own cloud zone x own mix | mix loses below a cloud grid of, g/kWh |",
-             "|---|---|---|---:|---|---:|---:|---|---|---:|---|---:|---:|"]
+             "|---|---|---|---|---|---:|---|---:|---:|---|---|---:|---|---:|---:|"]
     for r in frame.iter_rows(named=True):
         zones = (r["winning_edge_zones"] or "").split(", ")
         listed = f"{r['wins']}: " + ", ".join(zones[:6]) + (", ..." if len(zones) > 6 else "") if r["wins"] else "none"
@@ -316,7 +317,8 @@ def siting_table(con: duckdb.DuckDBPyConnection) -> str:
         r_mix = f"{r['r_mix']:.3g}" if r["r_mix"] is not None else "-"
         flips = r["mix_cloud_ci_for_r1"]
         flips_text = "-" if flips is None else "wins on any grid" if flips < 0 else f"{flips:.0f}"
-        lines.append(f"| {r['scenario_id']} | {r['accounting_frame']} | {r['device_class']} | {r['cloud_zones']} x {r['edge_zones']} "
+        lines.append(f"| {r['scenario_id']} | {r['accounting_frame']} | {r['device_class']} | {r['basis']} | {r['edge_design']} "
+                     f"| {r['cloud_zones']} x {r['edge_zones']} "
                      f"| {r['r_min']:.3g}-{r['r_max']:.3g} | {r['share_r_ge_1']:.1%} | {r['share_r_ge_4']:.1%} "
                      f"| {r['cloud_zone']} ({r['cloud_ci']:.0f} g/kWh) | {listed} | {dirtiest} | {mix} | {r_mix} | {flips_text} |")
     return "\n".join(lines)

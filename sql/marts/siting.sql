@@ -2,11 +2,12 @@
 -- scenario x cloud zone x edge zone (or the scenario's edge mix) x edge device class.
 -- R for every pair of sql/siting/pairs.sql (the temporary table `siting_pairs`), from the
 -- model's one formula (sql/core/model_evaluation.sql: the view `model_evaluation` over core.scenarios
--- with each pair's two grid intensities in place of the scenario's, variant_id 'cloud>edge'),
--- evaluated on the measured basis ($basis) only, compute only and with the scenario's own named
--- pattern, under the method row that sets marts.verdict's reading for the scenario and class on
--- that basis (verdict_driver_method, _policy and _resize_power). Compute-only R does not depend on
--- the network method or the resize power, only on the policy.
+-- with each pair's two grid intensities in place of the scenario's, variant_id 'cloud>edge'), read
+-- as marts.verdict reads its answer (the temporary table `siting_answers`, sql/siting/answers.sql):
+-- on the scenario's headline basis, compute only and with the answer's edge design (the best
+-- admissible design at the scenario's own intensities), under the method row that sets the verdict
+-- for the scenario and class (verdict_driver_method, _policy and _resize_power). Compute-only R
+-- does not depend on the network method or the resize power, only on the policy.
 -- Deterministic: no draws.
 -- each scenario's accounting frame (a row of core.frames) and named communication pattern
 with frames as (
@@ -15,33 +16,26 @@ with frames as (
     inner join core.frames using (accounting_frame)
 ),
 
-drivers as (
-    select distinct scenario_id, device_class, verdict_driver_method as network_method, verdict_driver_policy as embodied_policy,
-        verdict_driver_resize_power as resize_power
-    from marts.verdict
-    where basis = $basis
-),
-
 evaluated as (
     select
         e.scenario_id,
         e.variant_id,
         e.device_class,
         e.basis,
+        a.edge_design,
         e.network_method,
         e.embodied_policy,
         e.resize_power,
         any_value(e.reduction_factor) filter (where not pattern.moves_bytes) as reduction_factor,
-        any_value(e.reduction_factor) filter (where e.pattern = f.comm_pattern) as reduction_factor_with_comm,
-        any_value(e.link_feasible) filter (where e.pattern = f.comm_pattern) as link_feasible_with_comm
+        any_value(e.reduction_factor) filter (where e.pattern = a.edge_design) as reduction_factor_with_comm,
+        any_value(e.link_feasible) filter (where e.pattern = a.edge_design) as link_feasible_with_comm
     from model_evaluation as e
-    inner join frames as f on f.scenario_id = e.scenario_id
     -- compute only: the pattern that moves no bytes (core.patterns)
     inner join core.patterns as pattern on pattern.pattern = e.pattern
-    inner join drivers as d on d.scenario_id = e.scenario_id and d.device_class = e.device_class and d.network_method = e.network_method
-        and d.embodied_policy = e.embodied_policy and d.resize_power = e.resize_power
-    where e.basis = $basis
-    group by e.scenario_id, e.variant_id, e.device_class, e.basis, e.network_method, e.embodied_policy, e.resize_power
+    inner join siting_answers as a on a.scenario_id = e.scenario_id and a.device_class = e.device_class and a.basis = e.basis
+        and a.network_method = e.network_method and a.embodied_policy = e.embodied_policy and a.resize_power = e.resize_power
+    where not pattern.moves_bytes or e.pattern = a.edge_design
+    group by e.scenario_id, e.variant_id, e.device_class, e.basis, a.edge_design, e.network_method, e.embodied_policy, e.resize_power
 )
 
 select
@@ -53,6 +47,7 @@ select
     e.device_class,
     e.basis,
     f.comm_pattern,
+    e.edge_design,
     e.network_method,
     e.embodied_policy,
     e.resize_power,

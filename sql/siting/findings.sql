@@ -1,5 +1,6 @@
 -- The siting summary docs/findings.md quotes (edge-carbon docs), per siting scenario and device
--- class, with communication: R over every pair of zones (marts.siting, the edge mix left out),
+-- class, with communication, on the basis and edge design marts.siting reads (marts.verdict's answer
+-- for the scenario and class): R over every pair of zones (marts.siting, the edge mix left out),
 -- the share of pairs where the edge wins (R >= 1) and where the claim holds (R >= $claim_low);
 -- at the scenario's own cloud zone (marts.siting_summary.scenario_share = 1) the edge zones where
 -- the edge wins and the dirtiest grid among them; and the scenario's own pair, its cloud zone
@@ -11,7 +12,10 @@ with named as (
 ),
 
 pairs as (
-    select scenario_id, accounting_frame, device_class, count(distinct cloud_zone) as cloud_zones, count(distinct edge_zone) as edge_zones,
+    select scenario_id, accounting_frame, device_class,
+        string_agg(distinct basis, ', ' order by basis) as basis,
+        string_agg(distinct edge_design, ', ' order by edge_design) as edge_design,
+        count(distinct cloud_zone) as cloud_zones, count(distinct edge_zone) as edge_zones,
         min(reduction_factor_with_comm) as r_min, max(reduction_factor_with_comm) as r_max,
         avg(case when reduction_factor_with_comm >= 1 then 1.0 else 0.0 end order by cloud_zone, edge_zone) as share_r_ge_1,
         avg(case when reduction_factor_with_comm >= $claim_low then 1.0 else 0.0 end order by cloud_zone, edge_zone) as share_r_ge_4

@@ -18,7 +18,6 @@ from pipelines.defs.assets.siting import (
     EAGER,
     MIN_HOURLY_COVERAGE,
     SITING,
-    SITING_BASIS,
     SITING_SUMMARY,
     ZONE_INTENSITY,
 )
@@ -26,7 +25,7 @@ from pipelines.model.formula import evaluate, model_view, scenario_inputs, subst
 from pipelines.paths import SOURCES_DIR
 from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import install_macros
-from schemas.vocabulary import PATTERNS
+from schemas.vocabulary import COMPUTE_ONLY, PATTERN_ROWS
 from tests.ingest.test_feeds import EM_HISTORY, Answer, ReplayServer, em_api, server
 
 __all__ = ["server"]  # the replay-server fixture of tests/ingest/test_feeds.py
@@ -88,36 +87,41 @@ def pair(path: Path, scenario: str, cloud: str, edge: str, device: str = "laptop
     return row
 
 
-def driver_row(path: Path, scenario: str, device: str) -> tuple[str, str, str]:
-    """The method row (network method, allocation policy, resize power) that sets marts.verdict's reading for the
-    scenario and class on the siting's basis."""
-    [row] = read(path, "select distinct verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power from marts.verdict "
-                       "where scenario_id = $s and device_class = $d and basis = $b", {"s": scenario, "d": device, "b": SITING_BASIS}).rows()
+#: marts.verdict's answer row of a scenario and class (is_answer; in the paper's frame, which has none, the row built
+#: the same way): its headline basis, its best design, at the method row that sets the verdict.
+ANSWER = ("select basis, edge_design, network_method, embodied_policy, resize_power from marts.verdict "
+          "where scenario_id = $s and device_class = $d and is_headline and is_best_design and network_method = verdict_driver_method "
+          "and embodied_policy = verdict_driver_policy and resize_power = verdict_driver_resize_power")
+
+
+def answer_row(path: Path, scenario: str, device: str) -> tuple[str, str, str, str, str]:
+    """The basis, edge design and method row (network method, allocation policy, resize power) of marts.verdict's
+    answer for the scenario and class."""
+    [row] = read(path, ANSWER, {"s": scenario, "d": device}).rows()
     return row
 
 
-def driver_method(path: Path, scenario: str, device: str) -> str:
-    """The network method of that row."""
-    return driver_row(path, scenario, device)[0]
+def driver_row(path: Path, scenario: str, device: str) -> tuple[str, str, str]:
+    """The method row (network method, allocation policy, resize power) of that answer."""
+    return answer_row(path, scenario, device)[2:]
 
 
 def r_by_formula(path: Path, scenario: str, cloud_ci: float, edge_ci: float, device: str = "laptop") -> tuple[float, float]:
-    """R compute only and with the scenario's pattern under the verdict's method row, from the
-    model's one formula (every basis and pattern evaluated, under that row) at these two intensities."""
-    method, policy, power = driver_row(path, scenario, device)
+    """R compute only and with the answer's edge design under the answer's method row on its basis, from the
+    model's one formula (every basis evaluated, under that row) at these two intensities."""
+    basis, design, method, policy, power = answer_row(path, scenario, device)
     con = duckdb.connect(str(path), read_only=True)
     try:
-        base = scenario_inputs(con).filter(pl.col("scenario_id") == scenario)
         overrides = pl.DataFrame({"scenario_id": [scenario] * 2, "variant_id": ["pair"] * 2,
                                   "parameter": ["cloud_grid_gco2e_per_kwh", "edge_grid_gco2e_per_kwh"], "value": [cloud_ci, edge_ci]})
-        rows = evaluate(con, substitute(con, overrides), all_bases=True, methods=[(method, policy, power)])
-        pattern = base.item(0, "comm_pattern")
+        rows = evaluate(con, substitute(con, overrides), all_bases=True, patterns=(COMPUTE_ONLY, design),
+                        methods=[(method, policy, power)])
     finally:
         con.close()
-    rows = rows.filter((pl.col("device_class") == device) & (pl.col("basis") == SITING_BASIS) & (pl.col("network_method") == method)
+    rows = rows.filter((pl.col("device_class") == device) & (pl.col("basis") == basis) & (pl.col("network_method") == method)
                        & (pl.col("embodied_policy") == policy) & (pl.col("resize_power") == power))
-    r = rows.filter(pl.col("pattern") == "none").item(0, "reduction_factor")
-    return r, rows.filter(pl.col("pattern") == pattern).item(0, "reduction_factor")
+    r = rows.filter(pl.col("pattern") == COMPUTE_ONLY).item(0, "reduction_factor")
+    return r, rows.filter(pl.col("pattern") == design).item(0, "reduction_factor")
 
 
 # --- coverage ---------------------------------------------------------------------------------
@@ -171,7 +175,8 @@ def test_three_pairs_recomputed_by_hand(built_warehouse: Path) -> None:
     ):
         row = pair(built_warehouse, scenario, cloud, edge)
         assert (row["cloud_intensity_basis"], row["edge_intensity_basis"]) == bases
-        assert (row["network_method"], row["embodied_policy"], row["resize_power"]) == driver_row(built_warehouse, scenario, "laptop")
+        assert (row["basis"], row["edge_design"], row["network_method"], row["embodied_policy"], row["resize_power"]) == answer_row(
+            built_warehouse, scenario, "laptop")
         assert row["edge_mix"] is None
         assert row["cloud_gco2e_per_kwh"] == pytest.approx(cloud_ci, abs=1e-9)
         assert row["edge_gco2e_per_kwh"] == pytest.approx(edge_ci, abs=1e-9)
@@ -223,50 +228,55 @@ def test_the_scenarios_own_edge_mix_recomputed_by_hand(built_warehouse: Path) ->
 
 
 def test_with_communication_reads_the_network_method_of_the_verdict(built_warehouse: Path) -> None:
-    """Every siting row's R with communication is under the method that sets marts.verdict's
-    reading for its scenario and class (on the measured basis): the verdict and the map agree."""
-    rows = read(built_warehouse, "select distinct s.scenario_id, s.device_class, s.network_method, v.verdict_driver_method "
+    """Every siting row's R with communication is under the method row that sets marts.verdict's
+    reading for its scenario and class on the answer's basis: the verdict and the map agree."""
+    rows = read(built_warehouse, "select distinct s.scenario_id, s.device_class, s.network_method, s.embodied_policy, s.resize_power, "
+                                 "v.verdict_driver_method, v.verdict_driver_policy, v.verdict_driver_resize_power "
                                  "from marts.siting as s left join marts.verdict as v on v.scenario_id = s.scenario_id "
                                  "and v.device_class = s.device_class and v.basis = s.basis order by all")
-    assert rows.height == 6  # three siting scenarios x two classes, one method each
-    assert (rows.get_column("network_method") == rows.get_column("verdict_driver_method")).all()
+    assert rows.height == 6  # three siting scenarios x two classes, one method row each
+    assert rows.select("network_method", "embodied_policy", "resize_power").rows() == rows.select(
+        "verdict_driver_method", "verdict_driver_policy", "verdict_driver_resize_power").rows()
 
 
-def test_the_siting_evaluation_asks_the_model_only_for_what_it_reads(built_warehouse: Path) -> None:
-    """The measured basis only, compute only and each set's own named pattern, the named method rows
-    only: the rows the full evaluation has there, with the same values, and no others."""
+def test_the_siting_evaluation_asks_the_model_only_for_the_answers(built_warehouse: Path) -> None:
+    """The headline basis only, compute only and the answers' edge designs, the answers' method rows
+    only: the rows marts.siting reads are the full evaluation's there, with the same values."""
+    answers = read(built_warehouse, "select distinct scenario_id, device_class, basis, edge_design, network_method, embodied_policy, "
+                                    "resize_power from marts.siting")
+    named = sorted(set(answers.select("network_method", "embodied_policy", "resize_power").rows()))
+    designs = sorted(set(answers.get_column("edge_design")))
     con = duckdb.connect(str(built_warehouse), read_only=True)
     try:
         install_macros(con)
         inputs = scenario_inputs(con)
-        full = evaluate(con, inputs, all_bases=True, patterns=PATTERNS, methods="all")
-        with model_view(con, inputs, patterns=("none",), own_pattern=True, basis_filter="measured",
-                        methods=(("radio", "none", "full"), ("time", "calendar_time", "online_idle"))):
+        full = evaluate(con, inputs, all_bases=True, patterns=tuple(PATTERN_ROWS), methods="all")
+        with model_view(con, inputs, patterns=(COMPUTE_ONLY, *designs), basis_filter="headline", methods=named):
             narrow = query_pl(con, "select * from model_evaluation")
-        own = dict(query_pl(con, "select scenario_id, comm_pattern from core.scenarios").iter_rows())
     finally:
         con.close()
     keys = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]
     triple = pl.concat_str("network_method", "embodied_policy", "resize_power", separator="/")
-    named = ["radio/none/full", "time/calendar_time/online_idle"]
-    own_pattern = pl.col("pattern") == pl.col("scenario_id").replace_strict(own)
-    wanted = full.filter((pl.col("basis") == SITING_BASIS) & triple.is_in(named) & own_pattern)
-    comm = narrow.filter(pl.col("pattern") != "none")
-    assert comm.height == wanted.height > 0
-    # the consequential frame admits neither row; the attributional one admits the second, the paper's frame the first
-    assert set(narrow.get_column("network_method")) == {"radio", "time"}
-    assert set(narrow.select(triple).to_series()) == set(named)
-    joined = comm.join(wanted, on=keys, how="inner", suffix="_full")
-    assert joined.height == comm.height
+    # the headline basis only, the answers' designs and compute only, the answers' method rows
+    assert narrow.get_column("is_headline").all()
+    assert set(narrow.get_column("pattern")) == {COMPUTE_ONLY, *designs}
+    assert set(narrow.select(triple).to_series()) == {"/".join(row) for row in named}
+    # the rows marts.siting reads: each scenario and class at its answer's basis, design and method row
+    read_rows = narrow.join(answers.rename({"edge_design": "pattern"}),
+                            on=["scenario_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"],
+                            how="semi")
+    assert read_rows.select("scenario_id", "device_class").unique().height == answers.height == 6
+    joined = read_rows.join(full, on=keys, how="inner", suffix="_full")
+    assert joined.height == read_rows.height
     assert (joined.get_column("reduction_factor") == joined.get_column("reduction_factor_full")).all()
-    # compute only depends on the allocation policy alone: each named row's R is the full evaluation's at that policy
-    by_policy = full.filter((pl.col("basis") == SITING_BASIS) & (pl.col("pattern") == "none")).group_by(
+    # compute only depends on the allocation policy alone: each answer's R is the full evaluation's at that policy
+    by_policy = full.filter(pl.col("is_headline") & (pl.col("pattern") == COMPUTE_ONLY)).group_by(
         "scenario_id", "variant_id", "device_class", "basis", "embodied_policy").agg(
         pl.col("reduction_factor").min().alias("low"), pl.col("reduction_factor").max().alias("high"))
     assert (by_policy.get_column("low") == by_policy.get_column("high")).all()
-    compute = narrow.filter(pl.col("pattern") == "none").join(
+    compute = narrow.filter(pl.col("pattern") == COMPUTE_ONLY).join(
         by_policy, on=["scenario_id", "variant_id", "device_class", "basis", "embodied_policy"], how="inner")
-    assert compute.height == narrow.filter(pl.col("pattern") == "none").height > 0
+    assert compute.height == narrow.filter(pl.col("pattern") == COMPUTE_ONLY).height > 0
     assert (compute.get_column("reduction_factor") == compute.get_column("low")).all()
 
 
@@ -422,6 +432,8 @@ def test_findings_siting_block_is_the_warehouse(built_warehouse: Path) -> None:
         table = siting_table(con)
     finally:
         con.close()
-    assert "| realistic_consequential | consequential | laptop | 1 x 1 |" in table  # the US alone has a current short-run factor
+    [consequential] = [line for line in table.splitlines() if line.startswith("| realistic_consequential | consequential | laptop |")]
+    # on the scenario's headline basis; the US alone has a current short-run factor
+    assert consequential.startswith("| realistic_consequential | consequential | laptop | measured_rates |") and "| 1 x 1 |" in consequential
     findings = (PROJECT_ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert between(findings, SITING_BEGIN, SITING_END) == table, "docs/findings.md's siting is stale: run `edge-carbon docs`"

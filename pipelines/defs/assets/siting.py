@@ -9,7 +9,11 @@ only the siting rows whose intensities or R changed (``computed_run_id``).
 """
 
 import dagster as dg
+import duckdb
+import pandera.polars as pa
+import polars as pl
 
+from pipelines.identifiers import checked_identifier
 from pipelines.ingest.parsers import registry
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import staging_table
@@ -39,8 +43,6 @@ MIN_HOURLY_COVERAGE = 0.9
 #: The marginal factors a consequential scenario reads: the short-run operating margin, the one
 #: realistic_consequential's own grid parameters take.
 MARGINAL_KIND = "short_run_operating"
-#: The basis of the siting marts: the measured throughput of the same job on both sides.
-SITING_BASIS = "measured_throughput"
 
 ZONE_TIMEZONES = staging_table(
     "staging.zone_timezones", ZoneTimezones, registry.ZONE_TIMEZONE_PARSERS, group="grid",
@@ -78,7 +80,7 @@ ZONE_INTENSITY = SqlTable("core.zone_intensity", "core/zone_intensity.sql", Zone
 ZONE_EXCLUSIONS = SqlTable("core.zone_exclusions", "core/zone_exclusions.sql", ZoneExclusions)
 SITING = SqlTable("marts.siting", "marts/siting.sql", Siting,
                   also_reads=tuple(sorted({*tables_read_by("siting/pairs.sql"), *tables_read_by("siting/inputs.sql"),
-                                           *tables_read_by("siting/devices.sql")})))
+                                           *tables_read_by("siting/devices.sql"), *tables_read_by("siting/answers.sql")})))
 SITING_SUMMARY = SqlTable("marts.siting_summary", "marts/siting_summary.sql", SitingSummary)
 
 
@@ -119,41 +121,51 @@ def zone_exclusions(warehouse: Warehouse) -> dg.MaterializeResult:
 @SITING.asset(group="marts", automation_condition=EAGER)
 def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     """R for every pair of a cloud zone and an edge zone, and of each cloud zone and the scenario's
-    own edge mix, per siting scenario and device class.
+    own edge mix, per siting scenario and device class, read as marts.verdict reads its answer.
 
     Grain: scenario x cloud zone x edge zone (or ``mix``) x edge device class. The model's one
     formula (sql/core/model_evaluation.sql) over core.scenarios, each pair's two intensities
     (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
-    parameters, all pairs at once and only what the mart reads: the measured basis, compute only
-    and the scenario's own named pattern, under the method row that sets marts.verdict's
-    reading for the scenario and class. Deterministic. The rows stay in DuckDB. Rows whose R and
-    intensities did not change since the published table keep the run that computed them
-    (``computed_run_id``).
+    parameters, all pairs at once and only what the mart reads: each scenario's headline basis, compute
+    only and the answer's edge design, under the method row that sets the verdict (marts.verdict's answer
+    row per scenario and class, sql/siting/answers.sql: ``basis``, ``edge_design``, the method row).
+    Deterministic. The rows stay in DuckDB. Rows whose R and intensities did not change since the published
+    table keep the run that computed them (``computed_run_id``).
     """
     con = warehouse.connection()
     try:
         con.execute("create or replace temp table siting_pairs as " + sql_text("siting/pairs.sql"), {"bases": INTENSITY_BASES})
+        con.execute("create or replace temp table siting_answers as " + sql_text("siting/answers.sql"))
         con.execute("create or replace temp view siting_inputs as " + sql_text("siting/inputs.sql"))
         con.execute("create or replace temp view siting_devices as " + sql_text("siting/devices.sql"))
         pairs = con.execute("select count(*) from siting_pairs").fetchall()[0][0]
-        methods = query_pl(con, "select distinct verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power "
-                                "from marts.verdict where basis = $basis", {"basis": SITING_BASIS}).rows()
-        with model_view(con, "temp.siting_inputs", devices="temp.siting_devices", patterns=(COMPUTE_ONLY,), own_pattern=True,
-                        basis_filter="measured",
-                        methods=methods):
-            con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"), {"basis": SITING_BASIS})
-        previous = warehouse.has_table("marts.siting")
+        answers = query_pl(con, "select * from siting_answers")
+        # no answer row in this run's scope (a what-if over a scenario with no siting pairs): the headline rows, joined to none
+        methods = answers.select("network_method", "embodied_policy", "resize_power").unique().sort(pl.all()).rows() or "headline"
+        designs = sorted(set(answers.get_column("edge_design")))
+        with model_view(con, "temp.siting_inputs", devices="temp.siting_devices", patterns=(COMPUTE_ONLY, *designs),
+                        basis_filter="headline", methods=methods):
+            con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"))
+        previous = warehouse.has_table("marts.siting") and _has_every_column(con, "marts.siting", Siting)
         result = build_table_in_place(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql", Siting,
                                       {"run_id": context.run_id})
     finally:
         con.execute("drop view if exists temp.siting_devices")
         con.execute("drop view if exists temp.siting_inputs")
+        con.execute("drop table if exists siting_answers")
         con.execute("drop table if exists siting_pairs")
         con.execute("drop table if exists siting_fresh")
     refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
                               "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
     return with_metadata(result, {"pairs": pairs, "rows_refreshed": int(refreshed.item(0, "refreshed")),
                                   "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
+
+
+def _has_every_column(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> bool:
+    """Whether ``table`` (an existing table) has every column of ``model``: a table published before a column was
+    added is built afresh, not refreshed."""
+    columns = {d[0] for d in con.execute(f"select * from {checked_identifier(table)} limit 0").description}  # noqa: S608 - a checked name
+    return set(model.to_schema().columns) <= columns
 
 
 @SITING_SUMMARY.asset(group="marts", automation_condition=EAGER)
