@@ -306,7 +306,7 @@ class Verdict(pa.DataFrameModel):
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="How communication's network energy is counted: radio (the paper's), volume (average kWh/GB at both ends), time (line and router power for the hours held) or marginal (a power model).")
     embodied_policy: str = pa.Field(isin=list(POLICIES), description="How the devices' embodied carbon is allocated (core.embodied_policies): the scenario's own edge_embodied_policy, and the frame's others (core.frame_embodied_policies; attributional: per_use_hour and calendar_time).")
-    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How the fleet's extra device-hours (a resize over the link, or pipelines grown to complete) draw power (core.resize_powers): full (every device at training power) or online_idle (the work's device-hours at training power, the rest at the class's idle power).")
+    resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="How the fleet's extra device-hours (a resize over the link, or pipelines grown to complete) draw power (core.resize_powers): full (every device at training power while it trains) or online_idle (the work's device-hours at training power, the rest of the training device-hours at the class's idle power); under both, the waiting device-hours (online while their pipeline is incomplete) at the class's idle power.")
     is_headline_method: bool = pa.Field(description="The frame's headline method row: its headline network method, the scenario's allocation policy and the frame's headline resize power (the row the other marts use), on every design; is_answer is the method row that sets the verdict instead, on the best design.")
     is_headline_policy: bool = pa.Field(description="The scenario's own allocation policy.")
     is_headline_resize_power: bool = pa.Field(description="The frame's headline resize power.")
@@ -363,6 +363,7 @@ class Verdict(pa.DataFrameModel):
     verdict_driver_resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="The resize power of that method row.")
     verdict: str = pa.Field(isin=list(VERDICTS), description="'infeasible at the stated link' where the fleet's traffic exceeds its link even resized (deterministically, or in more draws than core.claim.feasible_share_min allows) or its required rate is unknown; else the frame's reading of R with communication over every draw (an infeasible draw counted as R = 0: the lowest p05_with_comm_all_draws and highest p95_with_comm_all_draws over its methods) against the claim's low end.")
     gpu_rate_id: str = pa.Field(nullable=True, description="On a basis that weighs measured training rates (measured_rates): the staging.training_throughput row (throughput_id) the cloud GPU's rate comes from, the key of cloud_gpu_measured_tflops's factor_ref; null on other bases.")
+    edge_rate_id: str = pa.Field(nullable=True, description="On a basis that weighs measured training rates (measured_rates): the staging.training_throughput row (throughput_id) the edge class's rate comes from, the key of the factor_ref of its <class>_measured_tflops row (the measured device's achieved TFLOPS, over whose FP32 peak <class>_measured_share is read); null on other bases or where the scenario names no row for the class.")
     verdict_deciding_assumptions: str = pa.Field(nullable=True, description="Headline rows: the parameters of status 'assumed' whose range alone (one at a time, marts.sensitivity: headline basis, the scenario's pattern, the frame's headline method) moves deterministic R with communication across 1 or the claim's low end, as 'parameter low-high (R at one end-R at the other)'; null when none does.")
 
     class Config:
@@ -396,9 +397,10 @@ class Siting(pa.DataFrameModel):
     (core.zone_intensity), and for every cloud zone against the scenario's own edge mix
     (``edge_zone = 'mix'``: its zones' intensities weighted by their shares), from the model's one
     formula over core.scenarios with the pair's two intensities in place of the scenario's grid
-    parameters: on the measured basis, compute only and with the scenario's named communication
-    pattern under the method row that sets marts.verdict's reading for the scenario and class
-    (verdict_driver_method, verdict_driver_policy, verdict_driver_resize_power). Deterministic (no Monte Carlo per pair). The cloud runs around the
+    parameters, read as marts.verdict reads its answer for the scenario and class: on the scenario's
+    headline basis, compute only and with the answer's edge design (the best admissible one at the
+    scenario's own intensities), under the method row that sets the verdict (verdict_driver_method,
+    verdict_driver_policy, verdict_driver_resize_power). Deterministic (no Monte Carlo per pair). The cloud runs around the
     clock in its zone; the edge charges in its window in each edge zone's local time.
     """
 
@@ -408,13 +410,14 @@ class Siting(pa.DataFrameModel):
     edge_zone: str = pa.Field(description="Zone the edge devices charge in, in their window in local time; 'mix': the scenario's own edge mix (edge_mix).")
     edge_mix: str = pa.Field(nullable=True, description="The scenario's edge mix the row evaluates, its zones and shares (core.scenario_zones), e.g. 'US 0.5, DE 0.25, FR 0.25'; null for one edge zone.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class of the scenario (core.scenario_devices).")
-    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis of the device count (measured_throughput).")
-    comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's named communication pattern (reduction_factor_with_comm).")
+    basis: str = pa.Field(isin=list(BASES), description="Equivalence basis of the device count: the scenario's headline basis, the one of marts.verdict's answer row for the scenario and class.")
+    comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's named communication pattern (core.scenarios comm_pattern).")
+    edge_design: str = pa.Field(isin=list(COMM_PATTERNS), description="The edge training design of reduction_factor_with_comm: marts.verdict's answer design for the scenario and class (edge_design of its best admissible row at the scenario's own intensities; the paper's frame: its named pattern).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="The network method of reduction_factor_with_comm: the one that sets marts.verdict's reading for the scenario and class on this basis (verdict_driver_method).")
     embodied_policy: str = pa.Field(isin=list(POLICIES), description="The allocation policy of both R columns: the one of the method row that sets marts.verdict's reading (verdict_driver_policy).")
     resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="The resize power of reduction_factor_with_comm: the one of the method row that sets marts.verdict's reading (verdict_driver_resize_power).")
     reduction_factor: float = pa.Field(nullable=True, description="R = cloud total / edge added, compute only.")
-    reduction_factor_with_comm: float = pa.Field(nullable=True, description="R with the scenario's communication pattern and network method.")
+    reduction_factor_with_comm: float = pa.Field(nullable=True, description="R with communication: the edge design (edge_design) under the network method.")
     link_feasible_with_comm: bool = pa.Field(nullable=True, description="The fleet's links carry its traffic (a fleet over its link is infeasible whatever its R; marts.verdict).")
     cloud_gco2e_per_kwh: float = pa.Field(ge=0, description="Intensity the cloud meets in cloud_zone, around the clock, gCO2e/kWh.")
     edge_gco2e_per_kwh: float = pa.Field(ge=0, description="Intensity the edge meets in edge_zone, in its charging window, gCO2e/kWh (the mix: its zones' intensities, each in its own window, weighted by their shares).")

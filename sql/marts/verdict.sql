@@ -47,6 +47,9 @@
 -- `gpu_rate_id`: on a basis that weighs measured training rates (core.bases measured_rate), the
 -- measured row the cloud GPU's rate comes from: the key of the factor_ref of the scenario's
 -- GPU-rate parameter row (a staging.training_throughput throughput_id); null on other bases.
+-- `edge_rate_id`: on such a basis, the measured row the edge class's rate comes from: the key of the
+-- factor_ref of the scenario's `<class>_measured_tflops` row (the measured device's achieved TFLOPS, over whose FP32
+-- peak the class's `<class>_measured_share` is read); null on other bases or where the class names none.
 -- each scenario's accounting frame (a row of core.frames), named communication pattern and claim
 with frames as (
     select scenario_id, accounting_frame, comm_pattern, headline_network_method, claim_id
@@ -78,6 +81,16 @@ gpu_rates as (
     select scenario_id, regexp_extract(factor_ref, '=([^=]+)\.[a-z0-9_]+$', 1) as gpu_rate_id
     from core.scenario_parameters
     where parameter = $gpu_rate_parameter and factor_ref is not null
+),
+
+-- the key of the row each edge class's measured rate is read from, by class
+edge_rates as (
+    select
+        scenario_id,
+        left(parameter, length(parameter) - length($edge_rate_suffix)) as device_class,
+        regexp_extract(factor_ref, '^training_throughput\.throughput_id=(.+)\.[a-z0-9_]+$', 1) as edge_rate_id
+    from core.scenario_parameters
+    where suffix(parameter, $edge_rate_suffix) and factor_ref is not null
 ),
 
 compute_only as (
@@ -326,6 +339,7 @@ select
     drivers.verdict,
     case when rows.is_headline then deciding.verdict_deciding_assumptions end as verdict_deciding_assumptions,
     case when bases.measured_rate > 0 then gpu_rates.gpu_rate_id end as gpu_rate_id,
+    case when bases.measured_rate > 0 then nullif(edge_rates.edge_rate_id, '') end as edge_rate_id,
     -- the row README.md and `make run` show: outside the paper's frame, the headline basis and best design at the
     -- method row that sets the verdict
     rows.accounting_frame <> $paper_frame and rows.is_headline and rows.is_best_design
@@ -335,6 +349,7 @@ from rows
 inner join drivers using (scenario_id, basis, device_class)
 inner join core.bases as bases on bases.basis = rows.basis
 left join gpu_rates on gpu_rates.scenario_id = rows.scenario_id
+left join edge_rates on edge_rates.scenario_id = rows.scenario_id and edge_rates.device_class = rows.device_class
 left join deciding using (scenario_id, device_class)
 inner join claims as claim on claim.scenario_id = rows.scenario_id
 order by rows.scenario_id, rows.device_class, rows.is_headline desc, rows.basis, rows.network_method, rows.is_headline_policy desc,

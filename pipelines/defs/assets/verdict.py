@@ -23,6 +23,8 @@ from schemas.vocabulary import (
 
 #: The scenario parameter whose factor_ref names the measured row of the cloud GPU's training rate.
 GPU_RATE_PARAMETER = "cloud_gpu_measured_tflops"
+#: The suffix of an edge class's parameter (``<class>_measured_tflops``) whose factor_ref names the measured row of its rate.
+EDGE_RATE_SUFFIX = "_measured_tflops"
 VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
 #: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
 #: the feasibility threshold are core.claim's).
@@ -30,6 +32,7 @@ VERDICT_PARAMS = {
     "assumed_status": ASSUMED, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
     "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER, "paper_frame": PAPER_FRAME,
+    "edge_rate_suffix": EDGE_RATE_SUFFIX,
 }
 #: The bases that weigh measured training rates: where a headline's cloud GPU rate must name a measured row.
 MEASURED_RATE_BASES = [basis for basis, rule in BASIS_RULES.items() if rule.measured_rate > 0]
