@@ -46,16 +46,17 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     others = frame.filter(pl.col("device_id") != pl.col("reference_device_id"))
     compared = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_not_null())
     unmatched = others.filter(pl.col("energy_ratio_vs_cloud_gpu").is_null())
-    sentences = []
+    # one sentence: the ratios, then (after a semicolon) the series of a workload the reference never ran
+    clauses = []
     if compared.height:
         ratios = ", ".join(f"{r['device_label']} {r['energy_ratio_vs_cloud_gpu']:.2f}x ({r['workload']})"
                            for r in compared.iter_rows(named=True))
-        sentences.append(f"For the same training workload the reference GPU ({reference}) uses this many times the energy "
-                         f"of each device: {ratios}.")
+        clauses.append(f"For the same training workload the reference GPU ({reference}) uses this many times the energy "
+                       f"of each device: {ratios}")
     if unmatched.height:
         names = ", ".join(f"{r['device_label']} ({r['workload']})" for r in unmatched.iter_rows(named=True))
-        sentences.append(f"No ratio for {names}: {reference} has no run of that workload.")
-    answer = " ".join(sentences)
+        clauses.append(f"{'no' if clauses else 'No'} ratio for {names}, as {reference} has no run of that workload")
+    answer = "; ".join(clauses) + "." if clauses else ""
     notes = ["Ratio > 1 means the device uses less energy than the reference GPU for the same workload."]
     if synthetic:
         notes.append("Some series are synthesised from the paper's stated power and time, not measured "
