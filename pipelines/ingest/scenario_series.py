@@ -33,13 +33,20 @@ from typing import Any
 from pipelines.errors import Refused
 from pipelines.paths import sql_text, warehouse_path
 
-#: Device class -> (power parameter, rate parameters) of the scenario model.
-POWER_PARAMETERS = {
-    "cloud_gpu": "cloud_gpu_power_w",
-    "workstation_gpu": "cloud_gpu_power_w",
-    "laptop": "laptop_train_power_w",
-    "phone": "phone_train_power_w",
-}
+#: The device classes whose series stand for the cloud GPU: they set its power (and rate); a series of
+#: any other class sets that class's own ``<class>_train_power_w``, where the parent has one.
+GPU_CLASSES = ("cloud_gpu", "workstation_gpu")
+GPU_POWER = "cloud_gpu_power_w"
+EDGE_POWER_SUFFIX = "_train_power_w"
+
+
+def power_parameter(device_class: str, parameters: Mapping[str, Any]) -> str | None:
+    """The scenario parameter a series of ``device_class`` sets: the GPU's power, or the class's own
+    training power where the parent scenario has that parameter (a class with none is no device of it)."""
+    if device_class in GPU_CLASSES:
+        return GPU_POWER
+    name = f"{device_class}{EDGE_POWER_SUFFIX}"
+    return name if name in parameters else None
 
 
 @dataclass(frozen=True)
@@ -84,10 +91,11 @@ def series_rows(series_id: str, parameters: Mapping[str, Mapping[str, str]]) -> 
     if series["is_synthetic"]:
         raise Refused(f"{cmd}: --from-series {series_id}: the series is synthetic (its logs are not measurements), so no scenario "
                       "may read it; give a measured series")
-    power = POWER_PARAMETERS.get(str(series["device_class"]))
+    power = power_parameter(str(series["device_class"]), parameters)
     if power is None:
+        classes = sorted({*GPU_CLASSES, *(p.removesuffix(EDGE_POWER_SUFFIX) for p in parameters if p.endswith(EDGE_POWER_SUFFIX))})
         raise Refused(f"{cmd}: --from-series {series_id}: its device {series['device_id']} is a {series['device_class']}, which no "
-                      f"scenario parameter stands for; a series of a {', '.join(sorted(POWER_PARAMETERS))} device")
+                      f"parameter of the parent stands for; a series of a {', '.join(classes)} device")
     if power not in parameters:
         raise Refused(f"{cmd}: --from-series {series_id}: the parent has no {power} to set")
     ref = f"benchmark_series.series_id={series_id}.mean_power_w_mean"
@@ -107,12 +115,12 @@ def series_rows(series_id: str, parameters: Mapping[str, Mapping[str, str]]) -> 
     rate = rates[0]
     row_ref = f"training_throughput.throughput_id={rate['throughput_id']}"
     size = f"{rate['model']} ({rate['model_params']:.3g} parameters)"
-    if power == "cloud_gpu_power_w":
+    if power == GPU_POWER:
         rows.append(SeriesRow("cloud_gpu_measured_tflops", f"{row_ref}.achieved_tflops", "",
                               f"The GPU's measured rate in the same run as its power: {rate['throughput_id']}, {size}, "
                               f"{rate['achieved_tflops']:.4g} TFLOPS of 6 N D work; set by --from-series."))
     elif rate["precision"] == "fp32" and rate["mfu"] is not None and series["fp32_tflops"] is not None:
-        device = power.removesuffix("_train_power_w")
+        device = power.removesuffix(EDGE_POWER_SUFFIX)
         rows += [
             SeriesRow(f"{device}_tflops", f"device_specs.device_id={series['device_id']}.fp32_tflops", "",
                       f"The FP32 peak of the device the series {series_id} measured ({series['device_id']}); set by --from-series."),
