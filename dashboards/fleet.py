@@ -15,6 +15,7 @@ from dashboards.shell import (
     feasibility,
     feasibility_channel,
     query,
+    ratio_text,
     scenario_ids,
     scenario_param,
     tooltips,
@@ -96,7 +97,7 @@ def answer(frame: pl.DataFrame) -> str:
     """One sentence: how many fleets cannot carry their traffic, and paper_text's headline fleets with their R."""
     infeasible = frame.filter(pl.col(FEASIBILITY_FIELD) == INFEASIBLE).height
     headline = frame.filter(pl.col("is_headline") & (pl.col("scenario_id") == "paper_text"))
-    fleets = ", ".join(f"{r['count_label']} at R = {r['reduction_factor']:.2f}x" for r in headline.iter_rows(named=True))
+    fleets = ", ".join(f"{r['count_label']} at R = {ratio_text(r['reduction_factor'])}x" for r in headline.iter_rows(named=True))
     return (f"{infeasible} of the {frame.height} fleets (scenario x basis x device class) cannot send their traffic over their link"
             + (f"; one cloud GPU's work takes {fleets} (paper_text, headline basis)." if fleets else "."))
 

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import html
 import json
+import math
 import os
 import re
 import textwrap
@@ -61,6 +62,14 @@ def zone_scale(zones: list[str], all_zones: list[str] | None = None) -> alt.Scal
 
 #: A line ``-- include: <name>`` of a dashboard query stands for ``dashboards/sql/<name>.sql`` (a subquery).
 _INCLUDE = re.compile(r"^[ \t]*-- include: (\w+)[ \t]*$", re.MULTILINE)
+
+
+def ratio_text(value: float) -> str:
+    """A ratio such as R as the pages, the README and ``make run`` print it: two decimals from 0.1 up, else two
+    significant figures (0.0044, not 0.00: a small R is not zero)."""
+    if value == 0 or abs(value) >= 0.095:
+        return f"{value:.2f}"
+    return f"{value:.{1 - math.floor(math.log10(abs(value)))}f}"
 
 
 def query_text(name: str) -> str:

@@ -19,6 +19,7 @@ from dashboards.shell import (
     feasibility_channel,
     feasibility_condition,
     query,
+    ratio_text,
     tooltips,
     values,
 )
@@ -108,7 +109,7 @@ def winning_sentences(frame: pl.DataFrame, claim_low: float) -> list[str]:
         head = (f"{r['scenario_id']} ({r['accounting_frame']}), {r['device_class']}s with communication: edge training beats a "
                 f"cloud job in {r['cloud_zone']} ({r['cloud_ci']:.0f} gCO2e/kWh, {r['intensity_basis']}) ")
         if not r["edge_zones_r_ge_1"]:
-            out.append(head + f"in none of the {r['edge_zones']} edge zones (R {r['r_min']:.2f}-{r['r_max']:.2f})." + mix_sentence(r))
+            out.append(head + f"in none of the {r['edge_zones']} edge zones (R {ratio_text(r['r_min'])}-{ratio_text(r['r_max'])})." + mix_sentence(r))
             continue
         zones = (r["winning_edge_zones"] or "").split(", ")
         listed = ", ".join(zones[:8]) + (", ..." if len(zones) > 8 else "")
@@ -132,7 +133,7 @@ def mix_sentence(r: dict) -> str:
 def range_html(con: duckdb.DuckDBPyConnection) -> str:
     """The index's siting line: the range of R with communication over every pair of zones, per scenario and class."""
     frame = query(con, "siting_range")
-    items = [f"{r['scenario_id']} {r['device_class']} ({r['basis']}, {r['edge_design']}): R {r['r_min']:.2f}-{r['r_max']:.2f} over "
+    items = [f"{r['scenario_id']} {r['device_class']} ({r['basis']}, {r['edge_design']}): R {ratio_text(r['r_min'])}-{ratio_text(r['r_max'])} over "
              f"{r['cloud_zones']} x {r['edge_zones']} zones, R >= 1 in {r['share_r_ge_1']:.0%} of pairs" for r in frame.iter_rows(named=True)]
     return ('<p class="verdict" id="siting-range">Where it trains (marts.siting, with communication, on the verdict\'s basis and '
             f'best edge design): {html.escape("; ".join(items))}. <a href="siting.html">Siting</a></p>')

@@ -13,6 +13,7 @@ from dashboards.shell import (
     feasibility_expr,
     page_patterns,
     query,
+    ratio_text,
     scenario_ids,
     scenario_param,
     tooltips,
@@ -128,7 +129,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     quantiles = query(con, "uncertainty_quantiles", {"patterns": patterns}).filter(
         (pl.col("scenario_id") == "paper_text") & (pl.col("pattern") == patterns[0]))
     spread = {(r["device_class"], r["quantile"]): r["reduction_factor"] for r in quantiles.iter_rows(named=True)}
-    ranges = ", ".join(f"{d}s {spread[(d, 'p05')]:.2f}-{spread[(d, 'p95')]:.2f}" for d in sorted({d for d, _ in spread})
+    ranges = ", ".join(f"{d}s {ratio_text(spread[(d, 'p05')])}-{ratio_text(spread[(d, 'p95')])}" for d in sorted({d for d, _ in spread})
                        if (d, "p05") in spread and (d, "p95") in spread)
     answer = f"For paper_text (compute only), 90% of the Monte Carlo draws put R within: {ranges}." if ranges else ""
     return Page(

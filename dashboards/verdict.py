@@ -16,6 +16,7 @@ from dashboards.shell import (
     feasibility_channel,
     feasibility_condition,
     query,
+    ratio_text,
     tooltips,
     values,
 )
@@ -96,7 +97,7 @@ def headline_rows(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _range(low: float | None, high: float | None) -> str:
     """A p05-p95 range, or why there is none."""
-    return f"p05-p95 {low:.2f}-{high:.2f}" if low is not None and high is not None else "no feasible draw"
+    return f"p05-p95 {ratio_text(low)}-{ratio_text(high)}" if low is not None and high is not None else "no feasible draw"
 
 
 def verdict_sentence(frame: pl.DataFrame) -> str:
@@ -117,7 +118,7 @@ def verdict_sentence(frame: pl.DataFrame) -> str:
     lines = []
     for (scenario, frame_name, basis), group in rows.group_by(["scenario_id", "accounting_frame", "basis"],
                                                             maintain_order=True):
-        clauses = [f"{r['device_class']} R = {r['r']:.2f}x ({_range(r['p05'], r['p95'])}, {r['method_row']}, {r['edge_design']}), "
+        clauses = [f"{r['device_class']} R = {ratio_text(r['r'])}x ({_range(r['p05'], r['p95'])}, {r['method_row']}, {r['edge_design']}), "
                    f"{r['verdict']}"
                    for r in group.iter_rows(named=True)]
         lines.append(f"<li><b>{html.escape(scenario)}</b> ({html.escape(frame_name)}, {html.escape(basis)} basis): "

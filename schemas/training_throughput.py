@@ -34,7 +34,7 @@ THROUGHPUT_STATUSES = [*STATUSES, "measured"]
 #: What a row's ``power_w`` covers: the chip package (CPU + GPU + NPU, as powermetrics or RAPL
 #: read it), the accelerator board (NVML), the whole device from its battery, or the whole device
 #: at the wall.
-POWER_BOUNDARIES = ["package", "board", "device", "wall"]
+POWER_BOUNDARIES = ["gpu", "package", "board", "device", "wall"]
 #: Relative tolerance of the arithmetic checks (achieved TFLOPS, jobs per hour) on rounded cells.
 ARITHMETIC_RTOL = 1e-4
 
@@ -86,7 +86,7 @@ class TrainingThroughput(FiniteProvenance):
     )
     power_boundary: str = pa.Field(
         nullable=True, isin=POWER_BOUNDARIES,
-        description="What power_w covers: " + " | ".join(POWER_BOUNDARIES) + " (package: the chip's CPU, GPU and NPU; board: the accelerator card, as NVML reads it; device: the whole device, from its battery; wall: the whole device at the socket).",
+        description="What power_w covers: " + " | ".join(POWER_BOUNDARIES) + " (gpu: a system-on-chip's GPU alone, as powermetrics' gpu_power reads it; package: the chip's CPU, GPU and NPU; board: the accelerator card, as NVML reads it; device: the whole device, from its battery; wall: the whole device at the socket).",
     )
     series_id: str = pa.Field(
         nullable=True,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from dashboards.shell import ratio_text
 from pipelines.ingest.manifest_writing import LOCAL_MANIFEST
 from pipelines.paths import sql_text
 from pipelines.run.console import shown
@@ -29,10 +30,10 @@ DICTIONARY_QUERY = "select table_name, comment from duckdb_tables() where schema
 
 
 def _r(value: float | None) -> str:
-    """An R value to two decimals, as the README gives it."""
+    """An R value as the README gives it (dashboards.shell.ratio_text)."""
     if value is None:
         return "-"
-    return f"{value:.2f}"
+    return ratio_text(value)
 
 
 def table_lines(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -6,6 +6,8 @@ design beside each, and the paper's own rows after them.
 
 from __future__ import annotations
 
+import math
+
 import duckdb
 import polars as pl
 
@@ -32,7 +34,9 @@ VERDICT_WORDS = {
 
 
 def _r(value: float) -> str:
-    return f"{value:.2f}"
+    """R as the pages print it (dashboards.shell.ratio_text, which this layer may not import; a test ties the two)."""
+    small = value != 0 and abs(value) < 0.095
+    return f"{value:.{1 - math.floor(math.log10(abs(value))) if small else 2}f}"
 
 
 def _range(low: float | None, high: float | None) -> str:

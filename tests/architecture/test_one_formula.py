@@ -128,3 +128,18 @@ def test_a_registered_relation_is_caught(tmp_path: Path) -> None:
     (tmp_path / "pipelines").mkdir()
     (tmp_path / "pipelines" / "leak.py").write_text("def f(con, frame):\n    con.register('x', frame)\n")
     assert registrations(tmp_path) == ["pipelines/leak.py:2"]
+
+
+def test_the_device_unpivot_reads_exactly_the_device_fields() -> None:
+    """One device-field list: sql/model/macros.sql device_rows() unpivots the ``<class>_<field>`` columns whose field is
+    one of schemas.vocabulary.DEVICE_FIELDS (its column pattern) and pivots each field to the model's column name
+    (its ``filter (where field = ...) as ...`` list), both in DEVICE_FIELDS' order."""
+    from schemas.vocabulary import DEVICE_FIELDS
+
+    sql = sql_text("model/macros.sql")
+    body = sql[sql.index("create or replace temp macro device_rows("):]
+    body = body[:body.index("group by scenario_id, variant_id, device_class;")]
+    (pattern,) = re.findall(r"columns\('\^\[a-z\]\[a-z0-9_\]\*_\(([a-z0-9_|]+)\)\$'\)", body)
+    assert pattern.split("|") == list(DEVICE_FIELDS)
+    pivoted = re.findall(r"max\(value\) filter \(where field = '([a-z0-9_]+)'\) as ([a-z0-9_]+)", body)
+    assert pivoted == list(DEVICE_FIELDS.items())

@@ -11,7 +11,7 @@ import pytest
 
 from dashboards import render_all
 from dashboards.sensitivity import MULTIPLIERS, grid, tornado
-from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS, page_patterns
+from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS, page_patterns, ratio_text
 from pipelines.warehouse.queries import query_pl
 from tests.helpers import browser_missing
 
@@ -89,10 +89,10 @@ def test_index_leads_with_the_verdict(site: dict, con) -> None:
     for r in rows.iter_rows(named=True):
         line = re.search(rf"<li><b>{re.escape(r['scenario_id'])}</b> .*?</li>", lines).group(0)
         assert html.escape(f"({r['accounting_frame']}, {r['basis']} basis)") in line
-        spread = "no feasible draw" if r["p05"] is None else f"p05-p95 {r['p05']:.2f}-{r['p95']:.2f}"
+        spread = "no feasible draw" if r["p05"] is None else f"p05-p95 {ratio_text(r['p05'])}-{ratio_text(r['p95'])}"
         method = ", ".join([r["network_method"], *([] if r["is_headline_policy"] else [r["embodied_policy"]]),
                             *([] if r["is_headline_resize_power"] else [r["resize_power"]])])
-        clause = f"{r['device_class']} R = {r['r']:.2f}x ({spread}, {method}, {r['edge_design']}), {r['verdict']}"
+        clause = f"{r['device_class']} R = {ratio_text(r['r'])}x ({spread}, {method}, {r['edge_design']}), {r['verdict']}"
         assert html.escape(clause) in line, clause
     # the summary counts the verdicts per device class over the scenarios
     for (device, verdict), group in rows.group_by(["device_class", "verdict"]):

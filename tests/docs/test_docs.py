@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from dashboards.shell import ratio_text
 from pipelines.warehouse.claims_docs import CLAIMS_BEGIN, CLAIMS_END, claims_table
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.docs import (
@@ -136,7 +137,7 @@ def test_readme_headline_point_values_are_the_warehouse(built_warehouse: Path) -
     assert points(quoted, HEADLINE_MONTE_CARLO_COLUMNS) == points(table, HEADLINE_MONTE_CARLO_COLUMNS), (
         "README.md's headline table is stale: run `make run` then `edge-carbon docs`")
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in quoted.splitlines()[2:]]
-    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [(s, c, d, f"{v:.2f}") for s, c, d, v in expected.rows()]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [(s, c, d, ratio_text(v)) for s, c, d, v in expected.rows()]
     assert {r[0] for r in rows} == {"realistic_attributional", "realistic_consequential"}
 
 
@@ -256,7 +257,7 @@ def test_the_answer_reads_the_verdicts() -> None:
     assert second == ("So the claim (4-8 times less carbon on the devices) holds for certain on none of these 3 fleets: on 2 "
                       "the devices emit more carbon than the cloud; and on 1 the random draws fall on both sides of 4 times; "
                       "in 90% of all random draws of the uncertain inputs (every range here counts every draw, one whose "
-                      "fleet cannot train as 0) the cloud emits 0.01-5.85 times the devices' carbon, and 4 times or more in "
+                      "fleet cannot train as 0) the cloud emits 0.010-5.85 times the devices' carbon, and 4 times or more in "
                       "0%-25% of them.")
     # the compute-only figure after the answer
     assert third == ("Counting computation only, on the paper's own numbers, the cloud GPUs emit 9.50-10.24 times as much "

@@ -228,9 +228,12 @@ def test_volume_rows_are_not_physical_and_never_set_a_verdict(verdict: pl.DataFr
     home = [name for name, row in PATTERN_ROWS.items() if row.home_ends > 0]
     verdict = verdict.filter(pl.col("comm_pattern").is_in(home) & (pl.col("edge_design") == pl.col("comm_pattern")))
     volume = verdict.filter((pl.col("network_method") == "volume") & (pl.col("accounting_frame") == "attributional"))
-    assert volume.height > 0
-    assert not volume.get_column("network_physical").any()
-    assert (volume.get_column("network_w_per_line") > 93).all()
+    # the laptops' lines: hundreds of W each, not physical; the phone's measured rate is so low that 41,511 phones share
+    # a GPU's work, each line carrying few bytes, and the volume method charges it a physical 24 W
+    unphysical = volume.filter(~pl.col("network_physical"))
+    assert unphysical.height > 0 and set(unphysical.get_column("device_class")) >= {"laptop"}
+    assert (unphysical.get_column("network_w_per_line") > 93).all()
+    assert (volume.filter(pl.col("network_physical")).get_column("network_w_per_line") <= 93).all()
     assert (verdict.filter(pl.col("accounting_frame") == "attributional").get_column("verdict_driver_method") == "time").all()
     physical = verdict.filter(pl.col("network_method") != "volume")
     assert physical.get_column("network_physical").all()

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from dashboards.shell import ratio_text
 from pipelines.cli import main
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV
 from tests.conftest import build
@@ -156,7 +157,7 @@ def test_the_worked_comparison_a_mixed_fleet_against_a_multi_gpu_job(warehouse: 
         row = verdict[(device_class, basis)]
         assert row["is_headline"]
         assert (int(devices), r, p05, p95, utilisation) == (
-            row["devices_per_gpu"], f"{row['reduction_factor']:.2f}", f"{row['p05']:.2f}", f"{row['p95']:.2f}",
+            row["devices_per_gpu"], ratio_text(row["reduction_factor"]), ratio_text(row["p05"]), ratio_text(row["p95"]),
             f"{row['implied_device_utilisation']:.2f}")
     # the utilisation the tokens imply: 6 N D FLOPs over the class's devices' peak for the job's hours, at most the
     # class's measured share of its peak (the devices are counted at their measured rates against the job's work)

@@ -18,6 +18,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from dashboards.shell import ratio_text
 from pipelines.cli import INTERRUPTED, INTERRUPTED_STATUS, main
 from pipelines.ingest.digests import sha256_file
 from pipelines.paths import PROJECT_ROOT, SOURCES_DIR, SOURCES_ENV, WAREHOUSE_ENV
@@ -78,8 +79,9 @@ def test_verdict_lines_are_the_headline_rows(built_warehouse: Path) -> None:
     for line, row in zip(lines[2:], rows.iter_rows(named=True), strict=True):
         r = row["reduction_factor_with_comm"]
         low = worst[(row["scenario_id"], row["device_class"], row["network_method"], row["embodied_policy"], row["resize_power"])]
-        expected = [row["scenario_id"], row["device_class"], row["edge_design"], f"{r:.2f}", f"{1 / r:.1f}x" if r < 1 else "-",
-                    f"{row['p05_with_comm_all_draws']:.2f}-{row['p95_with_comm_all_draws']:.2f}", f"{low[0]}:", f"{low[1]:.2f}",
+        expected = [row["scenario_id"], row["device_class"], row["edge_design"], ratio_text(r), f"{1 / r:.1f}x" if r < 1 else "-",
+                    f"{ratio_text(row['p05_with_comm_all_draws'])}-{ratio_text(row['p95_with_comm_all_draws'])}", f"{low[0]}:",
+                    ratio_text(low[1]),
                     *row["verdict"].split()]
         assert line.split() == expected
 
@@ -164,7 +166,7 @@ def test_a_run_ends_with_the_verdict_and_commands_that_run_as_typed(tmp_path: Pa
     assert rows.height == 4
     shown = lines[start + 2:start + 6]
     for line, row in zip(shown, rows.iter_rows(named=True), strict=True):
-        assert line.split()[:4] == [row["scenario_id"], row["device_class"], row["edge_design"], f"{row['reduction_factor_with_comm']:.2f}"]
+        assert line.split()[:4] == [row["scenario_id"], row["device_class"], row["edge_design"], ratio_text(row["reduction_factor_with_comm"])]
         assert line.endswith(row["verdict"])
     assert lines[start + 6] == "next, from this folder:"
     commands = [line.strip() for line in lines[start + 7:]]

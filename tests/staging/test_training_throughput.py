@@ -37,15 +37,16 @@ def row_of(rows: pl.DataFrame, throughput_id: str) -> dict[str, Any]:
 
 
 def test_the_shipped_file_stages_every_row(rows: pl.DataFrame) -> None:
-    assert rows.height == 22
-    assert set(rows.get_column("precision").drop_nulls()) == {"bf16", "fp8", "fp16"}
+    assert rows.height == 24
+    assert set(rows.get_column("precision").drop_nulls()) == {"bf16", "fp8", "fp16", "fp32"}
     assert set(rows.get_column("device_class")) == {"cloud_gpu", "workstation_gpu", "laptop", "phone", "desktop"}
     assert set(rows.get_column("status")) <= set(STATUSES)
     assert rows.get_column("citation_url").str.starts_with("https://").all()
     assert rows.get_column("notes").is_not_null().all()
-    # Sources by the prefix of their ids: llm-foundry's tables, Llama 3's Table 4, the paper's Table 1, MLX LoRA.
+    # Sources by the prefix of their ids: llm-foundry's tables, Llama 3's Table 4, the paper's Table 1, MLX LoRA,
+    # QVAC Fabric's phone fine-tuning, tf-metal-experiments' M1 Max training.
     prefixes = rows.get_column("throughput_id").str.extract(r"^([a-z0-9]+)_").value_counts().sort("throughput_id")
-    assert dict(prefixes.iter_rows()) == {"llama3": 3, "llmfoundry": 14, "mlx": 2, "paper": 3}
+    assert dict(prefixes.iter_rows()) == {"llama3": 3, "llmfoundry": 14, "mlx": 2, "paper": 3, "qvac": 1, "tf": 1}
 
 
 def test_llm_foundry_h100_1b_row_by_hand(rows: pl.DataFrame) -> None:
@@ -103,6 +104,18 @@ def test_lora_counts_the_flops_it_does(rows: pl.DataFrame) -> None:
     m1 = row_of(rows, "mlx_lora_m1_max_mistral_7b")
     assert (m2["tokens_per_s"], m2["flops_per_param_token"], m2["achieved_tflops"]) == (475.0, 3.0, pytest.approx(3 * 7e9 * 475 / 1e12))
     assert (m1["tokens_per_s"], m1["flops_per_param_token"], m1["achieved_tflops"]) == (250.0, 2.25, pytest.approx(2.25 * 7e9 * 250 / 1e12))
+
+
+def test_full_training_and_lora_through_every_layer_count_their_flops(rows: pl.DataFrame) -> None:
+    """BERT-Large trained in full on an M1 Max: 6 FLOPs per parameter per token at 19 x 128 tokens/s, with the same run's
+    36 W of GPU power; Qwen3-1.7B LoRA on every layer of a phone: forward 2 plus activation gradients 2, no power."""
+    bert = row_of(rows, "tf_metal_m1_max_bertlarge_fp32")
+    assert (bert["tokens_per_s"], bert["flops_per_param_token"], bert["precision"], bert["method"]) == (2432.0, 6.0, "fp32", "full")
+    assert (bert["model_params"], bert["achieved_tflops"]) == (302_309_376, pytest.approx(6 * 302_309_376 * 2432 / 1e12, abs=5e-7))
+    assert (bert["power_w"], bert["power_boundary"], bert["status"]) == (36.0, "gpu", "derived")
+    qwen = row_of(rows, "qvac_adreno830_qwen3_1p7b_q4_0_lora")
+    assert (qwen["device_class"], qwen["method"], qwen["flops_per_param_token"], qwen["power_w"]) == ("phone", "lora", 4.0, None)
+    assert qwen["achieved_tflops"] == pytest.approx(4 * 1_720_574_976 * 6.73 / 1e12, abs=5e-7)
 
 
 def throughput_row(**cells: Any) -> str:
