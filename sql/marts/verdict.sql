@@ -265,31 +265,36 @@ frame_range as (
     group by scenario_id, basis, device_class
 ),
 
-readings as (
+-- each band's reading, by one rule (the `case` below, over both bands): the band of the draws where the fleet is
+-- feasible (`_if_feasible`) and the band over every draw (`_all_draws`); the method row whose bound sets it is the high
+-- end's where the band is below the claim, else the low end's
+bands as (
     select
         frame_range.*,
-        case
-            when frame_high < 1 then $verdict_edge_more
-            when frame_low >= claim.claim_low then $verdict_holds
-            when frame_high < claim.claim_low then $verdict_below
-            else $verdict_uncertain
-        end as verdict_if_feasible,
-        case
-            when frame_high < claim.claim_low then high_method
-            else low_method
-        end as driver_if_feasible,
-        case
-            when frame_high_all < 1 then $verdict_edge_more
-            when frame_low_all >= claim.claim_low then $verdict_holds
-            when frame_high_all < claim.claim_low then $verdict_below
-            else $verdict_uncertain
-        end as verdict_all_draws,
-        case
-            when frame_high_all < claim.claim_low then high_method_all
-            else low_method_all
-        end as driver_all_draws
+        list_transform(
+            [{'low': frame_low, 'high': frame_high, 'low_method': low_method, 'high_method': high_method},
+             {'low': frame_low_all, 'high': frame_high_all, 'low_method': low_method_all, 'high_method': high_method_all}],
+            lambda band: {
+                'verdict': case
+                    when band.high < 1 then $verdict_edge_more
+                    when band.low >= claim.claim_low then $verdict_holds
+                    when band.high < claim.claim_low then $verdict_below
+                    else $verdict_uncertain
+                end,
+                'driver': case when band.high < claim.claim_low then band.high_method else band.low_method end
+            }) as reading
     from frame_range
     inner join claims as claim on claim.scenario_id = frame_range.scenario_id
+),
+
+readings as (
+    select
+        bands.* exclude (reading),
+        reading[1].verdict as verdict_if_feasible,
+        reading[1].driver as driver_if_feasible,
+        reading[2].verdict as verdict_all_draws,
+        reading[2].driver as driver_all_draws
+    from bands
 ),
 
 -- the method row that sets each reading: over every draw where the fleet is feasible, else as if it were
