@@ -240,69 +240,69 @@ rows as (
     from banded
 ),
 
--- the frame's reading over its method rows: the lowest low and the highest high, and the rows that set them
+-- the frame's reading of each band over its method rows: the lowest low and the highest high, and the rows that set
+-- them; a band is the range of R with communication over the draws where the fleet is feasible (`if_feasible`) or over
+-- every draw (`all_draws`)
 frame_range as (
     select
         scenario_id,
         basis,
         device_class,
-        min(low_with_comm) filter (where sets_verdict) as frame_low,
-        max(high_with_comm) filter (where sets_verdict) as frame_high,
-        arg_min({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, low_with_comm)
-            filter (where sets_verdict) as low_method,
-        arg_max({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, high_with_comm)
-            filter (where sets_verdict) as high_method,
-        min(low_all_draws) filter (where sets_verdict) as frame_low_all,
-        max(high_all_draws) filter (where sets_verdict) as frame_high_all,
-        arg_min({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, low_all_draws)
-            filter (where sets_verdict) as low_method_all,
-        arg_max({'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power}, high_all_draws)
-            filter (where sets_verdict) as high_method_all,
+        band.kind,
+        min(band.low) filter (where sets_verdict) as frame_low,
+        max(band.high) filter (where sets_verdict) as frame_high,
+        arg_min(method_row, band.low) filter (where sets_verdict) as low_method,
+        arg_max(method_row, band.high) filter (where sets_verdict) as high_method,
         bool_and(feasible) as frame_feasible
-    from rows
-    -- the verdict is read on the edge's best admissible design
-    where is_best_design
-    group by scenario_id, basis, device_class
+    from (
+        select
+            *,
+            {'network_method': network_method, 'policy': embodied_policy, 'resize_power': resize_power} as method_row,
+            unnest([{'kind': 'if_feasible', 'low': low_with_comm, 'high': high_with_comm},
+                    {'kind': 'all_draws', 'low': low_all_draws, 'high': high_all_draws}]) as band
+        from rows
+        -- the verdict is read on the edge's best admissible design
+        where is_best_design
+    )
+    group by scenario_id, basis, device_class, band.kind
 ),
 
--- each band's reading, by one rule (the `case` below, over both bands): the band of the draws where the fleet is
--- feasible (`_if_feasible`) and the band over every draw (`_all_draws`); the method row whose bound sets it is the high
--- end's where the band is below the claim, else the low end's
-bands as (
+-- each band's reading, by one rule; the method row whose bound sets it is the high end's where the band is below the
+-- claim, else the low end's
+band_readings as (
     select
         frame_range.*,
-        list_transform(
-            [{'low': frame_low, 'high': frame_high, 'low_method': low_method, 'high_method': high_method},
-             {'low': frame_low_all, 'high': frame_high_all, 'low_method': low_method_all, 'high_method': high_method_all}],
-            lambda band: {
-                'verdict': case
-                    when band.high < 1 then $verdict_edge_more
-                    when band.low >= claim.claim_low then $verdict_holds
-                    when band.high < claim.claim_low then $verdict_below
-                    else $verdict_uncertain
-                end,
-                'driver': case when band.high < claim.claim_low then band.high_method else band.low_method end
-            }) as reading
+        {
+            'verdict': case
+                when frame_high < 1 then $verdict_edge_more
+                when frame_low >= claim.claim_low then $verdict_holds
+                when frame_high < claim.claim_low then $verdict_below
+                else $verdict_uncertain
+            end,
+            'driver': case when frame_high < claim.claim_low then high_method else low_method end
+        } as reading
     from frame_range
     inner join claims as claim on claim.scenario_id = frame_range.scenario_id
 ),
 
 readings as (
     select
-        bands.* exclude (reading),
-        reading[1].verdict as verdict_if_feasible,
-        reading[1].driver as driver_if_feasible,
-        reading[2].verdict as verdict_all_draws,
-        reading[2].driver as driver_all_draws
-    from bands
+        scenario_id,
+        basis,
+        device_class,
+        any_value(reading) filter (where kind = 'if_feasible') as if_feasible,
+        any_value(reading) filter (where kind = 'all_draws') as all_draws,
+        bool_and(frame_feasible) as frame_feasible
+    from band_readings
+    group by scenario_id, basis, device_class
 ),
 
 -- the method row that sets each reading: over every draw where the fleet is feasible, else as if it were
 drivers as (
     select
         readings.*,
-        case when frame_feasible then verdict_all_draws else $verdict_infeasible end as verdict,
-        case when frame_feasible then driver_all_draws else driver_if_feasible end as verdict_driver
+        case when frame_feasible then all_draws.verdict else $verdict_infeasible end as verdict,
+        case when frame_feasible then all_draws.driver else if_feasible.driver end as verdict_driver
     from readings
 ),
 
@@ -337,7 +337,7 @@ select
     claim.claim_id,
     claim.claim_low,
     claim.claim_high,
-    drivers.verdict_if_feasible,
+    drivers.if_feasible.verdict as verdict_if_feasible,
     drivers.verdict_driver.network_method as verdict_driver_method,
     drivers.verdict_driver.policy as verdict_driver_policy,
     drivers.verdict_driver.resize_power as verdict_driver_resize_power,
