@@ -65,8 +65,9 @@ _INCLUDE = re.compile(r"^[ \t]*-- include: (\w+)[ \t]*$", re.MULTILINE)
 
 
 def ratio_text(value: float) -> str:
-    """A ratio such as R as the pages, the README and ``make run`` print it: two decimals from 0.1 up, else two
-    significant figures (0.0044, not 0.00: a small R is not zero)."""
+    """A ratio such as R as the pages, the README and ``make run`` print it: two decimals from 0.095 up (where two
+    significant figures would round to 0.10 anyway), else two significant figures (0.0044, not 0.00: a small R is
+    not zero)."""
     if value == 0 or abs(value) >= 0.095:
         return f"{value:.2f}"
     return f"{value:.{1 - math.floor(math.log10(abs(value)))}f}"
