@@ -71,3 +71,13 @@ def sources_dir() -> Path:
 def sql_text(relative: str) -> str:
     """Read a ``.sql`` file below ``sql/`` (for example ``"checks/orphan_source_ids.sql"``)."""
     return SQL_DIR.joinpath(*relative.split("/")).read_text(encoding="utf-8")
+
+
+#: The files that define the model's SQL macros, in the order they are created: the small formulas
+#: (``macros.sql``), then the model's one formula over tables of parameter sets (``model_rows.sql``).
+MACRO_FILES: tuple[str, ...] = ("model/macros.sql", "model/model_rows.sql")
+
+
+def macro_text() -> str:
+    """The model's SQL macros (:data:`MACRO_FILES`) as one script: run it, and any SQL file of the model runs by hand."""
+    return "\n".join(sql_text(relative) for relative in MACRO_FILES)

@@ -1,12 +1,15 @@
-"""core.model_evaluation: the model's one formula (sql/core/model_evaluation.sql) evaluated once over
-core.scenarios, every row the marts read, so they read this table instead of evaluating again."""
+"""core.model_evaluation: the model's one formula (the macro model_rows, sql/model/model_rows.sql) evaluated once
+over every parameter set of core.variants, every row the marts read, so they read this table instead of
+evaluating again; and core.variants, the parameter sets and the rows each is evaluated on."""
 
 from __future__ import annotations
 
 import pandera.polars as pa
+import polars as pl
 
 from schemas.vocabulary import (
     BASES,
+    BASIS_FILTERS,
     CAPACITY_UNITS,
     DEVICE_CLASS_PATTERN,
     NETWORK_METHODS,
@@ -16,12 +19,38 @@ from schemas.vocabulary import (
     RESIZE_POWERS,
 )
 
+#: The families of parameter sets core.variants holds: 'base', each scenario as it stands.
+VARIANT_FAMILIES = ("base",)
+#: Which method rows a variant is evaluated on (sql/model/model_rows.sql, the CTE ``methods``).
+METHOD_FILTERS = ("headline", "network", "rows", "all")
+
+
+class Variants(pa.DataFrameModel):
+    """core.variants: the parameter sets the model evaluates (core.model_evaluation) and the rows each is evaluated on. Grain: scenario x variant."""
+
+    scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
+    variant_id: str = pa.Field(description="The parameter set: 'base', the scenario's own values (core.scenarios' row).")
+    family: str = pa.Field(isin=list(VARIANT_FAMILIES), description="What kind of variant: 'base', the scenario as it stands.")
+    bases: pl.List(pl.String) = pa.Field(nullable=True, description="The bases it is evaluated on (rows of core.bases); null: every one.")
+    basis_filter: str = pa.Field(isin=list(BASIS_FILTERS), description="Which of those bases' rows to keep: 'all', 'headline' (the scenario's headline basis), 'headline_and_measured' (the headline, and the measured basis on the patterns marts.verdict reads) or 'measured'.")
+    patterns: pl.List(pl.String) = pa.Field(nullable=True, description="The communication patterns it is evaluated on (rows of core.patterns, an edge design only where the frame resizes its fleet); null: every pattern the scenario's frame admits.")
+    own_pattern: bool = pa.Field(description="Its own comm_pattern beside those patterns.")
+    designs: bool = pa.Field(description="Its edge training designs (core.patterns edge_design, where its frame resizes the fleet) beside those patterns.")
+    method_filter: str = pa.Field(isin=list(METHOD_FILTERS), description="Which method rows: 'headline' (the frame's headline row), 'network' (every network method at the headline policy and resize power), 'rows' (method_rows) or 'all' (every row on the scenario's own pattern and designs, every allocation policy on the pattern that moves no bytes, the headline row elsewhere).")
+    method_rows: pl.List(pl.Struct({"network_method": pl.String, "policy": pl.String, "resize_power": pl.String})) = pa.Field(
+        nullable=True, description="The (network method, allocation policy, resize power) rows it is evaluated on where method_filter is 'rows'.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "variant_id"]
+
 
 class ModelEvaluation(pa.DataFrameModel):
     """The model evaluated on every scenario. Grain: scenario x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
 
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
     variant_id: str = pa.Field(isin=["base"], description="The parameter set: 'base', the scenario's own values (other evaluations substitute or draw them).")
+    family: str = pa.Field(isin=list(VARIANT_FAMILIES), description="The variant's family (core.variants): 'base', the scenario as it stands.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis (core.bases).")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")

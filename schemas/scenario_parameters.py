@@ -70,10 +70,11 @@ class ScenarioDevices(pa.DataFrameModel):
 
     A class is any ``<class>`` a scenario gives a ``<class>_train_power_w`` row; its other
     ``<class>_<field>`` rows fill the columns below (schemas.vocabulary.DEVICE_FIELDS), null
-    where the class leaves one unset. The model (sql/core/model_evaluation.sql) reads the same rows.
+    where the class leaves one unset. The model (sql/model/model_rows.sql) reads the same rows.
     """
 
     scenario_id: str = pa.Field(description="Scenario.")
+    variant_id: str = pa.Field(isin=["base"], description="The parameter set: 'base', the scenario's own (core.scenarios).")
     device_class: str = pa.Field(str_matches=r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$", description="Edge device class, e.g. laptop, phone.")
     device_ids: str = pa.Field(nullable=True, description="Devices the class's rows were read from (their factor_ref keys in staging.device_specs, device_pcf or benchmark_series), comma-separated.")
     device_tflops: float = pa.Field(nullable=True, ge=0, description="<class>_tflops: FP32 peak, TFLOPS.")

@@ -1,13 +1,16 @@
-"""The model's one formula (``sql/core/model_evaluation.sql`` over ``sql/model/macros.sql``), applied
+"""The model's one formula (the table macro ``model_class_rows``, ``sql/model/model_rows.sql``), applied
 set-wise to any table of parameter sets: one-at-a-time substitutions, search points, siting's pairs or
-Monte Carlo draws (core.scenarios' own evaluation is the declared table core.model_evaluation). Nothing
-here loops over scenarios or draws in Python.
+Monte Carlo draws (core.scenarios' own evaluation is the declared table core.model_evaluation). Every
+evaluation passes the macro tables (its parameter sets, their device rows, and one variant row per set
+naming the rows it is evaluated on, core.variants' columns): no session variable, no macro redefined.
+Nothing here loops over scenarios or draws in Python.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -42,11 +45,9 @@ METHOD_FILTERS = ("headline", "network", "all")
 
 
 def scenario_inputs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """core.scenarios as model inputs: one row per scenario, variant 'base'."""
+    """core.scenarios as model inputs: one row per scenario, its base parameter set (variant 'base')."""
     frame = query_pl(con, "select * from core.scenarios order by scenario_id")
-    return frame.with_columns(pl.lit("base").alias("variant_id")).select(
-        "scenario_id", "variant_id", pl.exclude(KEYS)
-    )
+    return frame.select("scenario_id", "variant_id", pl.exclude(KEYS))
 
 
 def parameter_columns(inputs: pl.DataFrame) -> list[str]:
@@ -55,15 +56,10 @@ def parameter_columns(inputs: pl.DataFrame) -> list[str]:
 
 
 def scenario_devices(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """core.scenario_devices: one row per scenario and edge device class (the SQL macro
-    ``device_rows`` over core.scenarios as the model reads them, the macro ``model_inputs``), with the
-    devices its rows were read from (the keys of their factor_refs)."""
+    """core.scenario_devices: one row per scenario and edge device class (the SQL macro ``device_rows`` over
+    core.scenarios), with the devices its rows were read from (the keys of their factor_refs)."""
     install_macros(con)
-    con.execute("create or replace temp table scenario_sets as select * from model_inputs()")
-    try:
-        return query_pl(con, sql_text("core/scenario_devices.sql"), {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]})
-    finally:
-        con.execute("drop table if exists temp.scenario_sets")
+    return query_pl(con, sql_text("core/scenario_devices.sql"), {"suffixes": [f"_{f}" for f in DEVICE_FIELDS]})
 
 
 def install_methods(con: duckdb.DuckDBPyConnection) -> None:
@@ -77,109 +73,106 @@ def install_methods(con: duckdb.DuckDBPyConnection) -> None:
         write_table(con, table, pl.from_arrow(rows))
 
 
-def _has_fleets(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether any parameter set of the macro ``model_devices`` has a mixed fleet (a fleet_share)."""
-    return bool(con.execute("select coalesce(bool_or(fleet_share is not null), false) from model_devices()").fetchall()[0][0])
+#: The temporary tables an evaluation writes (its parameter sets, device rows, variant rows and a mixed
+#: fleet's rows), dropped when it ends.
+_TABLES = ("model_given_inputs", "model_device_rows", "model_variant_rows", "model_fleet_inputs", "model_fleet_devices",
+           "model_fleet_rows")
 
 
-def _prepare(
+def _variant_rows(
     con: duckdb.DuckDBPyConnection,
-    inputs: str | ParameterSets | pl.DataFrame | None,
-    devices: str | None,
+    inputs: str,
     *,
+    family: str,
     all_bases: bool,
     patterns: Sequence[str],
     own_pattern: bool,
     basis_filter: str | None,
     methods: str | Collection[tuple[str, str, str]],
-    designs: bool = False,
+    designs: bool,
 ) -> str:
-    """Set up an evaluation (:func:`model_view`'s arguments) and return the query that evaluates it."""
-    install_macros(con)
-    install_methods(con)
-    if isinstance(inputs, ParameterSets):
-        inputs, devices = inputs
-    if isinstance(inputs, pl.DataFrame):
-        inputs = load_frame(con, "temp.model_given_inputs", inputs)
-    if inputs is None:  # the macro's default, the warehouse's scenarios (sql/model/macros.sql), as a table of its own
-        inputs = "temp.model_input_rows"
-        con.execute("create or replace temp table model_input_rows as select * from model_inputs()")
-    if devices is None:  # the device rows of the inputs, computed once for the evaluation
-        con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{checked_identifier(inputs)}')")  # noqa: S608 - a checked name
-        devices = "temp.model_device_rows"
-    _point_inputs(con, inputs, devices)
+    """The variant rows of an evaluation (the model's argument ``variants``: the columns of core.variants), one
+    per parameter set of ``inputs``, as the temporary table ``model_variant_rows``; returns its name."""
     unknown = sorted(set(patterns) - set(PATTERN_ROWS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERN_ROWS)}")
     basis_filter = basis_filter or ("all" if all_bases else "headline")
     if basis_filter not in BASIS_FILTERS:
         raise ValueError(f"unknown basis filter {basis_filter!r}; known: {list(BASIS_FILTERS)}")
-    con.execute("set variable model_basis_filter = $filter", {"filter": basis_filter})
-    con.execute("set variable model_patterns = $patterns::varchar[]", {"patterns": list(patterns)})
-    con.execute("set variable model_own_pattern = $own::boolean", {"own": own_pattern})
-    con.execute("set variable model_designs = $designs::boolean", {"designs": designs})
+    method_rows = None
     if isinstance(methods, str):
         if methods not in METHOD_FILTERS:
             raise ValueError(f"unknown method filter {methods!r}; known: {list(METHOD_FILTERS)}")
     else:
         rows = [tuple(row) for row in methods]
-        unknown = [row for row in rows if len(row) != 3 or row[0] not in NETWORK_METHODS or row[1] not in POLICIES
-                   or row[2] not in RESIZE_POWERS]
-        if not rows or unknown:
-            raise ValueError(f"method rows {unknown or rows}: expected (network method, allocation policy, resize power) of "
+        wrong = [row for row in rows if len(row) != 3 or row[0] not in NETWORK_METHODS or row[1] not in POLICIES
+                 or row[2] not in RESIZE_POWERS]
+        if not rows or wrong:
+            raise ValueError(f"method rows {wrong or rows}: expected (network method, allocation policy, resize power) of "
                              f"{list(NETWORK_METHODS)}, {list(POLICIES)}, {list(RESIZE_POWERS)}")
-        con.execute("set variable model_method_rows = $rows::struct(network_method varchar, policy varchar, resize_power varchar)[]",
-                    {"rows": [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]})
+        method_rows = [{"network_method": m, "policy": p, "resize_power": r} for m, p, r in rows]
         methods = "rows"
-    con.execute("set variable model_method_filter = $methods", {"methods": methods})
-    con.execute("set variable model_bases = $bases::varchar[]", {"bases": list(BASES if all_bases else HEADLINE_BASES)})
-    # the query's own fleet part is pruned: a caller's mixed fleets are evaluated apart (_with_fleet_rows)
-    con.execute("set variable model_fleets = false")
-    sql = sql_text("core/model_evaluation.sql")
-    return _with_fleet_rows(con, inputs, devices, sql) if _has_fleets(con) else sql
+    columns = ("$family::varchar as family, $bases::varchar[] as bases, $basis_filter::varchar as basis_filter, "
+               "$patterns::varchar[] as patterns, $own::boolean as own_pattern, $designs::boolean as designs, "
+               "$methods::varchar as method_filter, "
+               "$rows::struct(network_method varchar, policy varchar, resize_power varchar)[] as method_rows")
+    sql = f"create or replace temp table model_variant_rows as select distinct scenario_id, variant_id, {columns} from {inputs}"  # noqa: S608 - a checked name; every value bound
+    con.execute(sql, {"family": family, "bases": list(BASES if all_bases else HEADLINE_BASES), "basis_filter": basis_filter,
+                      "patterns": list(patterns), "own": own_pattern, "designs": designs, "methods": methods, "rows": method_rows})
+    return "temp.model_variant_rows"
 
 
-def _point_inputs(con: duckdb.DuckDBPyConnection, inputs: str, devices: str) -> None:
-    """The macros model_inputs and model_devices over the named parameter sets and their device rows."""
-    con.execute(f"create or replace temp macro model_inputs() as table select * from {checked_identifier(inputs)}")  # noqa: S608 - a checked name
-    con.execute(f"create or replace temp macro model_devices() as table select * from {checked_identifier(devices)}")  # noqa: S608 - a checked name
+def _prepare(
+    con: duckdb.DuckDBPyConnection,
+    inputs: str | ParameterSets | pl.DataFrame | None,
+    devices: str | None,
+    **variant: Any,
+) -> str:
+    """Set up an evaluation (:func:`model_view`'s arguments) and return the query that evaluates it: the macro
+    model_class_rows over the tables of parameter sets, device rows and variant rows, and a mixed fleet's rows."""
+    install_macros(con)
+    install_methods(con)
+    if isinstance(inputs, ParameterSets):
+        inputs, devices = inputs
+    if isinstance(inputs, pl.DataFrame):
+        inputs = load_frame(con, "temp.model_given_inputs", inputs)
+    if inputs is None:  # the warehouse's scenarios, each its base set
+        inputs = "core.scenarios"
+    inputs = checked_identifier(inputs)
+    if devices is None:  # the device rows of the inputs, computed once for the evaluation
+        con.execute(f"create or replace temp table model_device_rows as select * from device_rows('{inputs}')")  # noqa: S608 - a checked name
+        devices = "temp.model_device_rows"
+    devices = checked_identifier(devices)
+    variants = _variant_rows(con, inputs, **variant)
+    query = f"select * from model_class_rows('{inputs}', '{devices}', '{variants}')"  # noqa: S608 - checked names
+    return _with_fleet_rows(con, inputs, devices, variants, query) if _has_fleets(con, devices) else query
 
 
-def _with_fleet_rows(con: duckdb.DuckDBPyConnection, inputs: str, devices: str, sql: str) -> str:
-    """``sql`` with its fleet part pruned (getvariable('model_fleets') false), beside the mixed fleets' rows evaluated
-    first over the parameter sets that have a fleet alone: in the one query the fleet part would evaluate every set again
-    (a Monte Carlo's hundreds of thousands), here only those sets are (macro fleet_rows over their class rows)."""
-    con.execute("create or replace temp table model_fleet_inputs as select * from model_inputs() semi join "
-                "(select distinct scenario_id, variant_id from model_devices() where fleet_share is not null) "
+def _has_fleets(con: duckdb.DuckDBPyConnection, devices: str) -> bool:
+    """Whether any parameter set's device rows have a mixed fleet (a fleet_share)."""
+    return bool(con.execute(f"select coalesce(bool_or(fleet_share is not null), false) from {devices}").fetchall()[0][0])  # noqa: S608 - a checked name
+
+
+def _with_fleet_rows(con: duckdb.DuckDBPyConnection, inputs: str, devices: str, variants: str, query: str) -> str:
+    """``query`` (the class rows) beside the mixed fleets' rows, evaluated first over the parameter sets that have a
+    fleet alone (the macro fleet_rows over their class rows): the macro model_rows would hold every set's class rows
+    to find the fleets among them (a Monte Carlo's hundreds of thousands), here only those sets are evaluated twice."""
+    con.execute(f"create or replace temp table model_fleet_inputs as select * from {inputs} semi join "  # noqa: S608 - checked names
+                f"(select distinct scenario_id, variant_id from {devices} where fleet_share is not null) "
                 "using (scenario_id, variant_id)")
-    con.execute("create or replace temp table model_fleet_devices as select * from model_devices() "
-                "semi join model_fleet_inputs using (scenario_id, variant_id)")
-    _point_inputs(con, "temp.model_fleet_inputs", "temp.model_fleet_devices")
-    try:
-        con.execute(f"create or replace temp table model_fleet_rows as with class_rows as ({sql}) "  # noqa: S608 - the project's file
-                    "select * from fleet_rows('class_rows')")
-    finally:
-        _point_inputs(con, inputs, devices)
-    return f"select * from ({sql}) union all by name select * from temp.model_fleet_rows"  # noqa: S608 - the project's file
-
-
-#: The session variables an evaluation sets (sql/core/model_evaluation.sql reads them; unset: every row).
-VARIABLES = ("model_basis_filter", "model_patterns", "model_own_pattern", "model_designs", "model_method_filter", "model_method_rows",
-             "model_bases", "model_fleets")
+    con.execute(f"create or replace temp table model_fleet_devices as select * from {devices} "  # noqa: S608 - a checked name
+                "semi join temp.model_fleet_inputs using (scenario_id, variant_id)")
+    fleet_classes = f"select * from model_class_rows('temp.model_fleet_inputs', 'temp.model_fleet_devices', '{variants}')"  # noqa: S608 - a checked name
+    con.execute(f"create or replace temp table model_fleet_rows as with class_rows as ({fleet_classes}) "  # noqa: S608 - the project's SQL
+                "select * from fleet_rows('class_rows')")
+    return f"{query} union all by name select * from temp.model_fleet_rows"  # noqa: S608 - the project's SQL
 
 
 def _clean_up(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop an evaluation's temporary view and tables, unset its variables and give the macros model_inputs
-    and model_devices back their defaults (the warehouse's scenarios): sql/model/macros.sql again. The
-    connection is then as it was, so core.model_evaluation's own build after it reads every row."""
+    """Drop an evaluation's temporary view and tables: the connection is then as it was."""
     con.execute("drop view if exists temp.model_evaluation")
-    for table in ("model_device_rows", "model_input_rows", "model_given_inputs", "model_fleet_inputs", "model_fleet_devices",
-                  "model_fleet_rows"):
+    for table in _TABLES:
         con.execute(f"drop table if exists temp.{table}")
-    for variable in VARIABLES:
-        con.execute(f"reset variable {variable}")
-    con.execute("reset variable edge_carbon_macros")
-    install_macros(con)
 
 
 @contextmanager
@@ -194,16 +187,18 @@ def model_view(
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
     designs: bool = False,
+    family: str = "base",
 ) -> Iterator[str]:
-    """The temporary view ``model_evaluation``: sql/core/model_evaluation.sql over a table of parameter sets.
+    """The temporary view ``model_evaluation``: the macro model_class_rows (sql/model/model_rows.sql) over a
+    table of parameter sets, and a mixed fleet's rows.
 
     ``inputs``: the name of a table or view of parameter sets (scenario_id, variant_id and
     core.scenarios' columns: :func:`substitute`'s, siting's pairs, the Monte Carlo draws), or None:
-    the warehouse's scenarios (the default of the macro ``model_inputs``, sql/model/macros.sql), or a
-    frame of them, loaded as a temporary table first (:func:`pipelines.warehouse.tables.load_frame`; a
-    test's rows). Whatever the source, the model reads tables: the macros ``model_inputs`` and
-    ``model_devices`` are redefined over them until the view is dropped. ``devices``: the name of their
-    device rows, else the macro ``device_rows`` over the inputs (sql/model/macros.sql).
+    the warehouse's scenarios (core.scenarios, each its base set), or a frame of them, loaded as a
+    temporary table first (:func:`pipelines.warehouse.tables.load_frame`; a test's rows). Whatever the
+    source, the model reads tables, passed to the macro by name. ``devices``: the name of their
+    device rows, else the macro ``device_rows`` over the inputs (sql/model/macros.sql). The arguments
+    below become one variant row per set (``family`` names them), the macro's ``variants``.
     ``all_bases``: every basis of :data:`BASES`, else only each scenario's headline;
     ``basis_filter`` overrides that choice of rows (:data:`BASIS_FILTERS`).
     ``patterns``: the communication patterns of every parameter set; ``own_pattern``: each
@@ -213,8 +208,8 @@ def model_view(
     allocation policy, resize power) triples: only those (a frame admitting none of them has no rows).
     """
     try:
-        query = _prepare(con, inputs, devices, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
-                         basis_filter=basis_filter, methods=methods, designs=designs)
+        query = _prepare(con, inputs, devices, family=family, all_bases=all_bases, patterns=patterns,
+                         own_pattern=own_pattern, basis_filter=basis_filter, methods=methods, designs=designs)
         con.execute("create or replace temp view model_evaluation as " + query)
         yield "model_evaluation"
     finally:
@@ -230,13 +225,14 @@ def evaluate(
     own_pattern: bool = False,
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
+    family: str = "base",
 ) -> pl.DataFrame:
     """R and its parts per parameter set x device class x basis x pattern x method row (sql/core/model_evaluation.sql)
     over ``inputs`` (:func:`model_view`'s: ``own_pattern`` adds each set's own named pattern), queried at once
     (no view to bind first)."""
     try:
-        query = _prepare(con, inputs, None, all_bases=all_bases, patterns=patterns, own_pattern=own_pattern,
-                         basis_filter=basis_filter, methods=methods)
+        query = _prepare(con, inputs, None, family=family, all_bases=all_bases, patterns=patterns,
+                         own_pattern=own_pattern, basis_filter=basis_filter, methods=methods, designs=False)
         return query_pl(con, query)
     finally:
         _clean_up(con)

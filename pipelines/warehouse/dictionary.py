@@ -49,7 +49,7 @@ from schemas.marts import (
 )
 from schemas.generations import Generations
 from schemas.meta import columns
-from schemas.model_evaluation import ModelEvaluation
+from schemas.model_evaluation import ModelEvaluation, Variants
 from schemas.methods import (
     Bases,
     Claim,
@@ -126,6 +126,7 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.network_methods": NetworkMethods,
     "core.patterns": Patterns,
     "core.claim": Claim,
+    "core.variants": Variants,
     "core.model_evaluation": ModelEvaluation,
     "core.claim_values": ClaimValues,
     "marts.training_energy": TrainingEnergy,
@@ -186,6 +187,7 @@ SCENARIOS_COMMENT = (
     "the unit, range, status, reasoning and source of each value are there). Grain: one scenario."
 )
 SCENARIO_ID_COMMENT = "Scenario id, e.g. paper_text (joins core.scenario_parameters.scenario_id)."
+VARIANT_ID_COMMENT = "The parameter set: 'base', the scenario's own values (core.variants names the sets the model evaluates)."
 
 #: Column-name endings that carry a unit, longest first, and the unit they name.
 UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -276,7 +278,7 @@ def scenario_comments(con: duckdb.DuckDBPyConnection) -> tuple[str, dict[str, st
         "select parameter, unit, reasoning, count(*) as n from core.scenario_parameters "
         "group by all order by parameter, n desc, unit, reasoning"
     ).fetchall()
-    out = {"scenario_id": SCENARIO_ID_COMMENT}
+    out = {"scenario_id": SCENARIO_ID_COMMENT, "variant_id": VARIANT_ID_COMMENT}
     for parameter, unit, reasoning, _ in rows:
         if parameter in out:
             continue

@@ -2,9 +2,10 @@
 
 Comments and string literals are removed first, so a table named in a comment or a string is
 not a dependency; CTEs and table functions (``query_table($t)``) have no schema and are not
-tables of the warehouse. A call of a table macro of sql/model/macros.sql reads what the macro reads:
-its ``from``/``join`` tables and the tables its arguments default to (``model_inputs(scenarios :=
-'core.scenarios')``), so the model's default inputs are dependencies of the SQL that calls them.
+tables of the warehouse. A call of a table macro of the model (sql/model/macros.sql, model_rows.sql) reads
+what the macro reads: its ``from``/``join`` tables, the tables its arguments default to (``model_rows(inputs
+:= 'core.scenarios', ...)``) and what the macros it calls read, so the model's default inputs are
+dependencies of the SQL that calls them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from pipelines.paths import sql_text
+from pipelines.paths import macro_text, sql_text
 from pipelines.warehouse.database import SCHEMAS as _CREATED
 
 #: The warehouse's schemas: those every run creates, and ``raw`` (the live feeds' payloads).
@@ -38,10 +39,23 @@ def _named_tables(sql: str) -> set[str]:
 
 @functools.cache
 def table_macro_reads() -> dict[str, frozenset[str]]:
-    """Each table macro of sql/model/macros.sql -> the tables it reads (its body's and its arguments' defaults)."""
-    text = re.sub(r"--[^\n]*", " ", sql_text("model/macros.sql"))
-    return {name.lower(): frozenset(_named_tables(body) | set(_DEFAULT_TABLE.findall(arguments)))
-            for name, arguments, body in _TABLE_MACRO.findall(text)}
+    """Each table macro of the model's macro files -> the tables it reads (its body's, its arguments' defaults and
+    those of the table macros it calls)."""
+    text = re.sub(r"--[^\n]*", " ", macro_text())
+    found = _TABLE_MACRO.findall(text)
+    reads = {name.lower(): set(_named_tables(body)) | set(_DEFAULT_TABLE.findall(arguments)) for name, arguments, body in found}
+    calls = {name.lower(): {other for other in reads if other != name.lower()
+                            and re.search(rf"\b{other}\s*\(", strip_comments_and_strings(body), re.IGNORECASE)}
+             for name, _, body in found}
+    changed = True
+    while changed:  # what a macro's macros read, to a fixed point
+        changed = False
+        for name, called in calls.items():
+            for other in called:
+                if not reads[other] <= reads[name]:
+                    reads[name] |= reads[other]
+                    changed = True
+    return {name: frozenset(tables) for name, tables in reads.items()}
 
 
 def tables_read(sql: str) -> list[str]:

@@ -14,7 +14,7 @@ import pandera.polars as pa
 import polars as pl
 import pyarrow
 
-from pipelines.paths import sql_text
+from pipelines.paths import macro_text, sql_text
 from pipelines.identifiers import checked_identifier
 from pipelines.warehouse.queries import query_pl, table_exists
 from schemas.meta import conform, empty_frame
@@ -36,9 +36,9 @@ class StagedTable(Protocol):
 
 
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the model's SQL macros (sql/model/macros.sql; temporary, per connection), once per
-    connection and version of the file (a session variable holds its hash)."""
-    text = sql_text("model/macros.sql")
+    """Create the model's SQL macros (sql/model/macros.sql and model_rows.sql; temporary, per connection), once
+    per connection and version of the files (a session variable holds their hash)."""
+    text = macro_text()
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if con.execute("select getvariable('edge_carbon_macros')").fetchall()[0][0] == digest:
         return

@@ -1,6 +1,6 @@
 -- core.scenario_devices: the edge devices as rows, one per scenario and edge device class (the
--- macro device_rows of sql/model/macros.sql over the scenarios, the view `scenario_sets`: core.scenarios
--- as variant 'base'), with the devices each class's rows were read from: the keys of the factor_refs
+-- macro device_rows of sql/model/macros.sql over core.scenarios, each scenario's base parameter set), with
+-- the devices each class's rows were read from: the keys of the factor_refs
 -- (`<table>.<key_column>=<key>.<value_column>`) of its `<class>_<field>` rows. $suffixes: the
 -- field suffixes (`_train_power_w`, ...), so a row belongs to the class its name starts with.
 with classes as (
@@ -29,7 +29,8 @@ device_ids as (
     group by scenario_id, device_class
 )
 
-select devices.scenario_id, devices.device_class, device_ids.device_ids, devices.* exclude (scenario_id, variant_id, device_class)
-from device_rows('temp.scenario_sets') as devices
+select devices.scenario_id, devices.variant_id, devices.device_class, device_ids.device_ids,
+    devices.* exclude (scenario_id, variant_id, device_class)
+from device_rows('core.scenarios') as devices
 left join device_ids using (scenario_id, device_class)
 order by devices.scenario_id, devices.device_class

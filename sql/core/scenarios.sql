@@ -6,7 +6,8 @@
 -- (sql/core/model_evaluation.sql) names every column it reads, so a parameter no scenario sets fails
 -- there with its name. getvariable('scenario_scope'): the scenarios a what-if computes (unset or empty:
 -- every one; a variable, as a pivot takes no parameters); the pivot is of every scenario's rows, so
--- the columns are a full build's whichever scenarios it keeps.
+-- the columns are a full build's whichever scenarios it keeps. Each row is its scenario's base parameter set,
+-- variant_id 'base': the rows the model evaluates as they stand (core.variants names them and how).
 with numbers as (
     pivot (select scenario_id, parameter, value from core.scenario_parameters where value_text is null)
     on parameter
@@ -21,7 +22,7 @@ names as (
     group by scenario_id
 )
 
-select *
+select numbers.scenario_id, 'base' as variant_id, * exclude (scenario_id)
 from numbers
 left join names using (scenario_id)
 where coalesce(len(getvariable('scenario_scope')), 0) = 0 or list_contains(getvariable('scenario_scope'), scenario_id)

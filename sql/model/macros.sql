@@ -166,7 +166,7 @@ create or replace temp macro embodied_calendar_kgco2e(horizon_embodied_kgco2e, t
 
 -- A policy's charge from its weights of the first two terms (the paper's policy, none, weighs every
 -- term 0: devices are owned anyway); the model weighs all three, each computed once
--- (sql/core/model_evaluation.sql).
+-- (sql/model/model_rows.sql).
 create or replace temp macro embodied_allocated_kgco2e(battery_wear, use_hours, nonuse_kgco2e, horizon_embodied_kgco2e, battery_embodied_share, cycles, rated_cycles, training_hours_per_day, owner_hours_per_day, owner_cycles_per_year, replacement_share, horizon_years, lifetime_years, battery_kgco2e) as
     weighted(battery_wear, embodied_battery_wear_kgco2e(nonuse_kgco2e, battery_embodied_share, cycles, rated_cycles, owner_cycles_per_year,
                                                         replacement_share, horizon_years, lifetime_years, battery_kgco2e))
@@ -265,7 +265,7 @@ create or replace temp macro radio_window_kwh(devices_online, radio_power_w, win
 -- Network energy of a pattern's traffic (kWh), four terms a network method's row
 -- (core.network_methods) weighs, as one struct (the model computes it once per fleet and each
 -- method row weighs its fields); the sending device's radio is charged apart (comm radio terms in
--- sql/core/model_evaluation.sql):
+-- sql/model/model_rows.sql):
 --   per_gb_one_end   the paper's: average kWh per GB of the network and the router, at one end;
 --   per_gb_by_ends   average kWh per GB: the fixed network and the home router at each of the
 --                    `home_ends` a byte passes (both for device-to-device traffic), the fixed
@@ -394,7 +394,7 @@ create or replace temp macro pipeline_fleet_for_link(activation_bytes_per_stage,
 -- per model parameter: core.scenarios' columns) as rows: one per set and edge device class, a class
 -- being any <class> whose <class>_train_power_w is set, its <class>_<field> parameters under the
 -- model's names (null where unset; the fields: schemas/vocabulary.py DEVICE_FIELDS), so a class is
--- added by parameter rows. sql/core/model_evaluation.sql reads these rows (the macro model_devices()).
+-- added by parameter rows. The model (sql/model/model_rows.sql) reads these rows (its argument `devices`).
 create or replace temp macro device_rows(parameter_sets) as table
 with long as (
     unpivot (select scenario_id, variant_id, columns('^[a-z][a-z0-9_]*_(tflops|fp16_tflops|mem_bandwidth_gb_per_s|memory_gb|train_power_w|devices_per_gpu|embodied_kgco2e|nonuse_share|lifetime_years|battery_wh|battery_rated_cycles|battery_embodied_share|owner_hours_per_day|owner_cycles_per_year|job_time_s|measured_share|table1_energy_j|hours_per_day|fleet_share|idle_power_w|grid_gco2e_per_kwh)$')::double from query_table(parameter_sets))
@@ -443,20 +443,7 @@ select
 from fields
 group by scenario_id, variant_id, device_class;
 
--- The parameter sets the model evaluates (sql/core/model_evaluation.sql) unless a caller redefines
--- these two macros over its own (pipelines.model.formula.model_view): every scenario of
--- core.scenarios as variant 'base', one column per model parameter, and its edge devices, the rows
--- of core.scenario_devices. The table is a default argument, so the macros are created on a
--- connection without the warehouse's tables and read them only when called.
-create or replace temp macro model_inputs(scenarios := 'core.scenarios') as table
-select scenario_id, 'base' as variant_id, * exclude (scenario_id)
-from query_table(scenarios);
-
-create or replace temp macro model_devices(devices := 'core.scenario_devices') as table
-select scenario_id, 'base' as variant_id, * exclude (scenario_id, device_class, device_ids), device_class
-from query_table(devices);
-
--- The parameters a scenario may leave unset, as typed empty columns: the model reads model_inputs() united by name
+-- The parameters a scenario may leave unset, as typed empty columns: the model reads its inputs united by name
 -- with this empty table, so a build whose scenarios set none of them (the paper's alone) still has each column, null
 -- (the edge training designs' parameters, whose patterns only a frame that resizes its fleet evaluates, and the
 -- link's headroom and activation memory, 1 and 0 where unset).
@@ -467,7 +454,7 @@ select null::double as outer_steps_per_sync, null::double as outer_compression, 
 limit 0;
 
 -- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
--- sql/core/model_evaluation.sql's rows): one row per parameter set, basis, pattern and method row, its
+-- the macro model_class_rows' rows, sql/model/model_rows.sql): one row per parameter set, basis, pattern and method row, its
 -- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon. The summed terms
 -- are collected in a list sorted by class and added in that order, so the sums are the same bits every build
 -- whatever order DuckDB's threads meet the rows in.

@@ -6,6 +6,6 @@ select
     pairs.variant_id,
     pairs.cloud_grid_gco2e_per_kwh,
     pairs.edge_grid_gco2e_per_kwh,
-    own.* exclude (scenario_id, cloud_grid_gco2e_per_kwh, edge_grid_gco2e_per_kwh)
+    own.* exclude (scenario_id, variant_id, cloud_grid_gco2e_per_kwh, edge_grid_gco2e_per_kwh)
 from siting_pairs as pairs
 inner join core.scenarios as own using (scenario_id)

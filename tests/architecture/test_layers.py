@@ -549,7 +549,7 @@ def pattern_literals(path: str, sql: str) -> list[str]:
 def test_no_model_or_mart_sql_names_a_pattern() -> None:
     files = {p.relative_to(PROJECT_ROOT).as_posix(): p.read_text(encoding="utf-8")
              for folder in PATTERN_FREE for p in sorted((PROJECT_ROOT / folder).glob("*.sql"))}
-    assert {"sql/core/model_evaluation.sql", "sql/model/macros.sql", "sql/marts/verdict.sql"} <= set(files)
+    assert {"sql/core/model_evaluation.sql", "sql/model/macros.sql", "sql/model/model_rows.sql", "sql/marts/verdict.sql"} <= set(files)
     found = [hit for path, text in files.items() for hit in pattern_literals(path, text)]
     assert found == [], "patterns, policies and workload kinds are rows (core.patterns, ...): read their columns"
 
@@ -633,7 +633,8 @@ def test_no_file_reads_a_method_as_a_code_or_repeats_a_vocabulary() -> None:
             if (path.suffix in (".py", ".sql") and not relative.as_posix().startswith(GENERATED)
                     and relative.as_posix() != "schemas/vocabulary.py"):
                 files[relative.as_posix()] = path.read_text(encoding="utf-8")
-    assert {"sql/core/model_evaluation.sql", "sql/model/macros.sql", "sql/checks/frame_consistency.sql", "schemas/marts.py"} <= set(files)
+    assert {"sql/core/model_evaluation.sql", "sql/model/macros.sql", "sql/model/model_rows.sql", "sql/checks/frame_consistency.sql",
+            "schemas/marts.py"} <= set(files)
     found = [hit for path, text in files.items() for hit in vocabulary_literals(path, text)]
     assert found == [], "a method is a row of its reference table (schemas/vocabulary.py): join it or read the vocabulary"
 

@@ -1,4 +1,5 @@
-"""One formula: the marts call the model's macros (sql/model/macros.sql) instead of restating them."""
+"""One formula: the marts call the model's macros (sql/model/macros.sql) instead of restating them, and the model
+is one door: its SQL reads tables passed to it, never a session variable or a redefined macro."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.paths import SOURCES_DIR, sql_text
+from pipelines.paths import MACRO_FILES, SOURCES_DIR, sql_text
 
 MARTS = sorted((Path(__file__).resolve().parents[2] / "sql" / "marts").glob("*.sql"))
 #: Bare model constants a mart must not restate: J per kWh, days a year, rounding a device count.
@@ -39,11 +40,11 @@ def test_a_restated_constant_is_caught(tmp_path: Path) -> None:
 
 
 def test_the_model_names_no_device_class() -> None:
-    """Devices are rows: the model reads one row per edge device class (model_devices()), so
+    """Devices are rows: the model reads one row per edge device class (its table ``device_table``), so
     no class (laptop, phone, ...) appears in it, and a class's fields never shadow a parameter."""
     from schemas.vocabulary import DEVICE_FIELDS, EDGE_DEVICE_CLASSES
 
-    code = code_of(sql_text("core/model_evaluation.sql"))
+    code = code_of(sql_text("model/model_rows.sql") + sql_text("core/model_evaluation.sql"))
     for device_class in EDGE_DEVICE_CLASSES:
         assert not re.search(rf"\b{device_class}\w*", code), device_class
     parameters = {line.split(",", 1)[0] for line in (SOURCES_DIR / "scenarios" / "paper_base.csv").read_text("utf-8").splitlines()}
@@ -51,13 +52,15 @@ def test_the_model_names_no_device_class() -> None:
 
 
 def test_the_model_sql_runs_on_the_published_warehouse_alone(built_warehouse: Path) -> None:
-    """sql/core/model_evaluation.sql, after sql/model/macros.sql, in a plain read-only DuckDB session on the
-    published file (no code of ours: the two files' text only) returns the rows of core.model_evaluation:
-    its inputs are the macros model_inputs() and model_devices() over core.scenarios and core.scenario_devices, and its method tables core.*."""
-    sql = Path(__file__).resolve().parents[2] / "sql" / "model"
+    """sql/core/model_evaluation.sql, after the model's macro files (sql/model/macros.sql, model_rows.sql), in a
+    plain read-only DuckDB session on the published file (no code of ours: the files' text only) returns the rows
+    of core.model_evaluation: its inputs are core.scenarios, core.scenario_devices and core.variants (the macro
+    model_rows' default tables), and its method tables core.*."""
+    sql = Path(__file__).resolve().parents[2] / "sql"
     with duckdb.connect(str(built_warehouse), read_only=True) as con:
-        con.execute((sql / "macros.sql").read_text(encoding="utf-8"))
-        evaluate_sql = (sql.parent / "core" / "model_evaluation.sql").read_text(encoding="utf-8")
+        for relative in MACRO_FILES:
+            con.execute((sql / relative).read_text(encoding="utf-8"))
+        evaluate_sql = (sql / "core" / "model_evaluation.sql").read_text(encoding="utf-8")
         columns = [r[0] for r in con.execute("select column_name from duckdb_columns() where schema_name = 'core' "
                                               "and table_name = 'model_evaluation' order by column_index").fetchall()]
         select = ", ".join(f'"{c}"' for c in columns)
@@ -70,9 +73,9 @@ def test_the_model_sql_runs_on_the_published_warehouse_alone(built_warehouse: Pa
 
 
 def test_an_evaluation_leaves_the_connection_as_it_found_it(built_warehouse: Path) -> None:
-    """A caller's evaluation redefines the macros model_inputs and model_devices and sets the model's
-    variables; afterwards, even when its set-up failed, the declared SQL on the same connection returns
-    core.model_evaluation's rows again (the step that builds the table may follow it in one process)."""
+    """A caller's evaluation writes temporary tables of its own (its sets' device and variant rows); afterwards,
+    even when its set-up failed, the declared SQL on the same connection returns core.model_evaluation's rows
+    again (the step that builds the table may follow it in one process), and none of those tables is left."""
     import polars as pl
 
     from pipelines.model.formula import evaluate, model_view, scenario_inputs
@@ -90,7 +93,43 @@ def test_an_evaluation_leaves_the_connection_as_it_found_it(built_warehouse: Pat
         with pytest.raises(ValueError, match="unknown basis filter"), model_view(con, one, basis_filter="no such filter"):
             pass
         after = con.execute(count).fetchall()[0][0]
+        left = con.execute("select table_name from duckdb_tables() where temporary").fetchall()
     assert before == after == stored > 0
+    assert left == []
+
+
+#: Where the model lives: its SQL and the Python that evaluates it beyond the stored table.
+MODEL_SQL = ("core/model_evaluation.sql", *MACRO_FILES)
+#: What the model may not use: a session variable, or a macro redefined over a caller's tables.
+SESSION_STATE = {"getvariable": r"\bgetvariable\s*\(", "set variable": r"\bset\s+variable\b",
+                 "a temporary macro": r"\bcreate\s+(or\s+replace\s+)?temp(orary)?\s+macro\b"}
+
+
+def session_state(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
+    """The kinds of session state ``text`` uses (:data:`SESSION_STATE`), less ``allowed``."""
+    return [name for name, pattern in SESSION_STATE.items() if name not in allowed and re.search(pattern, text, re.IGNORECASE)]
+
+
+@pytest.mark.parametrize("relative", MODEL_SQL)
+def test_the_model_sql_reads_no_session_variable(relative: str) -> None:
+    """The model's SQL reads the tables it is given: no getvariable() or set variable (its macro files create macros,
+    the only session state they make)."""
+    assert session_state(code_of(sql_text(relative)), allowed=("a temporary macro",)) == []
+
+
+def test_the_model_python_sets_no_session_state() -> None:
+    """pipelines/model/ evaluates the model by passing it tables: no session variable set or read, no macro
+    redefined (``set variable`` in any case, ``create temp macro``)."""
+    root = Path(__file__).resolve().parents[2] / "pipelines" / "model"
+    found = {path.name: kinds for path in sorted(root.glob("*.py")) if (kinds := session_state(path.read_text("utf-8")))}
+    assert found == {}
+
+
+def test_session_state_is_caught() -> None:
+    assert session_state("con.execute(\"set variable model_patterns = $p\")") == ["set variable"]
+    assert session_state("where getvariable('x') is null") == ["getvariable"]
+    assert session_state("create or replace temp macro model_inputs() as table select 1") == ["a temporary macro"]
+    assert session_state("select variable_value from t") == []
 
 
 #: The table writers: the only code that hands a frame to DuckDB, each to insert it into a table

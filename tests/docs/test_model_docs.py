@@ -60,7 +60,7 @@ def test_line_hours_and_waiting_devices_agree_with_the_sql() -> None:
     text = re.sub(r"\s+", " ", MODEL_MD.read_text())
     assert "each online device its line for its window" not in text
     assert "training hours, not online hours" in text
-    sql = (ROOT / "sql" / "core" / "model_evaluation.sql").read_text()
+    sql = (ROOT / "sql" / "model" / "model_rows.sql").read_text()
     assert "devices_online * window_s / 3600 as line_hours" in sql
     assert "devices_pattern * training_share(online_fraction, splits_model, stages_pattern) as devices_online" in sql
     assert "each online device its line" not in sql

@@ -91,7 +91,7 @@ def test_a_link_share_above_the_headroom_is_infeasible() -> None:
     install_macros(con)
     share, headroom = 0.95, 0.9415
     assert not con.execute("select $share <= $headroom * (1 + 1e-9)", {"share": share, "headroom": headroom}).fetchone()[0]
-    assert "link_time_share <= coalesce(link_headroom, 1.0) * (1 + 1e-9) as link_feasible" in sql_text("core/model_evaluation.sql")
+    assert "link_time_share <= coalesce(link_headroom, 1.0) * (1 + 1e-9) as link_feasible" in sql_text("model/model_rows.sql")
     evaluated, mc = _rows({COMM: (0.5, {}), OTHER: (0.9, {"link_time_share": share, "link_feasible": False,
                                                            "design_admissible": False})})
     rows = _by_design(_verdict(evaluated, mc))

@@ -1,6 +1,6 @@
 """A pipeline trains only while all its stages are online: its completeness a^S
 (sql/model/macros.sql pipeline_completeness, training_share), the devices that takes
-(sql/core/model_evaluation.sql), and the resize that searches the stage count by it
+(sql/model/model_rows.sql), and the resize that searches the stage count by it
 (pipeline_fleet_for_link), with no cap on the fleet. Hand-worked cases, and the numpy baseline
 held to the same macros."""
 
@@ -94,7 +94,7 @@ def test_no_stage_count_that_carries_it_leaves_the_fleet_over_its_link(con: duck
     whatever the fleet's size; the model keeps it as counted, infeasible. There is no other bound."""
     assert scalar(con, "select pipeline_fleet_for_link(100.0, 1000.0, 3, 6, 34.0, 0.7, true, 0)") is None
     assert not hasattr(vocabulary, "RESIZE_CAP")
-    model = Path("sql/core/model_evaluation.sql").read_text()
+    model = Path("sql/model/model_rows.sql").read_text()
     assert "resize_cap" not in model and "pipeline_fleet_for_link" in model
 
 
