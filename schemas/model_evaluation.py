@@ -1,12 +1,14 @@
 """core.model_evaluation: the model's one formula (the macro model_rows, sql/model/model_rows.sql) evaluated once
-over every parameter set of core.variants, every row the marts read, so they read this table instead of
-evaluating again; and core.variants, the parameter sets and the rows each is evaluated on."""
+over every parameter set of core.variants (each scenario as it stands, family 'base', and the what-ifs' families),
+every row the marts read, so they read this table instead of evaluating again. The contracts of core.variants and
+the tables over it are here too."""
 
 from __future__ import annotations
 
 import pandera.polars as pa
 import polars as pl
 
+from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import (
     BASES,
     BASIS_FILTERS,
@@ -19,18 +21,20 @@ from schemas.vocabulary import (
     RESIZE_POWERS,
 )
 
-#: The families of parameter sets core.variants holds: 'base', each scenario as it stands.
-VARIANT_FAMILIES = ("base",)
+#: A family's name (sql/variants/<family>.sql): 'base', each scenario as it stands, and the what-ifs'.
+FAMILY_PATTERN = r"^[a-z][a-z0-9_]*$"
 #: Which method rows a variant is evaluated on (sql/model/model_rows.sql, the CTE ``methods``).
 METHOD_FILTERS = ("headline", "network", "rows", "all")
+#: An override: the parameter, and its number or its name (a method's).
+OVERRIDE = pl.Struct({"parameter": pl.String, "value": pl.Float64, "value_text": pl.String})
 
 
 class Variants(pa.DataFrameModel):
-    """core.variants: the parameter sets the model evaluates (core.model_evaluation) and the rows each is evaluated on. Grain: scenario x variant."""
+    """core.variants: the parameter sets the model evaluates (core.model_evaluation), the rows each is evaluated on and the parameters it overrides, one file per family (sql/variants/<family>.sql). Grain: scenario x variant."""
 
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
-    variant_id: str = pa.Field(description="The parameter set: 'base', the scenario's own values (core.scenarios' row).")
-    family: str = pa.Field(isin=list(VARIANT_FAMILIES), description="What kind of variant: 'base', the scenario as it stands.")
+    variant_id: str = pa.Field(description="The parameter set within its scenario: 'base', the scenario's own values; else its family's name for it (a model_id, a policy, ...).")
+    family: str = pa.Field(str_matches=FAMILY_PATTERN, description="What kind of variant (its file, sql/variants/<family>.sql): 'base', the scenario as it stands; 'model_sizes', 'policies', ...")
     bases: pl.List(pl.String) = pa.Field(nullable=True, description="The bases it is evaluated on (rows of core.bases); null: every one.")
     basis_filter: str = pa.Field(isin=list(BASIS_FILTERS), description="Which of those bases' rows to keep: 'all', 'headline' (the scenario's headline basis), 'headline_and_measured' (the headline, and the measured basis on the patterns marts.verdict reads) or 'measured'.")
     patterns: pl.List(pl.String) = pa.Field(nullable=True, description="The communication patterns it is evaluated on (rows of core.patterns, an edge design only where the frame resizes its fleet); null: every pattern the scenario's frame admits.")
@@ -39,18 +43,50 @@ class Variants(pa.DataFrameModel):
     method_filter: str = pa.Field(isin=list(METHOD_FILTERS), description="Which method rows: 'headline' (the frame's headline row), 'network' (every network method at the headline policy and resize power), 'rows' (method_rows) or 'all' (every row on the scenario's own pattern and designs, every allocation policy on the pattern that moves no bytes, the headline row elsewhere).")
     method_rows: pl.List(pl.Struct({"network_method": pl.String, "policy": pl.String, "resize_power": pl.String})) = pa.Field(
         nullable=True, description="The (network method, allocation policy, resize power) rows it is evaluated on where method_filter is 'rows'.")
+    overrides: pl.List(OVERRIDE) = pa.Field(description="The parameters it sets in place of its scenario's (parameter, value or value_text); empty for 'base'. core.variant_parameters lists them as rows.")
 
     class Config:
         strict = True
         unique = ["scenario_id", "variant_id"]
 
 
-class ModelEvaluation(pa.DataFrameModel):
-    """The model evaluated on every scenario. Grain: scenario x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
+class VariantParameters(pa.DataFrameModel):
+    """core.variant_parameters: each variant's overrides as rows (core.variants overrides). Grain: scenario x variant x parameter."""
 
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
-    variant_id: str = pa.Field(isin=["base"], description="The parameter set: 'base', the scenario's own values (other evaluations substitute or draw them).")
-    family: str = pa.Field(isin=list(VARIANT_FAMILIES), description="The variant's family (core.variants): 'base', the scenario as it stands.")
+    variant_id: str = pa.Field(description="The parameter set (core.variants).")
+    family: str = pa.Field(str_matches=FAMILY_PATTERN, description="Its family (core.variants).")
+    parameter: str = pa.Field(description="The parameter it sets in place of the scenario's (a column of core.scenarios).")
+    value: float = pa.Field(nullable=True, description="Its number (null where it names a method: value_text).")
+    value_text: str = pa.Field(nullable=True, description="The method it names (an allocation policy, ...), else null.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "variant_id", "parameter"]
+
+    @pa.dataframe_check(description="a number or a name: exactly one of value and value_text")
+    @classmethod
+    def number_or_name(cls, data: pa.PolarsData):  # type: ignore[no-untyped-def]
+        return data.lazyframe.select(pl.col("value").is_null() != pl.col("value_text").is_null())
+
+
+class VariantDevices(ScenarioDevices):
+    """core.variant_devices: every variant's edge devices as rows (the macro device_rows over core.variant_inputs), the model's devices. Grain: scenario x variant x edge device class."""
+
+    variant_id: str = pa.Field(description="The parameter set (core.variants).")
+    device_ids: str = pa.Field(nullable=True, description="Unset here: core.scenario_devices names the devices a scenario's rows were read from.")
+
+    class Config:
+        strict = True
+        unique = ["scenario_id", "variant_id", "device_class"]
+
+
+class ModelEvaluation(pa.DataFrameModel):
+    """The model evaluated on every parameter set. Grain: scenario x variant (core.variants) x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
+
+    scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
+    variant_id: str = pa.Field(description="The parameter set (core.variants): 'base', the scenario's own values; else its family's name for it.")
+    family: str = pa.Field(str_matches=FAMILY_PATTERN, description="The variant's family (core.variants): 'base', the scenario as it stands (the rows marts.verdict, marts.lifecycle_carbon and marts.fleet_equivalence read); 'model_sizes', 'policies', ... (a what-if mart's).")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     basis: str = pa.Field(isin=list(BASES), description="Equivalence basis (core.bases).")
     is_headline: bool = pa.Field(description="The scenario's headline basis.")

@@ -49,7 +49,7 @@ from schemas.marts import (
 )
 from schemas.generations import Generations
 from schemas.meta import columns
-from schemas.model_evaluation import ModelEvaluation, Variants
+from schemas.model_evaluation import ModelEvaluation, VariantDevices, VariantParameters, Variants
 from schemas.methods import (
     Bases,
     Claim,
@@ -127,6 +127,8 @@ TABLES: dict[str, type[pa.DataFrameModel]] = {
     "core.patterns": Patterns,
     "core.claim": Claim,
     "core.variants": Variants,
+    "core.variant_parameters": VariantParameters,
+    "core.variant_devices": VariantDevices,
     "core.model_evaluation": ModelEvaluation,
     "core.claim_values": ClaimValues,
     "marts.training_energy": TrainingEnergy,
@@ -182,6 +184,10 @@ LEADS: dict[str, str] = {
 }
 
 SCENARIOS_TABLE = "core.scenarios"
+#: Every parameter set the model evaluates, with core.scenarios' columns (and their comments).
+VARIANT_INPUTS_TABLE = "core.variant_inputs"
+VARIANT_INPUTS_COMMENT = ("One row per parameter set the model evaluates (core.variants), one column per model parameter: its "
+                          "scenario's values (core.scenarios) with the variant's overrides (core.variant_parameters) in their place.")
 SCENARIOS_COMMENT = (
     "One row per scenario, one column per model parameter: a pivot of core.scenario_parameters (values only; "
     "the unit, range, status, reasoning and source of each value are there). Grain: one scenario."
@@ -322,8 +328,9 @@ def comments_for(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, dict[
     """(table comment, {column: comment}) of ``table``, or None when nothing describes it."""
     if table in TABLES:
         return model_comments(table, TABLES[table])
-    if table == SCENARIOS_TABLE:
-        return scenario_comments(con)
+    if table in (SCENARIOS_TABLE, VARIANT_INPUTS_TABLE):
+        comment, columns = scenario_comments(con)
+        return (comment if table == SCENARIOS_TABLE else VARIANT_INPUTS_COMMENT), columns
     return None
 
 

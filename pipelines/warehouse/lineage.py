@@ -30,6 +30,8 @@ def strip_comments_and_strings(sql: str) -> str:
 
 _TABLE_MACRO = re.compile(r"\bmacro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s+as\s+table\b(.*?)(?:;|$)", re.IGNORECASE | re.DOTALL)
 _DEFAULT_TABLE = re.compile(r":=\s*'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)'")
+#: A table named as a macro's argument: ``device_rows('core.variant_inputs')``.
+_ARGUMENT_TABLE = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\s*\(\s*'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)'\s*[,)]")
 
 
 def _named_tables(sql: str) -> set[str]:
@@ -62,7 +64,7 @@ def tables_read(sql: str) -> list[str]:
     """The ``schema.table`` names ``sql`` reads (sorted, unique), in the warehouse's schemas, those of the
     table macros it calls included."""
     code = strip_comments_and_strings(sql)
-    found = _named_tables(sql)
+    found = _named_tables(sql) | {name.lower() for name in _ARGUMENT_TABLE.findall(re.sub(r"--[^\n]*", " ", sql))}
     for name, reads in table_macro_reads().items():
         if reads and re.search(rf"\b{name}\s*\(", code, re.IGNORECASE):
             found |= {t.lower() for t in reads}

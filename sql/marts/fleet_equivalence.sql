@@ -7,8 +7,9 @@
 -- window in its own scenarios) and the reduction factor with and without it.
 -- marts.communication holds every pattern. The memory-capacity floor is a column, not a basis.
 with evaluated as (
-    -- the model's rows (core.model_evaluation) this mart reads: every basis and pattern, the frame's headline method row
-    select * from core.model_evaluation where is_headline_method
+    -- the model's rows (core.model_evaluation) this mart reads: each scenario as it stands (family 'base'), every
+    -- basis and pattern, the frame's headline method row
+    select * from core.model_evaluation where family = 'base' and is_headline_method
 ),
 
 s as (

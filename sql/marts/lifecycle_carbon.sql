@@ -12,8 +12,9 @@
 --   operational = online share x training power x wall factor (charger and battery losses) x
 --   the class's hours/day x 365 x T x CI.
 with evaluated as (
-    -- the model's rows (core.model_evaluation) this mart reads: each scenario's headline basis and method row
-    select * from core.model_evaluation where is_headline and is_headline_method
+    -- the model's rows (core.model_evaluation) this mart reads: each scenario as it stands (family 'base'), its
+    -- headline basis and method row
+    select * from core.model_evaluation where family = 'base' and is_headline and is_headline_method
 ),
 
 s as (

@@ -64,16 +64,16 @@ claims as (
     inner join core.claim as claim on claim.claim_id = frames.claim_id
 ),
 
--- the model's rows (core.model_evaluation) this mart reads: the headline basis, and the measured
--- basis (core.bases measured) beside it on the patterns read here (the scenario's own and its edge
--- training designs, is_scenario_design, and the one that moves no bytes)
+-- the model's rows (core.model_evaluation, each scenario as it stands: family 'base') this mart reads: the
+-- headline basis, and the measured basis (core.bases measured) beside it on the patterns read here (the
+-- scenario's own and its edge training designs, is_scenario_design, and the one that moves no bytes)
 evaluated as (
     select model.*
     from core.model_evaluation as model
     inner join core.bases on model.basis = core.bases.basis
     inner join core.patterns on model.pattern = core.patterns.pattern
-    where model.is_headline
-        or (core.bases.measured and (not core.patterns.moves_bytes or model.is_scenario_design))
+    where model.family = 'base' and (model.is_headline
+        or (core.bases.measured and (not core.patterns.moves_bytes or model.is_scenario_design)))
 ),
 
 -- the key of the row the scenario's measured GPU rate is read from (table.key_column=key.column)

@@ -453,6 +453,18 @@ select null::double as outer_steps_per_sync, null::double as outer_compression, 
     null::double as max_pipeline_stages, null::double as link_headroom
 limit 0;
 
+-- A variant row's columns (core.variants), as typed empty columns with their defaults: a family's file
+-- (sql/variants/<family>.sql) selects the columns it sets, united by name with this table, and a column it leaves
+-- unset takes the default below (pipelines.model.variants): every basis (bases null, basis_filter 'all'), every
+-- pattern its frame admits (patterns null), not its own pattern or designs beside them, the method rows 'all'
+-- and no override.
+create or replace temp macro variant_columns() as table
+select null::varchar as scenario_id, null::varchar as variant_id, null::varchar as family, null::varchar[] as bases,
+    null::varchar as basis_filter, null::varchar[] as patterns, null::boolean as own_pattern, null::boolean as designs,
+    null::varchar as method_filter, null::struct(network_method varchar, policy varchar, resize_power varchar)[] as method_rows,
+    null::struct(parameter varchar, value double, value_text varchar)[] as overrides
+limit 0;
+
 -- A mixed fleet as a whole, from the model's rows of its classes (`class_rows`: the name of a table or CTE of
 -- the macro model_class_rows' rows, sql/model/model_rows.sql): one row per parameter set, basis, pattern and method row, its
 -- classes' devices and carbon summed, R = the cloud job's total / the fleet's added carbon. The summed terms

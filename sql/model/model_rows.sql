@@ -3,20 +3,20 @@
 -- model_rows (those rows, and one 'fleet' row per mixed fleet: the macro fleet_rows). Arguments, each the
 -- name of a table or view (named so that no column of the model's shares a name with one):
 --   set_table: the parameter sets, one row per (scenario_id, variant_id), a column per model parameter
---     (core.scenarios' columns; its rows are each scenario's base set);
+--     (core.scenarios' columns: core.variant_inputs, or core.scenarios, each scenario's base set);
 --   device_table: their edge devices, one row per set and edge device class, its `<class>_<field>` parameters
---     under common names, so a class is added by rows (the macro device_rows; core.scenario_devices);
+--     under common names, so a class is added by rows (the macro device_rows: core.variant_devices);
 --   variant_table: one row per set, its family and the rows it is evaluated on (core.variants): bases (null:
 --     every row of core.bases), basis_filter ('all'; 'headline': each scenario's headline basis;
 --     'headline_and_measured'; 'measured': measured_throughput), patterns (null: every row of
 --     core.patterns the scenario's frame admits), own_pattern (true: each set's own comm_pattern beside
 --     them), designs (true: each set's edge training designs, where its frame resizes the fleet, beside
 --     them), method_filter (the CTE `methods`) and method_rows.
--- The defaults are the warehouse's own tables, so sql/core/model_evaluation.sql is `select * from
+-- The defaults are the warehouse's tables of every variant, so sql/core/model_evaluation.sql is `select * from
 -- model_rows()`; the Monte Carlo, break-even and the scratch evaluations of pipelines.model.formula pass
 -- tables of their own. A class with a fleet_share takes that share of the cloud job; the 'fleet' row sums
 -- the classes (shares sum to 1: sql/checks/fleet_shares.sql). The steps in words: docs/model.md.
-create or replace temp macro model_class_rows(set_table := 'core.scenarios', device_table := 'core.scenario_devices',
+create or replace temp macro model_class_rows(set_table := 'core.variant_inputs', device_table := 'core.variant_devices',
                                               variant_table := 'core.variants') as table
 with gpus as (
     select
@@ -588,7 +588,7 @@ where devices is not null;
 
 -- model_class_rows and, for a mixed fleet (classes with a fleet_share), the fleet as a whole (the macro
 -- fleet_rows, sql/model/macros.sql), its class rows evaluated once (materialized) for both parts.
-create or replace temp macro model_rows(set_table := 'core.scenarios', device_table := 'core.scenario_devices',
+create or replace temp macro model_rows(set_table := 'core.variant_inputs', device_table := 'core.variant_devices',
                                         variant_table := 'core.variants') as table
 with class_rows as materialized (select * from model_class_rows(set_table, device_table, variant_table))
 select * from class_rows

@@ -6,7 +6,9 @@ an edit of those files does not reach them (the tests' expected values are compu
 
 :func:`scenario_connection` returns an in-memory DuckDB holding those rows as
 core.scenario_parameters, their pivot core.scenarios (sql/core/scenarios.sql), the method tables
-(:func:`pipelines.model.formula.install_methods`) and staging.model_configs (:data:`MODEL_CONFIGS`).
+(:func:`pipelines.model.formula.install_methods`) and staging.model_configs (:data:`MODEL_CONFIGS`);
+:func:`declared_mart` builds a declared mart over them as a build does (core.variants, the tables over it and
+core.model_evaluation first), and returns its rows.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ from collections.abc import Mapping
 import duckdb
 import polars as pl
 
+from pipelines.lib.tables import sql_table
 from pipelines.model.formula import install_methods
+from pipelines.model.variants import variant_rows
 from pipelines.paths import sql_text
-from pipelines.warehouse.tables import install_macros, load_frame
+from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.tables import install_macros, load_frame, write_table
+from schemas.model_evaluation import Variants
 
 SCENARIO = "paper_text"
 
@@ -211,6 +217,26 @@ def scenario_connection(overrides: Mapping[str, float | str | None] | None = Non
     install_macros(con)
     install_methods(con)
     return con
+
+
+#: The tables between core.scenarios and the marts that read the model, in build order (their declared SQL).
+MODEL_TABLES = ("core.variant_parameters", "core.variant_inputs", "core.variant_devices", "core.model_evaluation")
+
+
+def build_model(con: duckdb.DuckDBPyConnection) -> None:
+    """core.variants (every family's file) and the tables over it, then core.model_evaluation, on ``con`` as a build does."""
+    write_table(con, "core.variants", variant_rows(con), Variants)
+    for table in MODEL_TABLES:
+        con.execute(f"create or replace table {table} as " + sql_text(f"{table.replace('.', '/')}.sql"))
+
+
+def declared_mart(table: str, con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """``table``'s rows, built from its SQL file and checked by its contract (every check passes) after
+    :func:`build_model` on ``con``."""
+    build_model(con)
+    result = sql_table(table).build(con)
+    assert all(check.passed for check in result.check_results), [c for c in result.check_results if not c.passed]
+    return query_pl(con, f"select * from {table}")  # noqa: S608 - a table of the project's
 
 
 class StubWarehouse:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.equivalence import communication
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import MODEL_CONFIGS, StubWarehouse, scenario_connection
+from tests.marts.model_rows import MODEL_CONFIGS, declared_mart, scenario_connection
 
 PATTERNS = ["idealized", "none", "parameter_server", "pipeline", "radio_window", "ring_allreduce"]  # sorted by name
 
@@ -26,9 +24,7 @@ EDGE = 15 * 15 * 8 * 365 * 3 * 367 / 1e6  # kg: 15 laptops x 15 W x 8 h x 365 x 
 @pytest.fixture(scope="module")
 def rows() -> pl.DataFrame:
     con = scenario_connection()
-    result = communication(warehouse=StubWarehouse(con))
-    assert all(check.passed for check in result.check_results)
-    return query_pl(con, "select * from marts.communication")
+    return declared_mart("marts.communication", con)
 
 
 def row(rows: pl.DataFrame, pattern: str, model_id: str = "OPT-1.3B", device_class: str = "laptop") -> dict:

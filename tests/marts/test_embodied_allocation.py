@@ -6,9 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipelines.defs.assets.equivalence import embodied_allocation
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import StubWarehouse, scenario_connection
+from tests.marts.model_rows import declared_mart, scenario_connection
 
 POLICIES = ["none", "battery_wear", "per_use_hour", "calendar_time"]  # their vocabulary's order
 CLOUD = 123.75 + 700 * 24 * 365 * 3 * 367 / 1e6  # kg: the GPU's embodied + 700 W x 24 h x 365 x 3 y at 367 g/kWh
@@ -18,9 +16,7 @@ PHONE_KWH = 10 * 8 * 365 * 3 / 1000  # one phone: 10 W, 87.6 kWh
 
 def mart(overrides: dict[str, float | str | None] | None = None) -> pl.DataFrame:
     con = scenario_connection(overrides)
-    result = embodied_allocation(warehouse=StubWarehouse(con))
-    assert all(check.passed for check in result.check_results)
-    return query_pl(con, "select * from marts.embodied_allocation")
+    return declared_mart("marts.embodied_allocation", con)
 
 
 def by_policy(rows: pl.DataFrame, device_class: str) -> dict[str, dict]:

@@ -13,7 +13,7 @@ OWN = "radio_window"
 
 
 def model_row(basis: str, pattern: str, r: float, *, method: bool = True, devices: float = 20.0) -> dict:
-    return {"scenario_id": "s", "device_class": "laptop", "basis": basis, "is_headline": basis == "binding", "pattern": pattern,
+    return {"scenario_id": "s", "family": "base", "device_class": "laptop", "basis": basis, "is_headline": basis == "binding", "pattern": pattern,
             "is_headline_method": method, "cloud_gpu_capacity": 60.0, "device_capacity": 6.0, "capacity_unit": "TFLOPS",
             "online_fraction": 0.5, "devices_exact": 19.2, "devices_formula": 20.0, "devices": devices, "cloud_gpu_count": 2.0,
             "fleet_share": None, "job_years": 3.0, "devices_from": "formula", "devices_memory_floor": 4.0,

@@ -7,9 +7,7 @@ import math
 
 import polars as pl
 
-from pipelines.defs.assets.equivalence import fleet_sizing
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import MODEL_CONFIGS, StubWarehouse, scenario_connection
+from tests.marts.model_rows import MODEL_CONFIGS, declared_mart, scenario_connection
 
 #: core.bases in order; measured_rates has no row: paper_text gives no measured training rate
 #: (<class>_measured_share unset), so that basis has no device capacity.
@@ -18,9 +16,7 @@ BASES = ["peak_flops", "peak_fp16", "memory_bandwidth", "roofline", "availabilit
 
 def mart(overrides: dict[str, float | str | None] | None = None) -> pl.DataFrame:
     con = scenario_connection(overrides)
-    result = fleet_sizing(warehouse=StubWarehouse(con))
-    assert all(check.passed for check in result.check_results)
-    return query_pl(con, "select * from marts.fleet_sizing")
+    return declared_mart("marts.fleet_sizing", con)
 
 
 def devices(rows: pl.DataFrame, device_class: str, model_id: str) -> dict[str, float]:

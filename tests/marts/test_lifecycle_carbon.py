@@ -13,8 +13,8 @@ EDGE_RULE = "report total x non-use share x min(T / lifetime, 1)"
 
 
 def model_row(device_class: str, device_embodied: float | None, *, pattern: str = COMPUTE_ONLY, headline: bool = True,
-              method: bool = True, cloud: tuple[float, float] = (100.0, 900.0)) -> dict:
-    return {"scenario_id": "s", "device_class": device_class, "basis": "binding", "is_headline": headline, "pattern": pattern,
+              method: bool = True, cloud: tuple[float, float] = (100.0, 900.0), family: str = "base") -> dict:
+    return {"scenario_id": "s", "family": family, "device_class": device_class, "basis": "binding", "is_headline": headline, "pattern": pattern,
             "is_headline_method": method, "job_years": 3.0, "cloud_embodied_per_gpu_kgco2e": cloud[0],
             "cloud_operational_per_gpu_kgco2e": cloud[1], "device_embodied_kgco2e": device_embodied,
             "device_operational_kgco2e": 30.0}
@@ -29,6 +29,7 @@ def test_the_cloud_gpu_once_and_each_class_with_a_footprint() -> None:
             model_row("laptop", 99.0, method=False, cloud=(1.0, 1.0)),  # another method row
             model_row("laptop", 99.0, pattern="ring_allreduce", cloud=(1.0, 1.0)),  # a pattern that moves bytes
             model_row("fleet", 99.0, cloud=(1.0, 1.0)),  # a mixed fleet's sum
+            model_row("laptop", 99.0, cloud=(1.0, 1.0), family="model_sizes"),  # a what-if's variant of the scenario
         ],
     }, method_tables=["core.frames", "core.patterns"])
     frames = reference_tables()["core.frames"].to_pylist()

@@ -54,7 +54,7 @@ def _methods(method: str, policy: str, power: str) -> dict:
 def _row(method: str, pattern: str, r: float, *, physical: bool = True, w: float = 5.0, policy: str = POLICY,
          power: str = POWER) -> dict:
     """One row of the model's evaluation (core.model_evaluation) for scenario s, class laptop, the measured basis."""
-    return {"scenario_id": "s", "device_class": "laptop", "basis": "measured_throughput", "is_headline": True,
+    return {"scenario_id": "s", "family": "base", "device_class": "laptop", "basis": "measured_throughput", "is_headline": True,
             **_methods(method, policy, power), "pattern": pattern, "devices": 100.0,
             "cloud_gpu_count": 1.0, "resized_from": None, "reduction_factor": r, "link_time_share": 0.5,
             "required_link_mb_per_s": 2.5, "link_mb_per_s": 5.0, "link_feasible": True, "implied_device_utilisation": 0.4,

@@ -1,4 +1,6 @@
-"""Scenarios as data: core.scenario_parameters, its pivot core.scenarios and the edge devices as rows, core.scenario_devices."""
+"""Scenarios as data: core.scenario_parameters, its pivot core.scenarios and the edge devices as rows, core.scenario_devices;
+and every parameter set the model evaluates in the warehouse, core.variants (one file per family) and its pivot
+core.variant_inputs."""
 
 import dagster as dg
 
@@ -12,11 +14,15 @@ from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import staged_result
 from pipelines.lib.tables import sql_table, write_table
 from pipelines.model.formula import scenario_devices
+from pipelines.model.variants import family_files, variant_rows
 from pipelines.paths import sql_text
+from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.tables import preview_md, write_staged
+from schemas.model_evaluation import Variants
 from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
 
 SCENARIOS = sql_table("core.scenarios")
+VARIANT_INPUTS = sql_table("core.variant_inputs")
 
 FACTOR_TABLES = [
     ["staging", "device_specs"],
@@ -153,3 +159,31 @@ def scenario_devices_table(warehouse: Warehouse) -> dg.MaterializeResult:
     """
     con = warehouse.connection()
     return write_table(con, "core.scenario_devices", scenario_devices(con), ScenarioDevices)
+
+
+@dg.asset(key=["core", "variants"], group_name="scenarios", kinds={"duckdb", "sql"},
+          deps=[dg.AssetKey(t.split(".")) for t in tables_read_by(*family_files())], metadata=column_metadata(Variants),
+          check_specs=staging_checks("core.variants", Variants, joins_sources=False))
+def variants(warehouse: Warehouse) -> dg.MaterializeResult:
+    """Every parameter set the model evaluates in the warehouse, one row per scenario and variant: each family's file
+    (sql/variants/<family>.sql: 'base', each scenario as it stands; the what-ifs' model sizes, policies, ...) gives its
+    variants, the rows each is evaluated on and the parameters it overrides. A family is added by a file.
+    """
+    con = warehouse.connection()
+    return write_table(con, "core.variants", variant_rows(con), Variants)
+
+
+@table_check(VARIANT_INPUTS.table, additional_deps=[dg.AssetKey(["core", "variants"])],
+             description="Every parameter set of core.variants has exactly one row (sql/checks/variant_inputs.sql).")
+def one_row_per_variant(warehouse: Reader) -> dg.AssetCheckResult:
+    """One problem per parameter set without its row, or with more than one."""
+    broken = warehouse.read(sql_text("checks/variant_inputs.sql"))
+    lines = [f"{s} {v}: {p}" for s, v, p in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
+@VARIANT_INPUTS.asset(group="scenarios", check_specs=[one_row_per_variant.spec])
+def variant_inputs(warehouse: Warehouse) -> dg.MaterializeResult:
+    """One row per parameter set of core.variants, one column per model parameter: its scenario's parameters with the
+    variant's overrides (core.variant_parameters) in their place, pivoted once. Grain: scenario x variant."""
+    return VARIANT_INPUTS.build(warehouse.connection())
