@@ -1,8 +1,8 @@
-"""One-at-a-time sensitivity, the multiplier x hours grid and break-even search.
+"""Break-even search: the value of each parameter at which R reaches 1 and the claim's low end.
 
-All three build substituted parameter sets (:func:`pipelines.model.substitute`) and evaluate
-them with the model's one formula in a single set-wise query per step; the break-even search
-loops over refinement steps, never over scenarios or parameters.
+It builds substituted parameter sets (:func:`pipelines.model.formula.substitute`) and evaluates them with the
+model's one formula in a single set-wise query per step, looping over refinement steps, never over scenarios or
+parameters. (One-at-a-time sensitivity and the multiplier x hours grid are families of core.variants.)
 """
 
 from __future__ import annotations
@@ -30,10 +30,6 @@ GRID_POINTS = 65
 #: SECTIONS ** REFINEMENTS = 2 ** 24, the precision of 24 bisections in a third of the queries.
 SECTIONS = 8
 REFINEMENTS = 8
-#: Device multipliers of the grid: 0.25 to 3 in steps of 0.25 (the dashboard's slider steps).
-MULTIPLIERS = tuple(round(0.25 * i, 2) for i in range(1, 13))
-#: Edge training hours per day of the grid.
-HOURS = tuple(float(h) for h in range(1, 25))
 #: R must move by more than this over the search span for a parameter to count as moving it.
 MOVES_R = 1e-9
 
@@ -45,68 +41,6 @@ def _headline(con: duckdb.DuckDBPyConnection, inputs: ParameterSets | None, patt
               methods: str = "headline") -> pl.DataFrame:
     columns = _EVAL_COLUMNS if methods == "headline" else [*_EVAL_COLUMNS, "network_method", "is_headline_method"]
     return evaluate(con, inputs, patterns=patterns, methods=methods).select(columns)
-
-
-def tornado(con: duckdb.DuckDBPyConnection, parameters: pl.DataFrame) -> pl.DataFrame:
-    """marts.sensitivity: R at each ranged parameter's low and high, all others at the scenario value.
-
-    Grain: scenario x device class x pattern x network method (every method the scenario's frame
-    admits, so a verdict set by any of them finds its own; at the frame's headline allocation policy
-    and resize power) x parameter.
-    """
-    ranged = parameters.filter(pl.col("low").is_not_null() & pl.col("high").is_not_null() & (pl.col("low") < pl.col("high")))
-    overrides = pl.concat([
-        ranged.select("scenario_id", (pl.col("parameter") + ":" + side).alias("variant_id"), "parameter",
-                      pl.col(side).alias("value"))
-        for side in ("low", "high")
-    ])
-    varied = _headline(con, substitute(con, overrides), methods="network").with_columns(
-        pl.col("variant_id").str.split(":").list.get(0).alias("parameter"),
-        pl.col("variant_id").str.split(":").list.get(1).alias("side"),
-    )
-    keys = ["scenario_id", "device_class", "pattern", "network_method"]
-    baseline = _headline(con, None, methods="network").select(*keys, "is_headline_method",
-                                                          pl.col("reduction_factor").alias("baseline_reduction_factor"))
-    wide = varied.pivot(on="side", index=[*keys, "parameter"], values="reduction_factor")
-    frame = (
-        wide.rename({"low": "reduction_factor_at_low", "high": "reduction_factor_at_high"})
-        .join(ranged.select("scenario_id", "parameter", "value", pl.col("low").alias("value_low"),
-                            pl.col("high").alias("value_high"), "unit", "status"), on=["scenario_id", "parameter"])
-        .join(baseline, on=keys)
-        .with_columns((pl.col("reduction_factor_at_high") - pl.col("reduction_factor_at_low")).abs().alias("swing"))
-        # equal swings rank in the parameters' alphabetical order
-        .sort(*keys, "parameter")
-        .with_columns(pl.col("swing").rank("ordinal", descending=True).over(keys)
-                      .cast(pl.Int64).alias("rank"))
-    )
-    return frame.select(
-        *keys, "is_headline_method", "parameter", "unit", "status", "value", "value_low", "value_high",
-        "reduction_factor_at_low", "reduction_factor_at_high", "baseline_reduction_factor", "swing", "rank",
-    ).sort(*keys, "rank")
-
-
-def grid(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, multipliers: Sequence[float], hours: Sequence[float]) -> pl.DataFrame:
-    """marts.sensitivity_grid: R over device multiplier x edge hours per day, per scenario, class and pattern."""
-    points = [(m, h) for m in multipliers for h in hours]
-    scenarios = base.get_column("scenario_id").to_list()
-    overrides = pl.DataFrame(
-        [(s, f"m={m}|h={h}", name, value) for s in scenarios for m, h in points
-         for name, value in (("device_multiplier", m), ("edge_hours_per_day", h))],
-        schema={"scenario_id": pl.String, "variant_id": pl.String, "parameter": pl.String, "value": pl.Float64},
-        orient="row",
-    )
-    evaluated = _headline(con, substitute(con, overrides))
-    labels = overrides.pivot(on="parameter", index=["scenario_id", "variant_id"], values="value").rename(
-        {"device_multiplier": "device_multiplier", "edge_hours_per_day": "hours_per_day"})
-    scenario_hours = base.select("scenario_id", pl.col("edge_hours_per_day").alias("scenario_hours_per_day"))
-    return (
-        evaluated.join(labels, on=["scenario_id", "variant_id"]).join(scenario_hours, on="scenario_id")
-        .with_columns(((pl.col("device_multiplier") == 1) & (pl.col("hours_per_day") == pl.col("scenario_hours_per_day")))
-                      .alias("is_scenario_point"))
-        .select("scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day", "devices",
-                "edge_added_kgco2e", "cloud_total_kgco2e", "reduction_factor", "is_scenario_point")
-        .sort("scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day")
-    )
 
 
 def searchable(base: pl.DataFrame, parameters: pl.DataFrame) -> pl.DataFrame:

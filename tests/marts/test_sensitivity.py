@@ -1,5 +1,5 @@
-"""marts.sensitivity, given rows -> expected rows: :func:`pipelines.model.sensitivity.tornado`
-over the typed paper_text scenario (tests/marts/model_rows.py), as the asset calls it, no build."""
+"""marts.sensitivity, given rows -> expected rows: its SQL (sql/marts/sensitivity.sql) over the family 'tornado' of
+the typed paper_text scenario (tests/marts/model_rows.py), as a build runs it, no build."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import math
 import polars as pl
 import pytest
 
-from pipelines.model.sensitivity import tornado
-from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import ranged, scenario_connection
+from tests.marts.model_rows import declared_mart, ranged, scenario_connection
 
 # paper_text, laptop class, compute only: R = cloud / edge with
 CLOUD_OP = 700 * 1.0 * 24 * 365 * 3 * 1.0 * 367 / 1e6  # kg: 700 W x utilisation 1 x 24 h x 365 x 3 y x PUE 1 at 367 g/kWh
@@ -21,8 +19,7 @@ R = CLOUD / EDGE  # 9.504411
 
 @pytest.fixture(scope="module")
 def laptop() -> dict[str, dict]:
-    con = scenario_connection()
-    frame = tornado(con, query_pl(con, "select * from core.scenario_parameters"))
+    frame = declared_mart("marts.sensitivity", scenario_connection())
     assert frame.height == 2 * 6 * len(ranged())  # classes x patterns x parameters with low < high
     rows = frame.filter((pl.col("device_class") == "laptop") & (pl.col("pattern") == "none"))
     assert set(rows.get_column("network_method")) == {"radio"}  # the as_published frame's one network method

@@ -1,6 +1,6 @@
-"""marts.sensitivity_grid, given rows -> expected rows: :func:`pipelines.model.sensitivity.grid`
-over the typed paper_text scenario (tests/marts/model_rows.py) with the asset's multipliers and
-hours, no build."""
+"""marts.sensitivity_grid, given rows -> expected rows: its SQL (sql/marts/sensitivity_grid.sql) over the family
+'grid' of the typed paper_text scenario (tests/marts/model_rows.py), whose file states the multipliers and hours,
+no build."""
 
 from __future__ import annotations
 
@@ -9,19 +9,19 @@ import math
 import polars as pl
 import pytest
 
-from pipelines.model.formula import scenario_inputs
-from pipelines.model.sensitivity import HOURS, MULTIPLIERS, grid
-from tests.marts.model_rows import scenario_connection
+from tests.marts.model_rows import declared_mart, scenario_connection
 
 CLOUD = 123.75 + 700 * 24 * 365 * 3 * 367 / 1e6  # kg: the GPU's embodied + 700 W x 24 h x 365 x 3 y at 367 g/kWh
 LAPTOP_KG = 15 * 365 * 3 * 367 / 1e6  # one laptop-hour a day over the horizon: 15 W x 365 x 3 y at 367 g/kWh
 RADIO_KG = 0.5 * 365 * 3 * 3600 / 3.6e6 * 0.367  # one laptop's 0.5 W radio, one hour a day over the horizon
+#: The grid's axes as sql/variants/grid.sql states them: multipliers 0.25 to 3 in steps of 0.25, hours 1 to 24.
+MULTIPLIERS = [0.25 * i for i in range(1, 13)]
+HOURS = [float(h) for h in range(1, 25)]
 
 
 @pytest.fixture(scope="module")
 def frame() -> pl.DataFrame:
-    con = scenario_connection()
-    return grid(con, scenario_inputs(con), MULTIPLIERS, HOURS)
+    return declared_mart("marts.sensitivity_grid", scenario_connection())
 
 
 def r(frame: pl.DataFrame, pattern: str, multiplier: float, hours: float, device_class: str = "laptop") -> dict:
@@ -33,6 +33,8 @@ def r(frame: pl.DataFrame, pattern: str, multiplier: float, hours: float, device
 
 def test_one_row_per_point_and_one_scenario_point(frame: pl.DataFrame) -> None:
     assert frame.height == 2 * 6 * 12 * 24  # classes x patterns x multipliers 0.25-3 x hours 1-24
+    assert sorted(frame.get_column("device_multiplier").unique()) == MULTIPLIERS
+    assert sorted(frame.get_column("hours_per_day").unique()) == HOURS
     points = frame.filter(pl.col("is_scenario_point"))
     assert points.height == 2 * 6
     assert set(points.select("device_multiplier", "hours_per_day").rows()) == {(1.0, 8.0)}  # paper_text trains 8 h a day
