@@ -95,6 +95,14 @@ def check_results(warehouse: Reader, table: str, frame: pl.DataFrame | None = No
     return [check(warehouse, frame) for check in DECLARED.get(key_of(table), {}).values()]
 
 
+def sql_problems(warehouse: Reader, sql_file: str, keys: int = 1) -> dg.AssetCheckResult:
+    """A check from ``sql/<sql_file>``, whose rows are its problems: it passes with none, and its metadata lists each
+    as ``<its first keys columns>: <its last column>`` (e.g. ``paper_text: fleet shares sum to 0.9, not 1``)."""
+    broken = warehouse.read(sql_text(sql_file))
+    lines = [f"{' '.join(str(v) for v in row[:keys])}: {row[-1]}" for row in broken.iter_rows()]
+    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+
+
 def summary_metadata(lines: Iterable[str]) -> dict[str, Any]:
     """``lines`` as a failed check's summary (metadata under :data:`SUMMARY_KEY`)."""
     return {SUMMARY_KEY: dg.MetadataValue.text("\n".join(lines))}

@@ -6,7 +6,7 @@ import dagster as dg
 
 from pipelines.ingest.manifest import entries_for
 from pipelines.ingest.scenarios import TABLE, out_of_bounds, stage_scenarios
-from pipelines.lib.checks import Reader, staging_checks, summary_metadata, table_check
+from pipelines.lib.checks import Reader, sql_problems, staging_checks, summary_metadata, table_check
 from pipelines.lib.keys import SOURCES_KEY, key_of
 from pipelines.lib.metadata import column_metadata
 from pipelines.lib.progress import BatchedLog
@@ -118,17 +118,13 @@ def scenario_parameters(context: dg.AssetExecutionContext, config: ScenarioScope
                          "(its row of core.workload_kinds; sql/checks/frame_consistency.sql).")
 def frames_consistent(warehouse: Reader) -> dg.AssetCheckResult:
     """One problem per scenario whose terms break its frame's or its workload's rules."""
-    broken = warehouse.read(sql_text("checks/frame_consistency.sql"))
-    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
-    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+    return sql_problems(warehouse, "checks/frame_consistency.sql")
 
 
 @table_check("core.scenario_devices", description="A mixed fleet's shares (<class>_fleet_share) sum to 1 (sql/checks/fleet_shares.sql).")
 def fleet_shares_sum_to_one(warehouse: Reader) -> dg.AssetCheckResult:
     """One problem per scenario whose fleet shares do not sum to 1."""
-    broken = warehouse.read(sql_text("checks/fleet_shares.sql"))
-    lines = [f"{s}: {p}" for s, _, p in broken.iter_rows()]
-    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+    return sql_problems(warehouse, "checks/fleet_shares.sql")
 
 
 @SCENARIOS.asset(group="scenarios", check_specs=[frames_consistent.spec])
@@ -177,9 +173,7 @@ def variants(warehouse: Warehouse) -> dg.MaterializeResult:
              description="Every parameter set of core.variants has exactly one row (sql/checks/variant_inputs.sql).")
 def one_row_per_variant(warehouse: Reader) -> dg.AssetCheckResult:
     """One problem per parameter set without its row, or with more than one."""
-    broken = warehouse.read(sql_text("checks/variant_inputs.sql"))
-    lines = [f"{s} {v}: {p}" for s, v, p in broken.iter_rows()]
-    return dg.AssetCheckResult(passed=broken.height == 0, metadata={"problems": "; ".join(lines) or "none"})
+    return sql_problems(warehouse, "checks/variant_inputs.sql", keys=2)
 
 
 @VARIANT_INPUTS.asset(group="scenarios", check_specs=[one_row_per_variant.spec])
