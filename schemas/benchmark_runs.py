@@ -26,6 +26,9 @@ class BenchmarkRuns(Provenance):
     (CodeCarbon, Zeus) point at their line.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.benchmark_runs",)
+
     run_id: str = pa.Field(unique=True, description="Stable id of the run: the log's manifest option run_id, or <source_id>:<line> for per-run files.")
     series_id: str = pa.Field(nullable=True, description="Groups repeated runs of one device and workload (e.g. table1_phone); null if the run is not a repeat.")
     device_id: str = pa.Field(description="Device that ran the training (e.g. nvidia-rtx-a5000, apple-m1).")

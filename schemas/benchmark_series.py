@@ -23,6 +23,9 @@ class BenchmarkSeries(Provenance):
     ``source_row`` is null; every run's own source is in staging.benchmark_runs.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.benchmark_series",)
+
     series_id: str = pa.Field(unique=True, description="The series (joins staging.benchmark_runs.series_id).")
     device_id: str = pa.Field(description="Device of every run of the series.")
     model: str = pa.Field(nullable=True, description="Model trained, if known.")

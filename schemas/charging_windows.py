@@ -25,6 +25,9 @@ class ChargingWindows(Provenance):
     (``marts.charging_windows.window_id=DE.lifecycle.cleanest.mean_gco2e_per_kwh``).
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.charging_windows",)
+
     window_id: str = pa.Field(unique=True, description="zone.emission_scope.window_kind, e.g. DE.lifecycle.cleanest: the factor_ref key.")
     zone: str = pa.Field(description="Zone id (as in staging.grid_intensity).")
     emission_scope: str = pa.Field(isin=["direct", "lifecycle", "unspecified"], description="direct | lifecycle | unspecified.")

@@ -38,6 +38,9 @@ class Claims(Provenance):
     """staging.claims: one published claim per row, quoted, with its bounds and the case that recomputes it.
     Grain: one claim."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.claims",)
+
     claim_id: str = pa.Field(unique=True, str_matches=ID, description="Stable id: first author, year and what it states.")
     paper: str = pa.Field(str_length={"min_value": 1}, description="First author et al. and year.")
     title: str = pa.Field(str_length={"min_value": 1}, description="The paper's title and where it appeared.")
@@ -75,6 +78,9 @@ class ClaimParameters(Provenance):
     its status and source; a value may instead name a row of staging.network_energy (factor_id), which it then
     takes. Grain: case x parameter."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.claim_parameters",)
+
     case_id: str = pa.Field(str_matches=ID, description="The case (a claim's configuration) the parameter belongs to.")
     parameter: str = pa.Field(str_matches=ID, description="The parameter's name.")
     value: float = pa.Field(nullable=True, description="The value, in `unit` (null where value_text or factor_id gives it).")
@@ -105,6 +111,9 @@ class ClaimValues(pa.DataFrameModel):
     sourced range (the central value where it has none); a factor_id's row of staging.network_energy gives its value.
     Grain: case x parameter x range end."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.claim_values",)
+
     case_id: str = pa.Field(description="The case (staging.claim_parameters).")
     parameter: str = pa.Field(description="The parameter's name.")
     range_end: str = pa.Field(isin=["central", "low", "high"], description="central, or the low (high) end of the parameter's sourced range.")
@@ -119,6 +128,9 @@ class ClaimValues(pa.DataFrameModel):
 class ClaimRows(pa.DataFrameModel):
     """marts.claims: every registered claim with its published value, the value this project recomputes from
     parameter rows, the status and the verdict in the claim's own terms. Grain: one claim."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.claims",)
 
     claim_id: str = pa.Field(unique=True, description="Claim id (staging.claims).")
     paper: str = pa.Field(description="First author et al. and year.")
@@ -148,6 +160,9 @@ class ClaimTraffic(pa.DataFrameModel):
     """marts.claim_traffic: the wide-area traffic of each case whose pattern moves bytes, and its network energy
     under each network method that applies to a link between data centres (those that charge bytes by their
     ends: volume and marginal). Grain: case x network method x range end (central, low, high)."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.claim_traffic",)
 
     scenario_id: str = pa.Field(description="The case (staging.claim_parameters case_id).")
     network_method: str = pa.Field(description="A row of core.network_methods that charges a wide-area link's bytes.")

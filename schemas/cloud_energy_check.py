@@ -18,6 +18,9 @@ class CloudEnergyCheck(pa.DataFrameModel):
     measured rate row (scenario_id, throughput_id), for every scenario whose cloud GPU rate reads a
     measured rate row and every measured row of that row's device (sql/marts/cloud_energy_check.sql)."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.cloud_energy_check",)
+
     scenario_id: str = pa.Field(description="Scenario whose cloud side is checked (core.scenarios): one whose cloud_gpu_measured_tflops reads a row of staging.training_throughput.")
     throughput_id: str = pa.Field(description="The measured rate row (staging.training_throughput, status measured) the model is checked against.")
     device_id: str = pa.Field(description="The GPU of the measured row: the device of the row the scenario's rate reads (model_rate_throughput_id).")

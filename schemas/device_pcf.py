@@ -51,6 +51,9 @@ class DevicePcf(FiniteProvenance):
     choose among them.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.device_pcf",)
+
     device_id: str = pa.Field(
         str_matches=DEVICE_ID_PATTERN,
         description="Device the figure applies to: a shared id (e.g. nvidia-h100-sxm, apple-m2-pro) or, for "

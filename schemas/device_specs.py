@@ -30,6 +30,9 @@ class DeviceSpecs(FiniteProvenance):
     the id other tables use for the device. All FLOPS are dense peak figures (no sparsity).
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.device_specs",)
+
     device_id: str = pa.Field(unique=True, str_matches=DEVICE_ID_PATTERN, description="Unique id of this spec variant.")
     base_device_id: str = pa.Field(
         str_matches=DEVICE_ID_PATTERN, description="Device id shared with other tables (benchmark runs, footprints); variants share it."

@@ -12,6 +12,9 @@ class Generations(pa.DataFrameModel):
     generations form one line, each the previous plus one. Grain: one publish.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("meta.generations",)
+
     generation: int = pa.Field(ge=1, unique=True, description="The published generation: the base generation plus one.")
     base_generation: int = pa.Field(ge=0, description="The generation the run copied when it started (0: an empty warehouse).")
     run_id: str = pa.Field(description="Dagster run that published it.")

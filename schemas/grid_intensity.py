@@ -82,6 +82,9 @@ class GridIntensity(Provenance):
     or the manifest's ``retrieved_on`` (00:00 UTC) for a downloaded file.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.grid_intensity", "staging.grid_intensity_live")
+
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id, Electricity Maps style: GB, DE, US-CAL-CISO, IN-WE; Ember aggregates as WORLD, EU, NORTH_AMERICA.")
     zone_name: str = pa.Field(description="Readable name of the zone as the source means it (e.g. United Kingdom for Ember, Great Britain for NESO).")
     country_iso3: str = pa.Field(nullable=True, str_matches=r"^[A-Z]{3}$", description="ISO-3166 alpha-3 code of the country the zone lies in; null for multi-country aggregates.")

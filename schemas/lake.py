@@ -17,6 +17,9 @@ class LakeFiles(pa.DataFrameModel):
     older snapshot keep their files.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("meta.lake_files",)
+
     table_name: str = pa.Field(description="Warehouse table the file belongs to (e.g. staging.power_samples).")
     partition_column: str = pa.Field(description="Hive partition column of the file's folder (e.g. source_id).")
     partition_key: str = pa.Field(description="Partition the file holds: the value of partition_column (e.g. a power log's source id).")
@@ -35,3 +38,6 @@ class PowerLogRuns(BenchmarkRuns):
     (before staging.benchmark_runs validates every run together). Grain: one sampled log's run;
     a partition's rows are replaced when the log is ingested again.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("meta.power_log_runs",)

@@ -52,6 +52,9 @@ class TrainingEnergy(pa.DataFrameModel):
     """marts.training_energy (paper Table 1). Grain: one benchmark series (repeated runs of one
     device and workload); any number of series may share a device and workload."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.training_energy",)
+
     series_id: str = pa.Field(unique=True, description="Benchmark series (repeated runs).")
     device_id: str = pa.Field(description="Device: a base_device_id of staging.device_specs, the one id of a device (a run on any other id is quarantined).")
     device_class: str = pa.Field(isin=DEVICE_CLASSES, description="The device's class in staging.device_specs: " + " | ".join(DEVICE_CLASSES) + ".")
@@ -98,6 +101,9 @@ class TrainingEnergy(pa.DataFrameModel):
 class LifecycleCarbon(pa.DataFrameModel):
     """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.lifecycle_carbon",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="cloud_gpu, or an edge device class of the scenario (core.scenario_devices).")
     horizon_years: float = pa.Field(gt=0, description="Years T the terms are counted over: the model's job_years (the scenario's horizon_years, or its workload's duration on cloud_gpu_count GPUs).")
@@ -121,6 +127,9 @@ class LifecycleCarbon(pa.DataFrameModel):
 class FleetEquivalence(pa.DataFrameModel):
     """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a
     mixed fleet adds one row for the fleet as a whole (device_class 'fleet', its classes summed)."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.fleet_equivalence",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class: any class the scenario declares by its <class>_train_power_w row; 'fleet' for a mixed fleet as a whole.")
@@ -169,6 +178,9 @@ class FleetEquivalence(pa.DataFrameModel):
 class ScalingEnergy(pa.DataFrameModel):
     """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.scaling_energy",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Device class: cloud_gpu, or an edge device class of the scenario (core.scenario_devices).")
     model_id: str = pa.Field(description="OPT size.")
@@ -186,6 +198,9 @@ class ScalingEnergy(pa.DataFrameModel):
 
 class DistributedTrainingEnergy(pa.DataFrameModel):
     """marts.distributed_training_energy (paper Table 2, estimate). Grain: scenario x device class x pattern."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.distributed_training_energy",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class of the scenario (core.scenario_devices).")
@@ -212,6 +227,9 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
 class ScenarioIds(pa.DataFrameModel):
     """marts.scenarios: the scenarios the build evaluated (core.scenarios), for the pages' scenario selectors. Grain: scenario."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.scenarios",)
+
     scenario_id: str = pa.Field(unique=True, description="Scenario id (joins every mart's scenario_id).")
     comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's own communication pattern (its comm_pattern): a pattern the pages offer.")
     compute_only_pattern: str = pa.Field(isin=list(PATTERNS), description="The pattern that moves no bytes (core.patterns): the pages' R without communication.")
@@ -224,6 +242,9 @@ class GridDaily(pa.DataFrameModel):
     """marts.grid_daily: daily mean grid carbon intensity per zone from the sub-daily (hourly or half-hourly)
     actual series of staging.grid_intensity, in one emission scope per zone (lifecycle where the zone has it).
     Grain: zone x UTC day."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.grid_daily",)
 
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
     emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="The zone's one scope: lifecycle where its sub-daily series has it, else direct.")
@@ -239,6 +260,9 @@ class GridDaily(pa.DataFrameModel):
 class GridProfiles(pa.DataFrameModel):
     """marts.grid_profiles: mean, lowest and highest grid carbon intensity per zone by hour of the day (UTC),
     over the sub-daily actual series in the scope marts.grid_daily chose for the zone. Grain: zone x hour of day."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.grid_profiles",)
 
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
     emission_scope: str = pa.Field(isin=EMISSION_SCOPES, description="The zone's one scope (as in marts.grid_daily).")
@@ -257,6 +281,9 @@ class GridAnnual(pa.DataFrameModel):
     """marts.grid_annual: annual average grid carbon intensity per zone, lifecycle scope (the annual_average rows of
     staging.grid_intensity). Grain: zone x year."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.grid_annual",)
+
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (staging.grid_intensity.zone).")
     zone_name: str = pa.Field(description="Readable name of the zone as the source means it.")
     year: int = pa.Field(description="Calendar year (UTC) the average covers.")
@@ -270,6 +297,9 @@ class GridAnnual(pa.DataFrameModel):
 
 class PaperReproduction(pa.DataFrameModel):
     """marts.paper_reproduction: every number the paper publishes, recomputed, with a verdict. Grain: one published claim."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.paper_reproduction",)
 
     claim_id: str = pa.Field(unique=True, description="Claim id (staging.paper_claims).")
     claim: str = pa.Field(description="The claim in words.")
@@ -298,6 +328,9 @@ class Verdict(pa.DataFrameModel):
     policies (core.frame_embodied_policies) and resize powers (core.frame_resize_powers); a row is one
     combination, and the verdict is the frame's reading over all of them, repeated on each of its rows.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.verdict",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + " (the first the paper's mixed frame).")
@@ -404,6 +437,9 @@ class Siting(pa.DataFrameModel):
     clock in its zone; the edge charges in its window in each edge zone's local time.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.siting",)
+
     scenario_id: str = pa.Field(description="Scenario (core.scenario_zones names its year, scope, signal and windows).")
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + ".")
     cloud_zone: str = pa.Field(description="Zone the cloud accelerator runs in, around the clock.")
@@ -448,6 +484,9 @@ class SitingSummary(pa.DataFrameModel):
     R >= 4. Every row carries the zone's intensity, its basis and age, and its electricity demand
     (the Siting page's zone choice).
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.siting_summary",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames): " + " | ".join(ACCOUNTING_FRAMES) + ".")

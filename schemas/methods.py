@@ -26,6 +26,9 @@ from schemas.vocabulary import (
 class Frames(pa.DataFrameModel):
     """core.frames: the accounting frames and their rules, which the model joins. Grain: one frame."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.frames",)
+
     accounting_frame: str = pa.Field(unique=True, isin=list(ACCOUNTING_FRAMES), description="Accounting frame: what a scenario's accounting_frame names.")
     position: int = pa.Field(ge=0, unique=True, description="Report order.")
     amortises_cloud_embodied: bool = pa.Field(description="Whether the cloud node's embodied carbon is amortised over its life (x min(T / life, 1)), else charged to the job in full (sql/model/macros.sql cloud_embodied_charged_kgco2e).")
@@ -45,6 +48,9 @@ class Frames(pa.DataFrameModel):
 class WorkloadKinds(pa.DataFrameModel):
     """core.workload_kinds: how a job's length is given (a scenario's workload_kind). Grain: one kind."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.workload_kinds",)
+
     workload_kind: str = pa.Field(unique=True, isin=list(WORKLOADS), description="Workload kind.")
     horizon: float = pa.Field(ge=0, description="Weight of the scenario's horizon_years in the job's length (sql/core/model_evaluation.sql job_years).")
     gpu_hours: float = pa.Field(ge=0, description="Weight of the job length of workload_gpu_hours accelerator-hours on cloud_gpu_count accelerators.")
@@ -58,6 +64,9 @@ class WorkloadKinds(pa.DataFrameModel):
 class EmbodiedPolicies(pa.DataFrameModel):
     """core.embodied_policies: how much of an edge device's embodied carbon training is charged. Grain: one policy."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.embodied_policies",)
+
     policy: str = pa.Field(unique=True, isin=list(POLICIES), description="Policy: what a scenario's edge_embodied_policy names.")
     battery_wear: float = pa.Field(ge=0, description="Weight of the battery-wear term (battery share of non-use embodied carbon x extra cycles / rated cycles, or a worn-out device's lost life; sql/model/macros.sql embodied_allocated_kgco2e).")
     use_hours: float = pa.Field(ge=0, description="Weight of the use-hour term (embodied carbon re-amortised to the job x training hours / (training + owner hours)).")
@@ -70,6 +79,9 @@ class EmbodiedPolicies(pa.DataFrameModel):
 
 class Bases(pa.DataFrameModel):
     """core.bases: the equivalence bases and their rules, which the model joins. Grain: one basis."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.bases",)
 
     basis: str = pa.Field(unique=True, isin=list(BASES), description="Equivalence basis.")
     position: int = pa.Field(ge=0, unique=True, description="Report order.")
@@ -95,6 +107,9 @@ class Bases(pa.DataFrameModel):
 class Verdicts(pa.DataFrameModel):
     """core.verdicts: the verdict categories of marts.verdict, in order of precedence. Grain: one category."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.verdicts",)
+
     verdict: str = pa.Field(unique=True, isin=list(VERDICTS), description="The category's label (the claim's low end in it).")
     precedence: int = pa.Field(ge=0, unique=True, description="Order of precedence: the first that applies is the verdict.")
     rule: str = pa.Field(description="What sets it.")
@@ -105,6 +120,9 @@ class Verdicts(pa.DataFrameModel):
 
 class NetworkMethods(pa.DataFrameModel):
     """core.network_methods: how communication's network energy is counted. Grain: one method."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.network_methods",)
 
     network_method: str = pa.Field(unique=True, isin=list(NETWORK_METHODS), description="Method name.")
     per_gb_one_end: float = pa.Field(ge=0, description="Weight of GB x (network + router average kWh per GB) at one end (the paper's; sql/model/macros.sql network_kwh).")
@@ -120,6 +138,9 @@ class NetworkMethods(pa.DataFrameModel):
 class FrameNetworkMethods(pa.DataFrameModel):
     """core.frame_network_methods: the network methods each accounting frame admits. Grain: frame x method."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.frame_network_methods",)
+
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames).")
     network_method: str = pa.Field(isin=list(NETWORK_METHODS), description="A method the frame admits.")
     is_frame_headline: bool = pa.Field(description="The frame's headline method: the one every mart but marts.verdict and marts.uncertainty uses.")
@@ -132,6 +153,9 @@ class FrameNetworkMethods(pa.DataFrameModel):
 class FrameEmbodiedPolicies(pa.DataFrameModel):
     """core.frame_embodied_policies: the allocation policies each accounting frame admits as method rows (marts.verdict
     reads them as it reads network methods). Grain: frame x policy."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.frame_embodied_policies",)
 
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames).")
     policy: str = pa.Field(isin=list(POLICIES), description="A policy the frame admits (core.embodied_policies).")
@@ -152,6 +176,9 @@ class ResizePowers(pa.DataFrameModel):
     + under every row, the waiting device-hours (online while their pipeline is incomplete, devices x (a - a^S) x the
     window) at the class's idle power (sql/core/model_evaluation.sql)."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.resize_powers",)
+
     resize_power: str = pa.Field(unique=True, isin=list(RESIZE_POWERS), description="Row name.")
     fleet_training: float = pa.Field(ge=0, description="Weight of every device of the fleet at training power.")
     work_training: float = pa.Field(ge=0, description="Weight of the work's device-hours at training power.")
@@ -164,6 +191,9 @@ class ResizePowers(pa.DataFrameModel):
 
 class FrameResizePowers(pa.DataFrameModel):
     """core.frame_resize_powers: the resize-power rows each accounting frame admits. Grain: frame x row."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.frame_resize_powers",)
 
     accounting_frame: str = pa.Field(isin=list(ACCOUNTING_FRAMES), description="Accounting frame (core.frames).")
     resize_power: str = pa.Field(isin=list(RESIZE_POWERS), description="A row of core.resize_powers the frame admits.")
@@ -184,6 +214,9 @@ class Patterns(pa.DataFrameModel):
      + activations x D x 2 (S - 1) x hidden x activation bytes
      + stage_allreduce x D x 2 p b / (tokens per device step x local steps) x max(1 - S / N, 0)) / compression.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.patterns",)
 
     pattern: str = pa.Field(unique=True, description="Communication pattern: a row of sources/curated/patterns.csv (schemas/patterns.py), whose rows are the patterns.")
     home_ends: int = pa.Field(ge=0, le=2, description="Home access lines and routers each byte passes: 2 between devices, 1 to a server.")
@@ -232,6 +265,9 @@ class Claim(pa.DataFrameModel):
     """core.claim: the claims marts.verdict judges, each that edge training emits claim_low to claim_high times less
     carbon (R): every claim of the registry (staging.claims) whose quantity is a cloud/edge ratio R
     (sql/core/claim.sql). A scenario names the claim it tests (its claim_id parameter). Grain: one claim."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.claim",)
 
     claim_id: str = pa.Field(unique=True, description="The claim's id in staging.claims (e.g. xue2025_reduction_4_8x).")
     claim_low: float = pa.Field(gt=0, description="The claim's low end of R: the registry's published_low (Xue et al.'s 4x).")

@@ -32,6 +32,9 @@ OVERRIDE = pl.Struct({"parameter": pl.String, "value": pl.Float64, "value_text":
 class Variants(pa.DataFrameModel):
     """core.variants: the parameter sets the model evaluates (core.model_evaluation), the rows each is evaluated on and the parameters it overrides, one file per family (sql/variants/<family>.sql). Grain: scenario x variant."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.variants",)
+
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
     variant_id: str = pa.Field(description="The parameter set within its scenario: 'base', the scenario's own values; else its family's name for it (a model_id, a policy, ...).")
     family: str = pa.Field(str_matches=FAMILY_PATTERN, description="What kind of variant (its file, sql/variants/<family>.sql): 'base', the scenario as it stands; 'model_sizes', 'policies', ...")
@@ -53,6 +56,9 @@ class Variants(pa.DataFrameModel):
 class VariantParameters(pa.DataFrameModel):
     """core.variant_parameters: each variant's overrides as rows (core.variants overrides). Grain: scenario x variant x parameter."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.variant_parameters",)
+
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
     variant_id: str = pa.Field(description="The parameter set (core.variants).")
     family: str = pa.Field(str_matches=FAMILY_PATTERN, description="Its family (core.variants).")
@@ -73,6 +79,9 @@ class VariantParameters(pa.DataFrameModel):
 class VariantDevices(ScenarioDevices):
     """core.variant_devices: every variant's edge devices as rows (the macro device_rows over core.variant_inputs), the model's devices. Grain: scenario x variant x edge device class."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.variant_devices",)
+
     variant_id: str = pa.Field(description="The parameter set (core.variants).")
     device_ids: str = pa.Field(nullable=True, description="Unset here: core.scenario_devices names the devices a scenario's rows were read from.")
 
@@ -83,6 +92,9 @@ class VariantDevices(ScenarioDevices):
 
 class ModelEvaluation(pa.DataFrameModel):
     """The model evaluated on every parameter set. Grain: scenario x variant (core.variants) x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.model_evaluation",)
 
     scenario_id: str = pa.Field(description="Scenario (core.scenarios).")
     variant_id: str = pa.Field(description="The parameter set (core.variants): 'base', the scenario's own values; else its family's name for it.")

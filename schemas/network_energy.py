@@ -21,6 +21,9 @@ STATUSES = ["paper", "primary", "derived", "assumed"]
 class NetworkEnergy(Provenance):
     """Grain: one literature value (a quantity, for a scope, in a year, from one study)."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.network_energy",)
+
     factor_id: str = pa.Field(unique=True, description="Stable id of this value, usable as a factor-set choice.")
     factor_set: str = pa.Field(description="The set of values this one belongs to, e.g. malmodin2020_fixed_power_model (a baseline and its marginal powers).")
     frame: str = pa.Field(isin=FRAMES, description="Accounting frame the value serves: attributional (averages, allocated), consequential (marginal) or any.")

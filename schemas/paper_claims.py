@@ -10,6 +10,9 @@ from schemas.base import Provenance
 class PaperClaims(Provenance):
     """Grain: one published claim of Xue et al. (HotCarbon 2025) that the pipeline recomputes."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.paper_claims",)
+
     claim_id: str = pa.Field(unique=True, str_matches=r"^[A-Z0-9]+_[a-z0-9_]+$", description="Stable id, e.g. T1_phone_energy.")
     claim: str = pa.Field(description="The claim in words.")
     paper_value: float = pa.Field(nullable=True, description="The published number, where it is a single number.")
@@ -24,6 +27,9 @@ class PaperClaims(Provenance):
 
 class ModelConfigs(Provenance):
     """Grain: one model architecture (the OPT family sizes used by the scaling figure)."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.model_configs",)
 
     model_id: str = pa.Field(unique=True, description="e.g. OPT-1.3B.")
     params: float = pa.Field(gt=0, description="Parameter count.")

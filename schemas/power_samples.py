@@ -19,6 +19,9 @@ class PowerSamples(Provenance):
     ``cpu``/``gpu``/``ane``, RAPL ``core``/``uncore``) do not count.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.power_samples",)
+
     run_id: str = pa.Field(description="The run this reading belongs to (joins staging.benchmark_runs).")
     ts: pe.DateTime(time_zone="UTC") = pa.Field(  # type: ignore[valid-type]
         description="When the reading was taken (UTC). Local-time logs are converted with their manifest time zone."

@@ -11,6 +11,9 @@ from pandera.engines import polars_engine as pe
 class RejectedRows(pa.DataFrameModel):
     """Grain: one failed check of one input row (a row failing two checks appears twice)."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("quarantine.rejected_rows",)
+
     run_id: str = pa.Field(description="Dagster run that rejected the row.")
     table_name: str = pa.Field(description="Staging table the row was meant for, e.g. staging.device_pcf.")
     source_id: str = pa.Field(description="Joins staging.sources.")

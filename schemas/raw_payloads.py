@@ -17,6 +17,9 @@ class CarbonIntensityPayloads(pa.DataFrameModel):
     a new payload, and the staging table records which payload first delivered each value.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("raw.carbon_intensity_payloads",)
+
     payload_id: str = pa.Field(unique=True, description="sha256 (first 32 hex digits) of source, url, fetched_at and body.")
     fetched_at: UTC_TS = pa.Field(description="When the response was received (UTC).")  # type: ignore[valid-type]
     source: str = pa.Field(isin=["uk_carbon_intensity", "electricitymaps"], description="Feed that produced the payload.")

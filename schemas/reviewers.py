@@ -26,6 +26,9 @@ EVALUATED_PATTERN_LIST = list(PATTERN_ROWS)
 class FleetSizing(pa.DataFrameModel):
     """marts.fleet_sizing: devices per cloud GPU on each equivalence basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B) x basis (a row of core.bases)."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.fleet_sizing",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     model_id: str = pa.Field(description="Model the fleet trains (staging.model_configs).")
@@ -42,6 +45,9 @@ class FleetSizing(pa.DataFrameModel):
 
 class Communication(pa.DataFrameModel):
     """marts.communication: traffic, energy, link and memory feasibility and R per communication pattern. Grain: scenario x edge device class x model size x communication pattern."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.communication",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
@@ -74,6 +80,9 @@ class Communication(pa.DataFrameModel):
 class EmbodiedAllocation(pa.DataFrameModel):
     """marts.embodied_allocation: edge embodied carbon charged to training, and R, under each allocation policy. Grain: scenario x edge device class x allocation policy."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.embodied_allocation",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     policy: str = pa.Field(isin=list(POLICIES), description="Allocation policy (core.embodied_policies): " + " | ".join(POLICIES) + ".")
@@ -96,6 +105,9 @@ class EmbodiedAllocation(pa.DataFrameModel):
 
 class Sensitivity(pa.DataFrameModel):
     """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x network method (every method the frame admits) x ranged parameter."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.sensitivity",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
@@ -122,6 +134,9 @@ class Sensitivity(pa.DataFrameModel):
 class SensitivityGrid(pa.DataFrameModel):
     """marts.sensitivity_grid: R over the device multiplier and the edge's training hours per day. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.sensitivity_grid",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=PATTERN_LIST, description="Communication pattern.")
@@ -140,6 +155,9 @@ class SensitivityGrid(pa.DataFrameModel):
 
 class BreakEven(pa.DataFrameModel):
     """marts.break_even: the value of each parameter at which R reaches 1 and 4, all others fixed. Grain: scenario x edge device class x pattern x parameter that moves R."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.break_even",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
@@ -173,6 +191,9 @@ class Uncertainty(pa.DataFrameModel):
     Quantiles and means are over the feasible draws: those whose fleet, resized where the frame
     resizes it, can send its traffic over its links in its training window.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.uncertainty",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
@@ -229,6 +250,9 @@ class Uncertainty(pa.DataFrameModel):
 class UncertaintyDistribution(pa.DataFrameModel):
     """marts.uncertainty_distribution: histogram of R. Grain: scenario x edge device class x pattern x bin."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.uncertainty_distribution",)
+
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")
     pattern: str = pa.Field(isin=EVALUATED_PATTERN_LIST, description="Communication pattern (a scenario's own comm_pattern among them).")
@@ -244,6 +268,9 @@ class UncertaintyDistribution(pa.DataFrameModel):
 
 class UncertaintyDrivers(pa.DataFrameModel):
     """marts.uncertainty_drivers (Sobol indices). Grain: scenario x edge device class x pattern x ranged parameter."""
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.uncertainty_drivers",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     device_class: str = pa.Field(str_matches=DEVICE_CLASS_PATTERN, description="Edge device class ('fleet': a mixed fleet as a whole).")

@@ -29,6 +29,9 @@ class ScenarioParameters(Provenance):
     chosen from a factor set can be traced with SQL; ``source_id`` is then that row's source.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.scenario_parameters",)
+
     scenario_id: str = pa.Field(description="Scenario, e.g. paper_text, paper_figure, vendor_fp32.")
     parameter: str = pa.Field(str_matches=r"^[a-z][a-z0-9_]*$", description="Parameter name; its unit is in `unit`.")
     value: float = pa.Field(nullable=True, description="Value used by the deterministic marts (null where the parameter names a method: value_text).")
@@ -72,6 +75,9 @@ class ScenarioDevices(pa.DataFrameModel):
     ``<class>_<field>`` rows fill the columns below (schemas.vocabulary.DEVICE_FIELDS), null
     where the class leaves one unset. The model (sql/model/model_rows.sql) reads the same rows.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.scenario_devices",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     variant_id: str = pa.Field(isin=["base"], description="The parameter set: 'base', the scenario's own (core.scenarios).")

@@ -36,6 +36,9 @@ class ZoneTimezones(Provenance):
     in ``country_time_zones`` and the reason in ``notes``.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.zone_timezones",)
+
     zone: str = pa.Field(unique=True, str_matches=ZONE_PATTERN, description="Zone id, as in staging.grid_intensity (GB, DE, US-CAL-CISO).")
     iana_time_zone: str = pa.Field(str_matches=r"^[A-Za-z_]+(/[A-Za-z_+-]+)+$", description="IANA time zone of the zone's local clock, e.g. Europe/Berlin.")
     country_time_zones: int = pa.Field(ge=1, description="Time zones the IANA zone.tab lists for the zone's country (1: no choice to make).")
@@ -66,6 +69,9 @@ class ElectricityDemand(Provenance):
     what picks the zones the Siting page shows (the ones with the most demand).
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.electricity_demand",)
+
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id (ISO alpha-2 for countries; Ember aggregates as WORLD, EU, ...).")
     zone_name: str = pa.Field(description="The zone's name.")
     country_iso3: str = pa.Field(nullable=True, str_matches=r"^[A-Z]{3}$", description="ISO alpha-3 code; null for aggregates.")
@@ -85,6 +91,9 @@ class ScenarioZones(Provenance):
     scenario states the same year, emission scope and signal: the scope its siting reads (a zone
     without data in it is left out, never read in another scope).
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.scenario_zones",)
 
     scenario_id: str = pa.Field(description="Scenario (core.scenarios.scenario_id).")
     side: str = pa.Field(isin=SIDES, description="cloud | edge.")
@@ -138,6 +147,9 @@ class ZoneIntensity(pa.DataFrameModel):
     marginal factor only. Aggregates are not zones.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.zone_intensity",)
+
     scenario_id: str = pa.Field(description="Scenario (core.scenario_zones).")
     side: str = pa.Field(isin=SIDES, description="cloud (around the clock) | edge (in its charging window).")
     zone: str = pa.Field(str_matches=ZONE_PATTERN, description="Zone id.")
@@ -173,6 +185,9 @@ class ZoneExclusions(pa.DataFrameModel):
     charging window; no data in the scenario's year and scope (e.g. Ember's US states, scope
     unspecified); or, for a marginal scenario, no marginal factor (never an average instead).
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("core.zone_exclusions",)
 
     scenario_id: str = pa.Field(description="Scenario.")
     side: str = pa.Field(isin=SIDES, description="cloud | edge.")

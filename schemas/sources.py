@@ -12,6 +12,9 @@ STATUSES = ["paper", "primary", "derived", "assumed"]
 class Sources(pa.DataFrameModel):
     """Grain: one shipped source file. Every staged row's source_id joins this table."""
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.sources", "marts.sources")
+
     source_id: str = pa.Field(unique=True, description="Stable id used by every staged row.")
     title: str = pa.Field(description="What the file is.")
     url: str = pa.Field(str_startswith="http", description="Where it came from (origin URL).")

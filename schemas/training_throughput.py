@@ -52,6 +52,9 @@ class TrainingThroughput(FiniteProvenance):
     device's peak at its precision (staging.device_specs) is quarantined.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.training_throughput",)
+
     throughput_id: str = pa.Field(unique=True, str_matches=r"^[a-z0-9]+(_[a-z0-9]+)*$", description="Stable id of the configuration, e.g. llmfoundry_h100_1b_bf16_s2048_g8.")
     device_id: str = pa.Field(
         str_matches=DEVICE_ID_PATTERN,

@@ -49,6 +49,9 @@ class ValidationCases(FiniteProvenance):
     is then skipped); no input is solved from the published result.
     """
 
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("staging.validation_cases", "marts.validation_headlines")
+
     case_id: str = pa.Field(
         unique=True,
         str_matches=CASE_ID_PATTERN,
@@ -337,6 +340,9 @@ class Validation(pa.DataFrameModel):
     and grid; its point takes the central MFU and goodput, and predicted_low .. predicted_high their ranges.
     One row per metric the publication gives and the mode can compute.
     """
+
+    #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
+    __tables__ = ("marts.validation",)
 
     case_id: str = pa.Field(
         str_matches=CASE_ID_PATTERN, description="Validation case (staging.validation_cases)."

@@ -148,7 +148,7 @@ def leading_comment(sql: str) -> str:
 
 def declared_tables(schemas: Sequence[str] = DECLARING_SCHEMAS) -> list[DeclaredTable]:
     """Every table of ``schemas`` whose ``sql/<schema>/<table>.sql`` carries the ``-- asset:`` header,
-    with its contract from the dictionary's registry, in file order."""
+    with its contract (the model that names it, :func:`schemas.registry.contracts`), in file order."""
     found = []
     for schema in schemas:
         for entry in sorted(SQL_DIR.joinpath(schema).iterdir(), key=lambda e: e.name):
@@ -160,7 +160,7 @@ def declared_tables(schemas: Sequence[str] = DECLARING_SCHEMAS) -> list[Declared
                 continue
             table = sql_table(f"{schema}.{entry.name.removesuffix('.sql')}")
             if table.model is None:
-                raise ValueError(f"sql/{schema}/{entry.name}: declares an asset, but {table.table} has no contract in "
-                                 "pipelines/warehouse/dictionary.py's registry")
+                raise ValueError(f"sql/{schema}/{entry.name}: declares an asset, but no model of schemas/ names {table.table} "
+                                 "in its __tables__ (schemas/registry.py)")
             found.append(DeclaredTable(table, header.group(1), leading_comment(text)))
     return found

@@ -23,68 +23,8 @@ import duckdb
 import pandera.polars as pa
 
 from pipelines.identifiers import checked_identifier
-from schemas.benchmark_runs import BenchmarkRuns
-from schemas.benchmark_series import BenchmarkSeries
-from schemas.charging_windows import ChargingWindows
-from schemas.claims import ClaimParameters, ClaimRows, Claims, ClaimTraffic, ClaimValues
-from schemas.cloud_energy_check import CloudEnergyCheck
-from schemas.device_pcf import DevicePcf
-from schemas.device_specs import DeviceSpecs
-from schemas.grid_intensity import GridIntensity
-from schemas.lake import LakeFiles, PowerLogRuns
-from schemas.marts import (
-    Siting,
-    SitingSummary,
-    DistributedTrainingEnergy,
-    FleetEquivalence,
-    GridAnnual,
-    GridDaily,
-    GridProfiles,
-    LifecycleCarbon,
-    PaperReproduction,
-    ScalingEnergy,
-    ScenarioIds,
-    TrainingEnergy,
-    Verdict,
-)
-from schemas.generations import Generations
 from schemas.meta import columns
-from schemas.model_evaluation import ModelEvaluation, VariantDevices, VariantParameters, Variants
-from schemas.methods import (
-    Bases,
-    Claim,
-    EmbodiedPolicies,
-    FrameEmbodiedPolicies,
-    FrameNetworkMethods,
-    FrameResizePowers,
-    Frames,
-    NetworkMethods,
-    Patterns,
-    ResizePowers,
-    Verdicts,
-    WorkloadKinds,
-)
-from schemas.network_energy import NetworkEnergy
-from schemas.paper_claims import ModelConfigs, PaperClaims
-from schemas.power_samples import PowerSamples
-from schemas.quarantine import RejectedRows
-from schemas.raw_payloads import CarbonIntensityPayloads
-from schemas.reviewers import (
-    BreakEven,
-    Communication,
-    EmbodiedAllocation,
-    FleetSizing,
-    Sensitivity,
-    SensitivityGrid,
-    Uncertainty,
-    UncertaintyDistribution,
-    UncertaintyDrivers,
-)
-from schemas.scenario_parameters import ScenarioDevices, ScenarioParameters
-from schemas.siting import ElectricityDemand, ScenarioZones, ZoneExclusions, ZoneIntensity, ZoneTimezones
-from schemas.sources import Sources
-from schemas.training_throughput import TrainingThroughput
-from schemas.validation import Validation, ValidationCases
+from schemas.registry import contracts
 
 #: Schemas whose tables are described.
 SCHEMAS = ("raw", "staging", "quarantine", "core", "marts", "meta")
@@ -93,82 +33,9 @@ SCHEMAS = ("raw", "staging", "quarantine", "core", "marts", "meta")
 #: (its publishes and lake files), in the order the data flows.
 LISTED_SCHEMAS = ("raw", "staging", "quarantine", "core", "marts")
 
-#: Every table with a pandera model -> that model.
-TABLES: dict[str, type[pa.DataFrameModel]] = {
-    "raw.carbon_intensity_payloads": CarbonIntensityPayloads,
-    "staging.sources": Sources,
-    "staging.benchmark_runs": BenchmarkRuns,
-    "staging.benchmark_series": BenchmarkSeries,
-    "staging.power_samples": PowerSamples,
-    "staging.device_pcf": DevicePcf,
-    "staging.device_specs": DeviceSpecs,
-    "staging.training_throughput": TrainingThroughput,
-    "staging.grid_intensity": GridIntensity,
-    "staging.grid_intensity_live": GridIntensity,
-    "staging.network_energy": NetworkEnergy,
-    "staging.paper_claims": PaperClaims,
-    "staging.claims": Claims,
-    "staging.claim_parameters": ClaimParameters,
-    "staging.model_configs": ModelConfigs,
-    "staging.validation_cases": ValidationCases,
-    "quarantine.rejected_rows": RejectedRows,
-    "core.scenario_parameters": ScenarioParameters,
-    "core.scenario_devices": ScenarioDevices,
-    "core.frames": Frames,
-    "core.frame_network_methods": FrameNetworkMethods,
-    "core.workload_kinds": WorkloadKinds,
-    "core.embodied_policies": EmbodiedPolicies,
-    "core.frame_embodied_policies": FrameEmbodiedPolicies,
-    "core.resize_powers": ResizePowers,
-    "core.frame_resize_powers": FrameResizePowers,
-    "core.bases": Bases,
-    "core.verdicts": Verdicts,
-    "core.network_methods": NetworkMethods,
-    "core.patterns": Patterns,
-    "core.claim": Claim,
-    "core.variants": Variants,
-    "core.variant_parameters": VariantParameters,
-    "core.variant_devices": VariantDevices,
-    "core.model_evaluation": ModelEvaluation,
-    "core.claim_values": ClaimValues,
-    "marts.training_energy": TrainingEnergy,
-    "marts.cloud_energy_check": CloudEnergyCheck,
-    "marts.lifecycle_carbon": LifecycleCarbon,
-    "marts.fleet_equivalence": FleetEquivalence,
-    "marts.scaling_energy": ScalingEnergy,
-    "marts.distributed_training_energy": DistributedTrainingEnergy,
-    "marts.paper_reproduction": PaperReproduction,
-    "marts.scenarios": ScenarioIds,
-    "marts.sources": Sources,
-    "marts.validation_headlines": ValidationCases,
-    "marts.grid_daily": GridDaily,
-    "marts.grid_profiles": GridProfiles,
-    "marts.grid_annual": GridAnnual,
-    "marts.validation": Validation,
-    "marts.verdict": Verdict,
-    "marts.claims": ClaimRows,
-    "marts.claim_traffic": ClaimTraffic,
-    "marts.charging_windows": ChargingWindows,
-    "marts.siting": Siting,
-    "marts.siting_summary": SitingSummary,
-    "staging.zone_timezones": ZoneTimezones,
-    "staging.electricity_demand": ElectricityDemand,
-    "core.scenario_zones": ScenarioZones,
-    "core.zone_intensity": ZoneIntensity,
-    "core.zone_exclusions": ZoneExclusions,
-    "marts.fleet_sizing": FleetSizing,
-    "marts.communication": Communication,
-    "marts.embodied_allocation": EmbodiedAllocation,
-    "marts.sensitivity": Sensitivity,
-    "marts.sensitivity_grid": SensitivityGrid,
-    "marts.break_even": BreakEven,
-    "marts.uncertainty": Uncertainty,
-    "marts.uncertainty_distribution": UncertaintyDistribution,
-    "marts.uncertainty_drivers": UncertaintyDrivers,
-    "meta.lake_files": LakeFiles,
-    "meta.generations": Generations,
-    "meta.power_log_runs": PowerLogRuns,
-}
+#: Every table with a pandera model -> that model: each contract names its table(s) (``__tables__``) in its module
+#: of schemas/, where :func:`schemas.registry.contracts` finds it.
+TABLES: dict[str, type[pa.DataFrameModel]] = contracts()
 
 #: What a table is, where its model's docstring gives only the grain and names no table.
 LEADS: dict[str, str] = {
