@@ -237,13 +237,40 @@ def sobol(args: argparse.Namespace) -> int:
     with open_readonly(warehouse_path()) as con:
         base = scenario_inputs(con)
         parameters = query_pl(con, "select * from core.scenario_parameters")
+        patterns = query_pl(con, "select scenario_id, comm_pattern from core.scenarios")
     started = time.perf_counter()
     seed = DEFAULT_SEED if args.seed is None else args.seed
+    if args.convergence:
+        return sobol_convergence(args.convergence, base, parameters, patterns, seed)
     frame = sobol_rows(duckdb.connect(), base, parameters, args.base_samples, seed, print)
     out = Path.cwd() / FULL_STUDY_RESULTS
     write_full_study(frame.with_columns(pl.lit(seed, dtype=pl.Int64).alias("seed")), out)
     print(f"wrote {out} ({frame.height:,} indices, {args.base_samples} base samples, {time.perf_counter() - started:.0f} s); "
           "now run `edge-carbon docs`")
+    return 0
+
+
+def sobol_convergence(sizes: str, base: Any, parameters: Any, patterns: Any, seed: int) -> int:
+    """The Sobol study at each base sample size of ``sizes`` (comma-separated powers of 2), compared with the full
+    study's results file on the headline rows, into docs/results/sobol_convergence.csv for ``edge-carbon docs``."""
+    import duckdb
+    import polars as pl
+
+    from pipelines.model.uncertainty import sobol_rows
+    from pipelines.warehouse.docs import FULL_STUDY_RESULTS, read_full_study
+    from pipelines.warehouse.sobol_convergence import CONVERGENCE_RESULTS, convergence_rows
+
+    full = Path.cwd() / FULL_STUDY_RESULTS
+    if not full.exists():
+        print(f"{full} is missing: run `edge-carbon sobol` (the full study) first", file=sys.stderr)
+        return 2
+    samples = [int(s) for s in sizes.split(",") if s.strip()]
+    studies = pl.concat([sobol_rows(duckdb.connect(), base, parameters, n, seed, print) for n in samples])
+    frame = convergence_rows(studies, read_full_study(full), patterns)
+    out = Path.cwd() / CONVERGENCE_RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.write_csv(out)
+    print(f"wrote {out} ({frame.height} base sample sizes); now run `edge-carbon docs`")
     return 0
 
 
@@ -415,6 +442,9 @@ def main(argv: list[str] | None = None) -> int:
     study = sub.add_parser("sobol", help="the full Sobol study over the published warehouse's scenarios, into docs/results/sobol_full.csv")
     study.add_argument("--base-samples", type=int, default=8192, metavar="N", help="Sobol base samples, a power of 2 (default 8192)")
     study.add_argument("--seed", type=int, default=None, help="seed of the Sobol sequence (default: the build's)")
+    study.add_argument("--convergence", default="", metavar="N,N,...",
+                       help="instead, the study at each of these base sample sizes, compared with the full study's results "
+                            "on the headline rows, into docs/results/sobol_convergence.csv")
     study.set_defaults(func=sobol)
     query = sub.add_parser("sql", help="run a read-only SQL query on the published warehouse")
     query.add_argument("query")

@@ -16,6 +16,7 @@ import duckdb
 import polars as pl
 
 from pipelines.paths import sql_text
+from pipelines.warehouse.sobol_convergence import BUILD_BASE_SAMPLES, CONVERGENCE_RESULTS, convergence_table
 from pipelines.warehouse.answer_docs import (  # noqa: F401 - README's answer, re-exported beside the other blocks
     CAUSES_COLUMNS,
     _devices,
@@ -66,6 +67,9 @@ DRIVERS_BEGIN = "<!-- drivers:begin (rendered by `edge-carbon docs` from marts.u
 DRIVERS_END = "<!-- drivers:end -->"
 DRIVERS_FULL_BEGIN = "<!-- drivers-full:begin (rendered by `edge-carbon docs` from docs/results/sobol_full.csv, written by `edge-carbon sobol`) -->"
 DRIVERS_FULL_END = "<!-- drivers-full:end -->"
+CONVERGENCE_BEGIN = ("<!-- sobol-convergence:begin (rendered by `edge-carbon docs` from docs/results/sobol_convergence.csv, "
+                     "written by `edge-carbon sobol --convergence`) -->")
+CONVERGENCE_END = "<!-- sobol-convergence:end -->"
 ENDS_BEGIN = "<!-- ends:begin (rendered by `edge-carbon docs` from schemas/vocabulary.py PATTERN_ROWS) -->"
 ENDS_END = "<!-- ends:end -->"
 #: The full Sobol study's indices (``edge-carbon sobol``), relative to the project root.
@@ -361,6 +365,9 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     full = root / FULL_STUDY_RESULTS
     if full.exists():
         text = replace_between(text, DRIVERS_FULL_BEGIN, DRIVERS_FULL_END, full_drivers_table(full, con))
+    convergence = root / CONVERGENCE_RESULTS
+    if convergence.exists():
+        text = replace_between(text, CONVERGENCE_BEGIN, CONVERGENCE_END, convergence_table(convergence, BUILD_BASE_SAMPLES))
     text = replace_between(text, SITING_BEGIN, SITING_END, siting_table(con))
     text = replace_between(text, CLAIMS_BEGIN, CLAIMS_END, claims_table(con))
     findings.write_text(text)

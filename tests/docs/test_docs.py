@@ -299,6 +299,27 @@ def test_findings_quote_the_build_and_the_full_sobol_study(built_warehouse: Path
     assert sorted(drawn.rows()) == sorted(study.select("scenario_id", "parameter").unique().rows())
 
 
+def test_findings_quote_the_sobol_convergence_and_the_build_reads_it() -> None:
+    """The convergence block is its results file, rendered; the build's base sample size is the smallest there at which
+    every headline row's top driver is the full study's."""
+    from pipelines.warehouse.docs import CONVERGENCE_BEGIN, CONVERGENCE_END
+    from pipelines.warehouse.sobol_convergence import (
+        BUILD_BASE_SAMPLES,
+        CONVERGENCE_RESULTS,
+        convergence_table,
+    )
+
+    findings = (ROOT / "docs" / "findings.md").read_text()
+    path = ROOT / CONVERGENCE_RESULTS
+    assert between(findings, CONVERGENCE_BEGIN, CONVERGENCE_END) == convergence_table(path, BUILD_BASE_SAMPLES)
+    rows = pl.read_csv(path).sort("base_samples")
+    agreeing = rows.filter(pl.col("top_driver_agrees") == 1.0).get_column("base_samples")
+    assert BUILD_BASE_SAMPLES == agreeing.min() and BUILD_BASE_SAMPLES in rows.get_column("base_samples").to_list()
+    # every size above it agrees too, and the largest first-order distance shrinks as the sample grows
+    assert agreeing.to_list() == [n for n in rows.get_column("base_samples").to_list() if n >= BUILD_BASE_SAMPLES]
+    assert rows.get_column("max_s1_distance").to_list() == sorted(rows.get_column("max_s1_distance").to_list(), reverse=True)
+
+
 def test_replace_between_keeps_the_rest() -> None:
     text = f"intro\n{BEGIN}\nold\n{END}\noutro\n"
     assert replace_between(text, BEGIN, END, "new") == f"intro\n{BEGIN}\nnew\n{END}\noutro\n"

@@ -22,6 +22,7 @@ from pipelines.model.uncertainty import (
 )
 from pipelines.warehouse.duckdb_limits import pin
 from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.sobol_convergence import BUILD_BASE_SAMPLES
 from pipelines.warehouse.tables import preview_md
 from schemas.reviewers import Uncertainty, UncertaintyDistribution, UncertaintyDrivers
 from schemas.vocabulary import COMPUTE_ONLY, PAPER_PATTERN
@@ -37,13 +38,14 @@ TABLES = {
 class MonteCarloConfig(dg.Config):
     """Draws per scenario (50,000: the Monte Carlo standard error of a p05 or p95 is about 0.1
     percentage point, below the two decimals the verdict shows; more for a study), seed, Sobol
-    base sample size (a power of 2; the build's 256 keep ``edge-carbon run`` fast; the full study
-    of docs/findings.md uses 8192, which narrows the top driver's S1 95% CI below 0.1) and
+    base sample size (a power of 2; the build's 256, the smallest at which every headline row's top driver is the full
+    study's: docs/findings.md's convergence table, ``edge-carbon sobol --convergence``; the full study of
+    docs/findings.md uses 8192, which narrows the top driver's S1 95% CI below 0.1) and
     scenarios (empty: all)."""
 
     n_draws: int = 50_000
     seed: int = DEFAULT_SEED
-    sobol_base_samples: int = 256
+    sobol_base_samples: int = BUILD_BASE_SAMPLES
     scenarios: list[str] = []
 
 
