@@ -152,13 +152,13 @@ class ModelEvaluation(pa.DataFrameModel):
     battery_extra_cycles: float = pa.Field(nullable=True, ge=0, description="Extra full charge cycles one device's battery makes over the job from training: battery_throughput_share x training power x hours_per_day x the share of its window it trains (online_fraction, or online_fraction^pipeline_stages for a pattern that splits the model) x 365 x job_years / battery Wh (null without a battery figure, and on the fleet row).")
     battery_rated_cycles: float = pa.Field(nullable=True, ge=0, description="The class's rated full cycles (<class>_battery_rated_cycles): a battery lasts that many, then a replacement is charged (null without one, and on the fleet row).")
     battery_replacements: float = pa.Field(nullable=True, ge=0, description="Replacement batteries one device needs for its extra cycles: ceil(battery_extra_cycles / battery_rated_cycles) - 1, at least 0 (the device's own battery is the first); under the battery-wear policy each is charged a replacement battery's embodied carbon (battery Wh x battery_embodied_kgco2e_per_kwh) for the owners who keep the device (null without a battery figure, and on the fleet row).")
-    edge_added_kgco2e: float = pa.Field(ge=0, description="Edge training carbon: operational + allocated embodied + communication, kgCO2e.")
+    edge_added_kgco2e: float = pa.Field(nullable=True, ge=0, description="Edge training carbon: operational + allocated embodied + communication, kgCO2e (null where the variant's allocation policy charges a term the class has no figure for, e.g. battery wear of a class without a battery: marts.embodied_allocation leaves such rows out; no base row is null).")
     fleet_share: float = pa.Field(nullable=True, description="The class's share of a mixed fleet's work; null when the class stands alone against the whole job.")
     hours_per_day: float = pa.Field(nullable=True, description="The class's training hours a day (its own class_hours_per_day, else the scenario's edge_hours_per_day).")
     job_years: float = pa.Field(gt=0, description="Calendar years of the job.")
     cloud_gpu_count: float = pa.Field(gt=0, description="Cloud accelerators the job runs on.")
     wall_factor: float = pa.Field(nullable=True, description="Wall electricity per unit of the device's training power: the charger's efficiency and the battery's round trip on the share of energy that passes through it.")
-    reduction_factor: float = pa.Field(description="R = cloud_total_kgco2e / edge_added_kgco2e.")
+    reduction_factor: float = pa.Field(nullable=True, description="R = cloud_total_kgco2e / edge_added_kgco2e (null where edge_added_kgco2e is).")
 
     class Config:
         strict = True

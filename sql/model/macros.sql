@@ -473,7 +473,7 @@ limit 0;
 create or replace temp macro fleet_rows(class_rows) as table
     with fleets as (
         select
-            scenario_id, variant_id, basis, bool_and(is_headline) as is_headline, pattern, network_method,
+            scenario_id, variant_id, any_value(family) as family, basis, bool_and(is_headline) as is_headline, pattern, network_method,
             embodied_policy, resize_power, bool_and(is_headline_method) as is_headline_method,
             bool_and(is_headline_policy) as is_headline_policy, bool_and(is_headline_resize_power) as is_headline_resize_power,
             any_value(cloud_gpu_capacity) as cloud_gpu_capacity, any_value(capacity_unit) as capacity_unit,

@@ -48,7 +48,7 @@ def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
     definition), each with why.
 
     ``frame``: marts.verdict's scenario_id, accounting_frame, is_headline, basis, device_class,
-    implied_device_utilisation and gpu_rate_id, with core.scenario_devices's device_measured_share.
+    implied_device_utilisation and gpu_rate_id, with core.variant_devices' device_measured_share (each scenario's base set).
     """
     rows = frame.filter(pl.col("is_headline") & (pl.col("accounting_frame") != PAPER_FRAME))
     ceiling = pl.Series([training_utilisation_ceiling(c) for c in rows.get_column("device_class").to_list()], dtype=pl.Float64)
@@ -62,9 +62,10 @@ def rows_above_measured_ceiling(frame: pl.DataFrame) -> pl.DataFrame:
     ).filter(pl.col("reason").is_not_null())
 
 
-@table_check(VERDICT.table, additional_deps=[dg.AssetKey(["core", "scenario_devices"])],
+@table_check(VERDICT.table, additional_deps=[dg.AssetKey(["core", "variant_devices"])],
              description="Blocks where a realistic headline row (a frame other than the paper's) asks its devices above "
-                         "their measured rate (core.scenario_devices device_measured_share) or above their class's "
+                         "their measured rate (core.variant_devices device_measured_share, each scenario's base set: the "
+                         "devices the model read) or above their class's "
                          "training-utilisation ceiling (schemas/bounds.py), or where its cloud GPU's rate names no "
                          "measured row (gpu_rate_id null on a basis that weighs measured rates).")
 def measured_rates_within_ceiling(warehouse: Reader) -> dg.AssetCheckResult:
@@ -72,7 +73,8 @@ def measured_rates_within_ceiling(warehouse: Reader) -> dg.AssetCheckResult:
     frame = warehouse.read(
         "select v.scenario_id, v.accounting_frame, v.is_headline, v.basis, v.device_class, v.implied_device_utilisation, "
         "v.gpu_rate_id, d.device_measured_share from marts.verdict as v "
-        "left join core.scenario_devices as d on d.scenario_id = v.scenario_id and d.device_class = v.device_class "
+        "left join core.variant_devices as d on d.scenario_id = v.scenario_id and d.variant_id = 'base' "
+        "and d.device_class = v.device_class "
         "order by v.scenario_id, v.device_class, v.network_method")
     failing = rows_above_measured_ceiling(frame)
     return dg.AssetCheckResult(
