@@ -123,7 +123,7 @@ def test_one_class_operational_carbon_by_hand(dc_warehouse: Path) -> None:
     per_gpu = NODE_GPU_W * 24 * 365 * job_years * 573.07 / 1e6
     with open_readonly(dc_warehouse) as con:
         row = query_pl(con, "select devices, job_years, device_operational_kgco2e, edge_operational_kgco2e, reduction_factor "
-                            "from core.model_evaluation where scenario_id = $s and device_class = 'h100_node_asia' "
+                            "from core.model_evaluation where family = 'base' and scenario_id = $s and device_class = 'h100_node_asia' "
                             "and basis = 'measured_throughput' and pattern = 'none' and is_headline_method",
                        {"s": SCENARIO}).row(0, named=True)
         grids = dict(query_pl(con, "select zone, gco2e_per_kwh from marts.grid_annual where year = 2024 "
