@@ -1,6 +1,8 @@
 """The model's one formula (the table macro ``model_class_rows``, ``sql/model/model_rows.sql``), applied
-set-wise to any table of parameter sets: one-at-a-time substitutions, search points, siting's pairs or
-Monte Carlo draws (core.scenarios' own evaluation is the declared table core.model_evaluation). Every
+set-wise to the parameter sets that are random or found by iteration: the Monte Carlo's draws
+(pipelines.model.uncertainty) and break-even's search points (pipelines.model.sensitivity). Every other
+evaluation is declared SQL: core.model_evaluation over core.variants' families, and marts.siting's pairs
+(sql/marts/siting.sql calls the macro over the tables of sql/siting/). Every
 evaluation passes the macro tables (its parameter sets, their device rows, and one variant row per set
 naming the rows it is evaluated on, core.variants' columns): no session variable, no macro redefined.
 Nothing here loops over scenarios or draws in Python.

@@ -29,7 +29,8 @@ def strip_comments_and_strings(sql: str) -> str:
 
 
 _TABLE_MACRO = re.compile(r"\bmacro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s+as\s+table\b(.*?)(?:;|$)", re.IGNORECASE | re.DOTALL)
-_DEFAULT_TABLE = re.compile(r":=\s*'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)'")
+_PARAMETER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?::=\s*'([^']*)')?")
+_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
 #: A table named as a macro's argument: ``device_rows('core.variant_inputs')``.
 _ARGUMENT_TABLE = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\s*\(\s*'([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)'\s*[,)]")
 
@@ -40,34 +41,56 @@ def _named_tables(sql: str) -> set[str]:
 
 
 @functools.cache
-def table_macro_reads() -> dict[str, frozenset[str]]:
-    """Each table macro of the model's macro files -> the tables it reads (its body's, its arguments' defaults and
-    those of the table macros it calls)."""
+def _table_macros() -> dict[str, tuple[tuple[tuple[str, str | None], ...], str]]:
+    """Each table macro of the model's macro files -> its parameters (name, the table its default names, if any)
+    and its body (comments removed)."""
     text = re.sub(r"--[^\n]*", " ", macro_text())
-    found = _TABLE_MACRO.findall(text)
-    reads = {name.lower(): set(_named_tables(body)) | set(_DEFAULT_TABLE.findall(arguments)) for name, arguments, body in found}
-    calls = {name.lower(): {other for other in reads if other != name.lower()
-                            and re.search(rf"\b{other}\s*\(", strip_comments_and_strings(body), re.IGNORECASE)}
-             for name, _, body in found}
-    changed = True
-    while changed:  # what a macro's macros read, to a fixed point
-        changed = False
-        for name, called in calls.items():
-            for other in called:
-                if not reads[other] <= reads[name]:
-                    reads[name] |= reads[other]
-                    changed = True
-    return {name: frozenset(tables) for name, tables in reads.items()}
+    macros = {}
+    for name, arguments, body in _TABLE_MACRO.findall(text):
+        parameters = tuple((m.group(1).lower(), m.group(2) if m.group(2) and _QUALIFIED.match(m.group(2)) else None)
+                           for m in (_PARAMETER.match(a.strip()) for a in arguments.split(",") if a.strip()) if m)
+        macros[name.lower()] = (parameters, body)
+    return macros
+
+
+def _call_reads(sql: str, seen: frozenset[str] = frozenset()) -> set[str]:
+    """The tables the table-macro calls of ``sql`` read: each called macro's body (its own calls in turn), the
+    ``schema.table`` names passed to it, and the defaults of the parameters a call leaves out. A call whose
+    arguments cannot be read (nested parentheses) counts every default."""
+    found: set[str] = set()
+    code = strip_comments_and_strings(sql)
+    for name, (parameters, body) in _table_macros().items():
+        if name in seen:
+            continue
+        calls = list(re.finditer(rf"\b{name}\s*\(([^()]*)\)", sql, re.IGNORECASE))
+        if not calls and not re.search(rf"\b{name}\s*\(", code, re.IGNORECASE):
+            continue
+        found |= _named_tables(body) | _call_reads(body, seen | {name})
+        if not calls:  # a call with nested parentheses: every default
+            found |= {default for _, default in parameters if default}
+        for call in calls:
+            passed = [a.strip() for a in call.group(1).split(",") if a.strip()]
+            named = {a.split(":=")[0].strip().lower() for a in passed if ":=" in a}
+            positional = [a for a in passed if ":=" not in a]
+            found |= {a.strip("'") for a in passed if _QUALIFIED.match(a.split(":=")[-1].strip().strip("'"))
+                      for a in [a.split(":=")[-1].strip()] if a.startswith("'")}
+            found |= {default for i, (parameter, default) in enumerate(parameters)
+                      if default and i >= len(positional) and parameter not in named}
+    return {table.lower() for table in found}
+
+
+@functools.cache
+def table_macro_reads() -> dict[str, frozenset[str]]:
+    """Each table macro of the model's macro files -> the tables a call of it with no argument reads (its body's,
+    its arguments' defaults and those of the table macros it calls)."""
+    return {name: frozenset(_call_reads(f"{name}()")) for name in _table_macros()}
 
 
 def tables_read(sql: str) -> list[str]:
     """The ``schema.table`` names ``sql`` reads (sorted, unique), in the warehouse's schemas, those of the
     table macros it calls included."""
-    code = strip_comments_and_strings(sql)
-    found = _named_tables(sql) | {name.lower() for name in _ARGUMENT_TABLE.findall(re.sub(r"--[^\n]*", " ", sql))}
-    for name, reads in table_macro_reads().items():
-        if reads and re.search(rf"\b{name}\s*\(", code, re.IGNORECASE):
-            found |= {t.lower() for t in reads}
+    uncommented = re.sub(r"--[^\n]*", " ", sql)
+    found = _named_tables(sql) | {name.lower() for name in _ARGUMENT_TABLE.findall(uncommented)} | _call_reads(uncommented)
     return sorted(name for name in found if name.split(".")[0] in SCHEMAS)
 
 

@@ -13,7 +13,7 @@
 --     them), designs (true: each set's edge training designs, where its frame resizes the fleet, beside
 --     them), method_filter (the CTE `methods`) and method_rows.
 -- The defaults are the warehouse's tables of every variant, so sql/core/model_evaluation.sql is `select * from
--- model_rows()`; the Monte Carlo, break-even and the scratch evaluations of pipelines.model.formula pass
+-- model_rows()`; the Monte Carlo and break-even (pipelines.model.formula) and marts.siting (sql/marts/siting.sql) pass
 -- tables of their own. A class with a fleet_share takes that share of the cloud job; the 'fleet' row sums
 -- the classes (shares sum to 1: sql/checks/fleet_shares.sql). The steps in words: docs/model.md.
 create or replace temp macro model_class_rows(set_table := 'core.variant_inputs', device_table := 'core.variant_devices',

@@ -1,11 +1,13 @@
 """Every mart that reads the model is its SQL file: run by hand in a plain read-only DuckDB session on the published
 file, after the model's macro files (sql/model/macros.sql, model_rows.sql) and with the bound values its asset
 passes, it returns the stored table's rows (``except all`` empty both ways, on values rounded to 9 significant
-digits). The marts found so are those whose SQL reads core.model_evaluation (pipelines.warehouse.lineage), so a new
-one is covered by its file alone."""
+digits). The marts found so are those whose SQL reads core.model_evaluation (pipelines.warehouse.lineage) or calls
+the model's table macro itself (marts.siting, over its pairs: the temporary tables of sql/siting/, made in the same
+read-only session), so a new one is covered by its file alone."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -15,9 +17,10 @@ from pipelines.paths import MACRO_FILES, SQL_DIR, sql_text
 from pipelines.warehouse.lineage import tables_read_by
 
 MODEL_TABLE = "core.model_evaluation"
-#: The marts whose SQL reads the model's table.
+#: The marts whose SQL reads the model's table or calls its macro.
 MODEL_MARTS = sorted(f"marts.{entry.name.removesuffix('.sql')}" for entry in SQL_DIR.joinpath("marts").iterdir()
-                     if entry.name.endswith(".sql") and MODEL_TABLE in tables_read_by(f"marts/{entry.name}"))
+                     if entry.name.endswith(".sql") and (MODEL_TABLE in tables_read_by(f"marts/{entry.name}")
+                                                         or re.search(r"\bmodel_(class_)?rows\(", entry.read_text())))
 
 
 def bound_values(table: str) -> dict[str, object]:
@@ -27,6 +30,14 @@ def bound_values(table: str) -> dict[str, object]:
 
         return VERDICT_PARAMS
     return {}
+
+
+def prepare(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """The temporary tables the table's SQL reads besides the warehouse's, made as its asset makes them."""
+    if table == "marts.siting":
+        from pipelines.defs.assets.siting import prepare_siting
+
+        prepare_siting(con)
 
 
 def rounded(column: str, data_type: str) -> str:
@@ -39,7 +50,7 @@ def rounded(column: str, data_type: str) -> str:
 
 def test_the_marts_that_read_the_model_are_found() -> None:
     assert {"marts.verdict", "marts.fleet_sizing", "marts.communication", "marts.embodied_allocation",
-            "marts.lifecycle_carbon", "marts.fleet_equivalence"} <= set(MODEL_MARTS)
+            "marts.lifecycle_carbon", "marts.fleet_equivalence", "marts.siting"} <= set(MODEL_MARTS)
 
 
 @pytest.mark.parametrize("table", MODEL_MARTS)
@@ -48,6 +59,7 @@ def test_a_mart_that_reads_the_model_runs_by_hand(built_warehouse: Path, table: 
     with duckdb.connect(str(built_warehouse), read_only=True) as con:
         for relative in MACRO_FILES:
             con.execute(sql_text(relative))
+        prepare(con, table)
         con.execute(f"create temp table plain as {sql_text(f'{schema}/{name}.sql')}", bound_values(table))
         stored = con.execute("select column_name, data_type from duckdb_columns() where schema_name = $s and table_name = $t "
                              "and database_name = current_database() order by column_index", {"s": schema, "t": name}).fetchall()

@@ -125,6 +125,22 @@ def test_the_model_python_sets_no_session_state() -> None:
     assert found == {}
 
 
+#: The only evaluations beyond the declared tables: the Monte Carlo's draws and break-even's bisection, both evaluated
+#: through pipelines.model.formula (every what-if mart is SQL over core.model_evaluation, and marts.siting calls the
+#: model's table macro over its pairs in its own SQL).
+FORMULA_CALLERS = {"pipelines/model/uncertainty.py", "pipelines/model/sensitivity.py"}
+
+
+def test_only_the_draws_and_the_bisection_evaluate_through_python() -> None:
+    """The modules of pipelines/ that import the formula module's evaluations (``model_view``, ``evaluate``,
+    ``substitute``) are the Monte Carlo's and break-even's, and nothing else."""
+    root = Path(__file__).resolve().parents[2]
+    callers = {path.relative_to(root).as_posix() for path in sorted((root / "pipelines").rglob("*.py"))
+               if re.search(r"from pipelines\.model\.formula import [^\n]*\b(model_view|evaluate|substitute)\b",
+                            path.read_text("utf-8"))}
+    assert callers == FORMULA_CALLERS
+
+
 def test_session_state_is_caught() -> None:
     assert session_state("con.execute(\"set variable model_patterns = $p\")") == ["set variable"]
     assert session_state("where getvariable('x') is null") == ["getvariable"]
@@ -157,7 +173,7 @@ def registrations(root: Path) -> list[str]:
 
 def test_no_asset_hands_sql_a_python_relation() -> None:
     """The model and every asset read tables: the formula's inputs are tables or views of the
-    warehouse (core.scenarios, a substitution's temp.model_variants, siting's pairs, the draws loaded as
+    warehouse (core.scenarios, a substitution's sets, siting's pairs (sql/siting/), the draws loaded as
     tables by pipelines.model.draw_tables), never a frame registered as a relation for a query."""
     root = Path(__file__).resolve().parents[2]
     assert registrations(root) == []

@@ -11,14 +11,12 @@ only the siting rows whose intensities or R changed (``computed_run_id``).
 import dagster as dg
 import duckdb
 import pandera.polars as pa
-import polars as pl
 
 from pipelines.identifiers import checked_identifier
 from pipelines.ingest.parsers import registry
 from pipelines.lib.resources import Warehouse
 from pipelines.lib.staging import staging_table
 from pipelines.lib.tables import SqlTable, build_table_in_place, with_metadata
-from pipelines.model.formula import model_view
 from pipelines.paths import sql_text
 from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.live_feed import ensure_tables
@@ -33,7 +31,7 @@ from schemas.siting import (
     ZoneIntensity,
     ZoneTimezones,
 )
-from schemas.vocabulary import CLAIM_LOW, COMPUTE_ONLY
+from schemas.vocabulary import CLAIM_LOW
 
 #: A siting asset refreshes when any table it reads is materialised (and none is missing).
 EAGER = dg.AutomationCondition.eager()
@@ -43,6 +41,11 @@ MIN_HOURLY_COVERAGE = 0.9
 #: The marginal factors a consequential scenario reads: the short-run operating margin, the one
 #: realistic_consequential's own grid parameters take.
 MARGINAL_KIND = "short_run_operating"
+#: The temporary relations marts.siting's SQL reads, in order, each the file of sql/siting/ of its name and its kind:
+#: the pairs and their intensities, marts.verdict's answer rows, and the model's three arguments (parameter sets and
+#: device rows, views over the pairs, and variant rows).
+SITING_STEPS = tuple((f"siting_{step}", f"siting/{step}.sql", kind) for step, kind in
+                     (("pairs", "table"), ("answers", "table"), ("inputs", "view"), ("devices", "view"), ("variants", "table")))
 
 ZONE_TIMEZONES = staging_table(
     "staging.zone_timezones", ZoneTimezones, registry.ZONE_TIMEZONE_PARSERS, group="grid",
@@ -79,8 +82,7 @@ SCENARIO_ZONES = staging_table(
 ZONE_INTENSITY = SqlTable("core.zone_intensity", "core/zone_intensity.sql", ZoneIntensity)
 ZONE_EXCLUSIONS = SqlTable("core.zone_exclusions", "core/zone_exclusions.sql", ZoneExclusions)
 SITING = SqlTable("marts.siting", "marts/siting.sql", Siting,
-                  also_reads=tuple(sorted({*tables_read_by("siting/pairs.sql"), *tables_read_by("siting/inputs.sql"),
-                                           *tables_read_by("siting/devices.sql"), *tables_read_by("siting/answers.sql")})))
+                  also_reads=tuple(sorted({table for _, relative, _ in SITING_STEPS for table in tables_read_by(relative)})))
 SITING_SUMMARY = SqlTable("marts.siting_summary", "marts/siting_summary.sql", SitingSummary)
 
 
@@ -124,9 +126,10 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     own edge mix, per siting scenario and device class, read as marts.verdict reads its answer.
 
     Grain: scenario x cloud zone x edge zone (or ``mix``) x edge device class. The model's one
-    formula (sql/core/model_evaluation.sql) over core.scenarios, each pair's two intensities
-    (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the scenario's grid
-    parameters, all pairs at once and only what the mart reads: each scenario's headline basis, compute
+    formula (the table macro model_rows, called in sql/marts/siting.sql) over core.scenarios, each pair's
+    two intensities (core.zone_intensity; the mix: its zones' share-weighted mean) in place of the
+    scenario's grid parameters (variant rows of family ``siting``, sql/siting/variants.sql), all pairs
+    at once and only what the mart reads: each scenario's headline basis, compute
     only and the answer's edge design, under the method row that sets the verdict (marts.verdict's answer
     row per scenario and class, sql/siting/answers.sql: ``basis``, ``edge_design``, the method row).
     Deterministic. The rows stay in DuckDB. Rows whose R and intensities did not change since the published
@@ -134,31 +137,28 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     """
     con = warehouse.connection()
     try:
-        con.execute("create or replace temp table siting_pairs as " + sql_text("siting/pairs.sql"), {"bases": INTENSITY_BASES})
-        con.execute("create or replace temp table siting_answers as " + sql_text("siting/answers.sql"))
-        con.execute("create or replace temp view siting_inputs as " + sql_text("siting/inputs.sql"))
-        con.execute("create or replace temp view siting_devices as " + sql_text("siting/devices.sql"))
+        prepare_siting(con)
         pairs = con.execute("select count(*) from siting_pairs").fetchall()[0][0]
-        answers = query_pl(con, "select * from siting_answers")
-        # no answer row in this run's scope (a what-if over a scenario with no siting pairs): the headline rows, joined to none
-        methods = answers.select("network_method", "embodied_policy", "resize_power").unique().sort(pl.all()).rows() or "headline"
-        designs = sorted(set(answers.get_column("edge_design")))
-        with model_view(con, "temp.siting_inputs", devices="temp.siting_devices", patterns=(COMPUTE_ONLY, *designs),
-                        basis_filter="headline", methods=methods):
-            con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"))
+        con.execute("create or replace temp table siting_fresh as " + sql_text("marts/siting.sql"))
         previous = warehouse.has_table("marts.siting") and _has_every_column(con, "marts.siting", Siting)
         result = build_table_in_place(con, "marts.siting", "siting/refresh.sql" if previous else "siting/fresh.sql", Siting,
                                       {"run_id": context.run_id})
     finally:
-        con.execute("drop view if exists temp.siting_devices")
-        con.execute("drop view if exists temp.siting_inputs")
-        con.execute("drop table if exists siting_answers")
-        con.execute("drop table if exists siting_pairs")
-        con.execute("drop table if exists siting_fresh")
+        for name, _, kind in reversed(SITING_STEPS):
+            con.execute(f"drop {kind} if exists temp.{name}")
+        con.execute("drop table if exists temp.siting_fresh")
     refreshed = query_pl(con, "select count(*) filter (where computed_run_id = $run) as refreshed, "
                               "count(*) filter (where edge_mix is not null) as mix_rows from marts.siting", {"run": context.run_id})
     return with_metadata(result, {"pairs": pairs, "rows_refreshed": int(refreshed.item(0, "refreshed")),
                                   "edge_mix_rows": int(refreshed.item(0, "mix_rows"))})
+
+
+def prepare_siting(con: duckdb.DuckDBPyConnection) -> None:
+    """The temporary tables sql/marts/siting.sql reads (:data:`SITING_STEPS`), each from its file of sql/siting/,
+    on any connection to the warehouse (the asset's; a read-only session's: temporary tables are its own)."""
+    for name, relative, kind in SITING_STEPS:
+        sql = f"create or replace temp {kind} {name} as " + sql_text(relative)
+        con.execute(sql, {"bases": INTENSITY_BASES} if "$bases" in sql else {})
 
 
 def _has_every_column(con: duckdb.DuckDBPyConnection, table: str, model: type[pa.DataFrameModel]) -> bool:
