@@ -198,6 +198,7 @@ def test_render_all_needs_a_warehouse(tmp_path: Path) -> None:
         render_all(tmp_path / "missing.duckdb", tmp_path / "site")
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_asset_renders_into_configured_folder(built_warehouse: Path, tmp_path: Path) -> None:
     from pipelines.definitions import defs
     from pipelines.defs.assets.dashboards import SITE_KEY

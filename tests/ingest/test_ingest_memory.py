@@ -34,6 +34,7 @@ def bench(*args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_a_100_mb_log_ingested_as_a_partition_peaks_under_1_5x_the_file(tmp_path: Path) -> None:
     log = nvidia_smi_log.write_log(tmp_path / "power.csv", SAMPLES)
     result = bench("worker", "project", str(log))
@@ -48,6 +49,7 @@ def test_a_100_mb_log_ingested_as_a_partition_peaks_under_1_5x_the_file(tmp_path
     assert 24.0 * (polls - 1) * 0.1025 < result["energies_j"]["gpu1"] < result["energies_j"]["gpu0"]
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_the_monte_carlo_at_200_000_draws_peaks_under_600_mb(built_warehouse: Path) -> None:
     result = bench("mc-peak", str(built_warehouse), str(MC_DRAWS))
     assert result["draws"] == MC_DRAWS and result["groups"] == 12

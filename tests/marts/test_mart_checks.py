@@ -90,6 +90,7 @@ def test_missing_claim_fails_the_check(built_warehouse: Path, tmp_path: Path) ->
     assert result.metadata["missing"].value == "F4_gpu_total"
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_changing_hours_per_day_moves_the_marts(built_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sources = tmp_path / "sources"
     shutil.copytree(SOURCES_DIR, sources)

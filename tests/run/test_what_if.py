@@ -127,6 +127,7 @@ def site_files(site: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(site)): (p.stat().st_size, p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_a_new_scenario_builds_in_a_what_if(sources: Path, what_if_warehouse: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """``scenario new`` then ``run --scenario`` on a freshly built warehouse: the new file joins

@@ -412,6 +412,7 @@ def _blocked_capture(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Po
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_the_capture_runs_with_torch_and_the_standard_library_only(tmp_path: Path) -> None:
     """The documented command, tiny at its own defaults, in a process where polars, pandera, duckdb,
     dagster and the project's other packages cannot be imported: a complete manifest and every log."""
@@ -432,6 +433,7 @@ def test_the_capture_runs_with_torch_and_the_standard_library_only(tmp_path: Pat
     assert "register the logs and the rate" in stdout and "blocked in this test" not in stderr
 
 
+@pytest.mark.slow  # over 10 s on 2 cores: CI runs it (MARKERS=all)
 def test_a_capture_killed_in_its_third_repeat_registers_the_first_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     sources = tmp_path / "sources"
