@@ -4,6 +4,8 @@ Both read the marts (marts.sensitivity, marts.sensitivity_grid), which evaluate 
 formula; the sliders only pick rows of the precomputed grid.
 """
 
+from typing import NamedTuple
+
 import altair as alt
 import duckdb
 import polars as pl
@@ -29,12 +31,24 @@ from dashboards.shell import (
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
 TABLES = ["marts.sensitivity", "marts.sensitivity_grid", "marts.verdict"]
 
-#: Device multipliers m and edge hours per day of marts.sensitivity_grid (the sliders step
-#: through exactly these). A copy of pipelines.model.sensitivity's MULTIPLIERS and HOURS, which
-#: build that mart: the dashboards read tables only (tests/dashboards/test_dashboards.py keeps them equal).
-MULTIPLIER_STEP = 0.25
-MULTIPLIERS = [round(0.25 * i, 2) for i in range(1, 13)]  # 0.25 .. 3.0
-HOURS_MIN, HOURS_MAX = 1, 24
+
+class GridAxes(NamedTuple):
+    """The device multipliers m and edge hours per day of marts.sensitivity_grid's rows (their axes are stated once,
+    in sql/variants/grid.sql): the sliders step through exactly these."""
+
+    multipliers: list[float]
+    multiplier_step: float
+    hours_min: int
+    hours_max: int
+
+
+def axes(frame: pl.DataFrame) -> GridAxes:
+    """The grid's axes, read from its rows (:func:`grid`): the multipliers in order and their step, the hours' range."""
+    multipliers = sorted(set(frame.get_column("device_multiplier").to_list()))
+    step = min((b - a for a, b in zip(multipliers, multipliers[1:], strict=False)), default=1.0)
+    hours = frame.get_column("hours_per_day")
+    return GridAxes(multipliers, round(step, 6), int(hours.min()), int(hours.max()))
+
 #: The heatmap shows compute-only R; the tornado offers the pages' patterns too (dashboards.shell.page_patterns).
 
 GRID_TOOLTIP = tooltips(
@@ -73,12 +87,13 @@ def boundaries(frame: pl.DataFrame, targets: tuple[float, ...]) -> pl.DataFrame:
 
     Drawn as the R = 1 and R = claim's low end lines over the heatmap (R falls as the multiplier grows).
     """
+    half_step = axes(frame).multiplier_step / 2
     parts = []
     for target in targets:
         parts.append(
             frame.filter(pl.col("reduction_factor") >= target)
             .group_by("scenario_id", "device_class", "hours_per_day")
-            .agg((pl.col("device_multiplier").max() + MULTIPLIER_STEP / 2).alias("boundary_multiplier"))
+            .agg((pl.col("device_multiplier").max() + half_step).alias("boundary_multiplier"))
             .with_columns(pl.lit(f"R = {target:g}").alias("line"), pl.lit(target).alias("target"))
         )
     return pl.concat(parts).sort("scenario_id", "device_class", "line", "hours_per_day")
@@ -90,10 +105,12 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
     default = frame.filter(pl.col("is_scenario_point") & (pl.col("scenario_id") == "paper_text"))
     hours_default = float(default.get_column("hours_per_day")[0]) if default.height else 8.0
     scenario = scenario_param(scenarios)
+    grid_axes = axes(frame)
+    multipliers, step = grid_axes.multipliers, grid_axes.multiplier_step
     hours = alt.param(name="hours", value=hours_default,
-                      bind=alt.binding_range(min=HOURS_MIN, max=HOURS_MAX, step=1, name="Edge hours per day "))
+                      bind=alt.binding_range(min=grid_axes.hours_min, max=grid_axes.hours_max, step=1, name="Edge hours per day "))
     multiplier = alt.param(name="multiplier", value=1.0,
-                           bind=alt.binding_range(min=MULTIPLIERS[0], max=MULTIPLIERS[-1], step=MULTIPLIER_STEP,
+                           bind=alt.binding_range(min=multipliers[0], max=multipliers[-1], step=step,
                                                   name="Device multiplier "))
     picked = (alt.datum.scenario_id == scenario) & (alt.datum.hours_per_day == hours) & (
         alt.datum.device_multiplier == multiplier)
@@ -103,14 +120,14 @@ def heatmap_chart(frame: pl.DataFrame, lines: pl.DataFrame, scenarios: list[str]
         base = alt.Chart(data).transform_filter(
             (alt.datum.scenario_id == scenario) & (alt.datum.device_class == device),
         ).transform_calculate(h0="datum.hours_per_day - 0.5", h1="datum.hours_per_day + 0.5",
-                              m0=f"datum.device_multiplier - {MULTIPLIER_STEP / 2}",
-                              m1=f"datum.device_multiplier + {MULTIPLIER_STEP / 2}",
+                              m0=f"datum.device_multiplier - {step / 2}",
+                              m1=f"datum.device_multiplier + {step / 2}",
                               **{FEASIBILITY_FIELD: feasibility_expr()})
         cells = base.mark_rect().encode(
-            x=alt.X("h0:Q", title="edge hours per day", scale=alt.Scale(domain=[0.5, HOURS_MAX + 0.5], nice=False)),
+            x=alt.X("h0:Q", title="edge hours per day", scale=alt.Scale(domain=[0.5, grid_axes.hours_max + 0.5], nice=False)),
             x2="h1:Q",
             y=alt.Y("m0:Q", title="device multiplier m (x the scenario's count)",
-                    scale=alt.Scale(domain=[MULTIPLIERS[0] - MULTIPLIER_STEP / 2, MULTIPLIERS[-1] + MULTIPLIER_STEP / 2],
+                    scale=alt.Scale(domain=[multipliers[0] - step / 2, multipliers[-1] + step / 2],
                                     nice=False)),
             y2="m1:Q",
             color=alt.Color("reduction_factor:Q", title="R", scale=alt.Scale(type="log", scheme="viridis")),
@@ -196,6 +213,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     scenarios = scenario_ids(con)
     patterns = page_patterns(con)
     frame = grid(con, patterns[0])
+    grid_axes = axes(frame)
     torn = tornado(con, patterns)
     # R = 1 (no saving) and the claim's low end
     targets = (1.0, claim_of(con)[0])
@@ -217,8 +235,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
             "embodied allocation under the per-use-hour policy); the device multiplier decides it. The heatmap "
             "shows R without communication; the tornado offers communication patterns too.",
             "Sliders and selectors only pick rows of the precomputed grid "
-            f"(m = {MULTIPLIERS[0]:g}-{MULTIPLIERS[-1]:g} in steps of {MULTIPLIER_STEP:g}, "
-            f"hours {HOURS_MIN}-{HOURS_MAX}). At m = 1 and the scenario's hours the value equals the scenario's "
+            f"(m = {grid_axes.multipliers[0]:g}-{grid_axes.multipliers[-1]:g} in steps of {grid_axes.multiplier_step:g}, "
+            f"hours {grid_axes.hours_min}-{grid_axes.hours_max}). At m = 1 and the scenario's hours the value equals the scenario's "
             "headline row of marts.fleet_equivalence.",
         ],
         headline=["heatmap"],

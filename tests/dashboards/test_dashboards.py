@@ -10,7 +10,7 @@ import dagster as dg
 import pytest
 
 from dashboards import render_all
-from dashboards.sensitivity import MULTIPLIERS, grid, tornado
+from dashboards.sensitivity import axes, grid, tornado
 from dashboards.shell import VENDOR_SCRIPT, ZONE_COLOURS, page_patterns, ratio_text
 from pipelines.warehouse.queries import query_pl
 from tests.helpers import browser_missing
@@ -142,7 +142,7 @@ def test_grid_equals_the_mart_at_the_scenario_point(con) -> None:
     for row in points.iter_rows(named=True):
         assert row["reduction_factor"] == pytest.approx(row["reduction_factor_mart"], rel=1e-12)
     # rows: scenarios x device classes x multipliers x 24 hours
-    assert frame.height == mart.height * len(MULTIPLIERS) * 24
+    assert frame.height == mart.height * len(axes(frame).multipliers) * 24
 
 
 def test_grid_scales_with_devices_not_hours(con) -> None:
@@ -360,14 +360,14 @@ def test_fleet_marks_the_headline_and_keeps_the_memory_floor_apart(site: dict, c
 
 
 def test_slider_steps_are_the_grid_the_mart_is_built_on(con) -> None:
-    """dashboards keeps a copy of the grid's axes (it reads tables only): they must agree with the mart's, whose axes
-    sql/variants/grid.sql states."""
-    from dashboards.sensitivity import HOURS_MAX, HOURS_MIN
-
+    """The page reads the grid's axes from marts.sensitivity_grid's rows (no copy of sql/variants/grid.sql's): the
+    multipliers 0.25-3 in steps of 0.25 and the hours 1-24, and its sliders step through exactly those."""
+    grid_axes = axes(grid(con, page_patterns(con)[0]))
     stored = query_pl(con, "select distinct device_multiplier from marts.sensitivity_grid order by 1")
-    assert stored.to_series().to_list() == MULTIPLIERS
-    hours = query_pl(con, "select min(hours_per_day), max(hours_per_day), count(distinct hours_per_day) from marts.sensitivity_grid").row(0)
-    assert (HOURS_MIN, HOURS_MAX) == (int(hours[0]), int(hours[1])) and hours[2] == HOURS_MAX - HOURS_MIN + 1
+    assert grid_axes.multipliers == stored.to_series().to_list() == [0.25 * i for i in range(1, 13)]
+    assert (grid_axes.multiplier_step, grid_axes.hours_min, grid_axes.hours_max) == (0.25, 1, 24)
+    hours = query_pl(con, "select count(distinct hours_per_day) from marts.sensitivity_grid").item()
+    assert hours == grid_axes.hours_max - grid_axes.hours_min + 1
 
 
 def test_every_chart_is_valid_vega_lite(con) -> None:
