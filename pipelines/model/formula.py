@@ -29,6 +29,7 @@ from schemas.vocabulary import (
     BASIS_FILTERS,
     DEVICE_FIELDS,
     DEVICE_MARKER,
+    FLEET_CLASS,
     HEADLINE_BASES,
     NETWORK_METHODS,
     PATTERN_ROWS,
@@ -92,9 +93,11 @@ def _variant_rows(
     basis_filter: str | None,
     methods: str | Collection[tuple[str, str, str]],
     designs: bool,
+    set_patterns: str | None = None,
 ) -> str:
     """The variant rows of an evaluation (the model's argument ``variants``: the columns of core.variants), one
-    per parameter set of ``inputs``, as the temporary table ``model_variant_rows``; returns its name."""
+    per parameter set of ``inputs``, as the temporary table ``model_variant_rows``; returns its name. ``set_patterns``:
+    the name of a table of (scenario_id, variant_id, pattern) rows, each set evaluated on its own patterns only."""
     unknown = sorted(set(patterns) - set(PATTERN_ROWS))
     if unknown:
         raise ValueError(f"unknown communication patterns {unknown}; known: {list(PATTERN_ROWS)}")
@@ -119,6 +122,12 @@ def _variant_rows(
                "$methods::varchar as method_filter, "
                "$rows::struct(network_method varchar, policy varchar, resize_power varchar)[] as method_rows")
     sql = f"create or replace temp table model_variant_rows as select distinct scenario_id, variant_id, {columns} from {inputs}"  # noqa: S608 - a checked name; every value bound
+    if set_patterns is not None:
+        own = checked_identifier(set_patterns)
+        sql = (f"create or replace temp table model_variant_rows as select sets.* replace (own.patterns as patterns) from "  # noqa: S608 - checked names; every value bound
+               f"(select distinct scenario_id, variant_id, {columns} from {inputs}) as sets inner join "
+               f"(select scenario_id, variant_id, list(distinct pattern order by pattern) as patterns from {own} group by all) as own "
+               "using (scenario_id, variant_id)")
     con.execute(sql, {"family": family, "bases": list(BASES if all_bases else HEADLINE_BASES), "basis_filter": basis_filter,
                       "patterns": list(patterns), "own": own_pattern, "designs": designs, "methods": methods, "rows": method_rows})
     return "temp.model_variant_rows"
@@ -228,26 +237,31 @@ def evaluate(
     basis_filter: str | None = None,
     methods: str | Collection[tuple[str, str, str]] = "headline",
     family: str = "base",
+    set_patterns: str | None = None,
 ) -> pl.DataFrame:
     """R and its parts per parameter set x device class x basis x pattern x method row (sql/core/model_evaluation.sql)
     over ``inputs`` (:func:`model_view`'s: ``own_pattern`` adds each set's own named pattern), queried at once
-    (no view to bind first)."""
+    (no view to bind first). ``set_patterns``: a table of (scenario_id, variant_id, pattern) rows, each set
+    evaluated on its own rows' patterns in place of ``patterns`` (a search point needs one)."""
     try:
         query = _prepare(con, inputs, None, family=family, all_bases=all_bases, patterns=patterns,
-                         own_pattern=own_pattern, basis_filter=basis_filter, methods=methods, designs=False)
+                         own_pattern=own_pattern, basis_filter=basis_filter, methods=methods, designs=False,
+                         set_patterns=set_patterns)
         return query_pl(con, query)
     finally:
         _clean_up(con)
 
 
-def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> ParameterSets:
+def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame, classes: pl.DataFrame | None = None) -> ParameterSets:
     """Parameter sets that differ from their scenario's in the overridden parameters only, as tables
     (:func:`pipelines.model.draw_tables.load_split_sets`: the overridden columns per set, every other
     parameter per scenario), replacing an earlier call's; returns their names for :func:`evaluate`.
 
     ``overrides``: long rows (scenario_id, variant_id, parameter, value); a variant may override
     several parameters. One row per (scenario_id, variant_id) of them, every other parameter at the
-    scenario's value (core.scenarios). The overridden columns are computed here and enter the database as
+    scenario's value (core.scenarios). ``classes``: (scenario_id, variant_id, device_class) rows, each set's device
+    rows kept for its class only (every class where the class is the mixed fleet's, whose row sums them): a search
+    point is searched for one class. The overridden columns are computed here and enter the database as
     a table, as the Monte Carlo's draws do: a search's points are many, and pivoting every parameter of
     each in SQL costs more than evaluating the model.
     """
@@ -265,4 +279,8 @@ def substitute(con: duckdb.DuckDBPyConnection, overrides: pl.DataFrame) -> Param
     constants = base.drop("variant_id", *changed)
     sets = drawn.join(constants, on="scenario_id")
     devices = device_rows(sets, KEYS, device_classes(sets.columns)).filter(pl.col(DEVICE_FIELDS[DEVICE_MARKER]).is_not_null())
+    if classes is not None:
+        fleet = classes.filter(pl.col("device_class") == FLEET_CLASS).select(KEYS)
+        devices = pl.concat([devices.join(classes.select(*KEYS, "device_class"), on=[*KEYS, "device_class"], how="semi"),
+                             devices.join(fleet, on=KEYS, how="semi")]).unique(maintain_order=True)
     return load_split_sets(con, drawn.to_arrow(), constants, devices)

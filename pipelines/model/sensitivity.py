@@ -14,6 +14,9 @@ import numpy as np
 import polars as pl
 
 from pipelines.model.formula import ParameterSets, evaluate, parameter_columns, substitute
+from pipelines.paths import sql_text
+from pipelines.warehouse.queries import query_pl
+from pipelines.warehouse.tables import load_frame
 from schemas.vocabulary import CLAIM_LOW, PATTERNS, SEARCH_PATTERNS
 
 #: Switches and bookkeeping, not quantities a root can be searched for (a parameter that names a method,
@@ -37,7 +40,7 @@ _EVAL_COLUMNS = ["scenario_id", "variant_id", "device_class", "pattern", "device
                  "cloud_total_kgco2e", "reduction_factor"]
 
 
-def _headline(con: duckdb.DuckDBPyConnection, inputs: ParameterSets | None, patterns: Sequence[str] = PATTERNS,
+def _headline(con: duckdb.DuckDBPyConnection, inputs: ParameterSets, patterns: Sequence[str] = PATTERNS,
               methods: str = "headline") -> pl.DataFrame:
     columns = _EVAL_COLUMNS if methods == "headline" else [*_EVAL_COLUMNS, "network_method", "is_headline_method"]
     return evaluate(con, inputs, patterns=patterns, methods=methods).select(columns)
@@ -84,11 +87,19 @@ POINT_KEYS = ["scenario_id", "parameter", "x"]
 
 
 def _r_at(con: duckdb.DuckDBPyConnection, points: pl.DataFrame) -> pl.DataFrame:
-    """R at every distinct (scenario, parameter, x) of ``points``, per device class and pattern, in one evaluation."""
-    unique = points.select(POINT_KEYS).unique().with_row_index("point").with_columns(pl.col("point").cast(pl.String))
-    r = _headline(con, substitute(con, _points(unique.rename({"point": "point_id"}))), SEARCH_PATTERNS).select(
-        pl.col("variant_id").alias("point"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
-    return unique.join(r, on="point").drop("point")
+    """R at every distinct (scenario, parameter, x, device class, pattern) of ``points``, in one evaluation: each point
+    on its own device class and pattern only (a bracket is one class's and one pattern's)."""
+    keys = [*POINT_KEYS, "device_class", "pattern"]
+    unique = points.select(keys).unique().with_row_index("point").with_columns(pl.col("point").cast(pl.String))
+    sets = substitute(con, _points(unique.rename({"point": "point_id"})),
+                      classes=unique.select("scenario_id", pl.col("point").alias("variant_id"), "device_class"))
+    load_frame(con, "temp.break_even_points", unique.select("scenario_id", pl.col("point").alias("variant_id"), "pattern"))
+    try:
+        r = evaluate(con, sets, patterns=SEARCH_PATTERNS, set_patterns="temp.break_even_points").select(
+            pl.col("variant_id").alias("point"), "device_class", "pattern", pl.col("reduction_factor").alias("r"))
+    finally:
+        con.execute("drop table if exists temp.break_even_points")
+    return unique.join(r, on=["point", "device_class", "pattern"]).drop("point")
 
 
 def _narrow(found: pl.DataFrame, r_at: pl.DataFrame) -> pl.DataFrame:
@@ -119,9 +130,10 @@ def _refine(con: duckdb.DuckDBPyConnection, found: pl.DataFrame, steps: int) -> 
     those of every part a bracket can narrow to, so the second step finds its points evaluated. The points of a
     part are computed as its own refinement computes them, so R and the brackets are those of ``steps`` single
     refinements."""
-    points = _ladder(found).select(POINT_KEYS)
+    keys = [*POINT_KEYS, "device_class", "pattern"]
+    points = _ladder(found).select(keys)
     if steps == 2:
-        points = pl.concat([points, _ladder(_sub_brackets(found).drop("bracket", "j")).select(POINT_KEYS)])
+        points = pl.concat([points, _ladder(_sub_brackets(found).drop("bracket", "j")).select(keys)])
     r_at = _r_at(con, points)
     for _ in range(steps):
         found = _narrow(found, r_at)
@@ -134,7 +146,8 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
     A log-spaced scan over [value / 1000, value x 1000] (at most 24 h/day or a fraction of 1)
     brackets the crossing nearest the
     scenario's value; refinements (:func:`_refine`) then narrow every bracket at once. The root is substituted
-    back and R there is stored, so a jump (a device count rounding up) is visible.
+    back and R there is stored, so a jump (a device count rounding up) is visible. The baseline R is the base case's
+    row of core.model_evaluation.
     """
     space = searchable(base, parameters)
     steps = np.linspace(0.0, 1.0, GRID_POINTS)
@@ -168,11 +181,9 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
         if found.height == 0:
             break
         found = _refine(con, found, min(2, REFINEMENTS - done))
-    roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"),
-                               pl.int_range(pl.len()).cast(pl.String).alias("point_id"))
-    r_root = _headline(con, substitute(con, _points(roots)), SEARCH_PATTERNS).select(
-        "scenario_id", pl.col("variant_id").alias("point_id"), "device_class", "pattern", pl.col("reduction_factor").alias("r_root"))
-    roots = roots.join(r_root, on=["scenario_id", "point_id", "device_class", "pattern"])
+    roots = found.with_columns(((pl.col("lo") * pl.col("hi")).sqrt()).alias("x"))
+    r_root = _r_at(con, roots).rename({"r": "r_root"})
+    roots = roots.join(r_root, on=[*POINT_KEYS, "device_class", "pattern"])
     keys = ["scenario_id", "device_class", "pattern", "parameter"]
     wide = roots.select(*keys, "target", "x", "r_root").pivot(on="target", index=keys, values=["x", "r_root"])
     # the pivot's columns (x_<target>, r_root_<target>) under the mart's names: r1 for R = 1, r4 for the claim's low end
@@ -182,8 +193,8 @@ def break_even(con: duckdb.DuckDBPyConnection, base: pl.DataFrame, parameters: p
     for name in ("value_r1", "value_r4", "reduction_factor_at_r1", "reduction_factor_at_r4"):
         if name not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(name))
-    baseline = _headline(con, None).select("scenario_id", "device_class", "pattern",
-                                           pl.col("reduction_factor").alias("baseline_reduction_factor"))
+    # the base case's own rows, as the build stored them (sql/model/break_even_baseline.sql)
+    baseline = query_pl(con, sql_text("model/break_even_baseline.sql"), {"patterns": list(PATTERNS)})
     out = (
         moved.join(wide, on=keys, how="left")
         .join(space, on=["scenario_id", "parameter"])

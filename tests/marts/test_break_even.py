@@ -8,7 +8,7 @@ import pytest
 from pipelines.model.formula import scenario_inputs
 from pipelines.model.sensitivity import break_even
 from pipelines.warehouse.queries import query_pl
-from tests.marts.model_rows import scenario_connection
+from tests.marts.model_rows import build_model, scenario_connection
 
 CLOUD_PER_G = 700 * 24 * 365 * 3 / 1e6  # the GPU's operational kg per g/kWh of its grid: 700 W x 24 h x 365 x 3 y
 CLOUD = 123.75 + CLOUD_PER_G * 367  # + its embodied 123.75 kg: 6875.082
@@ -20,6 +20,7 @@ RADIO = 15 * 8 * 3600 * 365 * 3 * 0.5 / 3.6e6 * 0.367  # the laptops' 0.5 W radi
 @pytest.fixture(scope="module")
 def rows() -> dict[tuple[str, str, str], dict]:
     con = scenario_connection()
+    build_model(con)  # the baselines are core.model_evaluation's base rows, as in a build
     frame = break_even(con, scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters"))
     assert set(frame.get_column("pattern")) == {"none", "radio_window"}  # compute only and the paper's communication
     return {(r["device_class"], r["pattern"], r["parameter"]): r for r in frame.iter_rows(named=True)}

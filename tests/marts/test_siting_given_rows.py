@@ -1,7 +1,7 @@
 """marts.siting, given rows -> expected rows: one row per pair of a cloud zone and an edge zone (or the
 scenario's edge mix) of `siting_pairs` and edge device class, with R compute only and R with the answer's
-edge design read from the model's rows (the view `model_evaluation`) on the answer's basis, under the
-answer's method row (the table `siting_answers`); and the answer each scenario and class is read on
+edge design read from the model's rows (given in place of the table macro model_rows' rows over the pairs) on the
+answer's basis, under the answer's method row (the table `siting_answers`); and the answer each scenario and class is read on
 (sql/siting/answers.sql), given marts.verdict's rows."""
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ FETCHED = dt.datetime(2024, 6, 1, tzinfo=dt.UTC)
 
 
 def run_sql(sql_file: str, given: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """A file of sql/ as run_mart runs a mart, where a given name may also be unqualified (the temporary
-    view `model_evaluation` and tables `siting_pairs` and `siting_answers` the asset creates)."""
+    """A file of sql/ as run_mart runs a mart, where a given name may also be unqualified (the tables `siting_pairs`
+    and `siting_answers` the asset creates); given rows named `model_rows` are the model's rows, the table macro
+    model_rows redefined to return them whatever tables it is passed."""
     con = duckdb.connect()
     con.execute("set TimeZone = 'UTC'")
     install_macros(con)
@@ -42,6 +43,9 @@ def run_sql(sql_file: str, given: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         con.register("_given", rows)
         con.execute(f"create table {table} as select * from _given")  # noqa: S608 - a checked name
         con.unregister("_given")
+    if "model_rows" in given:
+        con.execute("create or replace temp macro model_rows(set_table, device_table, variant_table) as table "
+                    "select * from main.model_rows")
     cursor = con.execute(sql_text(sql_file))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -86,7 +90,7 @@ def test_r_per_pair_at_the_answers_basis_design_and_method_row() -> None:
     rows = run_siting({
         "core.scenarios": [{"scenario_id": "s", "accounting_frame": "attributional", "comm_pattern": OWN}],
         "siting_answers": [answer("laptop", DESIGN), answer("phone", OWN)],
-        "model_evaluation": model,
+        "model_rows": model,
         "siting_pairs": [pair("FR", "DE", 50.0, 350.0), pair("PL", "DE", 700.0, 350.0),
                          pair("FR", "mix", 50.0, 290.0, mix="DE 0.6, ES 0.4")],
     })

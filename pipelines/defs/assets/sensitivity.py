@@ -17,7 +17,7 @@ from schemas.reviewers import BreakEven
 from schemas.vocabulary import COMPUTE_ONLY
 
 KINDS = {"duckdb", "polars"}
-DEPS = [["core", "scenarios"], ["core", "scenario_parameters"]]
+DEPS = [["core", "scenarios"], ["core", "scenario_parameters"], ["core", "model_evaluation"]]
 
 
 def _inputs(warehouse: Warehouse) -> tuple[pl.DataFrame, pl.DataFrame]:
