@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandera.polars as pa
 import polars as pl
 
@@ -33,6 +35,16 @@ RANGED_INPUTS = ["mfu", "goodput"]
 #: A case that gives these inputs is a predictive case (sql/marts/validation.sql), and gives its goodput too.
 PREDICTIVE_INPUTS = ["params", "tokens", "peak_tflops", "mfu"]
 CASE_ID_PATTERN = r"^[a-z0-9]+(_[a-z0-9]+)*$"
+
+
+def status_of(name: str, detail: str = "") -> Any:
+    """The ``<name>_status`` column of an input: one of :data:`STATUSES`, or empty."""
+    return pa.Field(nullable=True, isin=STATUSES, description=f"Status of {name}{detail}.")
+
+
+def source_of(name: str, detail: str = "") -> Any:
+    """The ``<name>_citation`` column of an input: where its value comes from, or empty."""
+    return pa.Field(nullable=True, description=f"Source of {name}{detail}.")
 
 
 class ValidationCases(FiniteProvenance):
@@ -81,21 +93,15 @@ class ValidationCases(FiniteProvenance):
     accelerator_hours: float = pa.Field(
         nullable=True, gt=0, description="Accelerator-hours of the run (chips x hours)."
     )
-    accelerator_hours_status: str = pa.Field(
-        nullable=True,
-        isin=STATUSES,
-        description="Status of accelerator_hours: primary | paper | derived | assumed.",
-    )
-    accelerator_hours_citation: str = pa.Field(
-        nullable=True, description="Source of accelerator_hours."
-    )
+    accelerator_hours_status: str = status_of("accelerator_hours", ": primary | paper | derived | assumed")
+    accelerator_hours_citation: str = source_of("accelerator_hours")
     power_w: float = pa.Field(
         nullable=True,
         gt=0,
         description="Average power per accelerator while training, its share of the node included, W.",
     )
-    power_w_status: str = pa.Field(nullable=True, isin=STATUSES, description="Status of power_w.")
-    power_w_citation: str = pa.Field(nullable=True, description="Source of power_w.")
+    power_w_status: str = status_of("power_w")
+    power_w_citation: str = source_of("power_w")
     power_w_includes_pue: bool = pa.Field(
         nullable=True,
         description="true: power_w is facility power per accelerator that the publication already multiplied by "
@@ -110,34 +116,30 @@ class ValidationCases(FiniteProvenance):
         description="Power usage effectiveness of the datacentre, applied to power_w (1 where the published figure "
         "carries none; empty where power_w_includes_pue).",
     )
-    pue_status: str = pa.Field(nullable=True, isin=STATUSES, description="Status of pue.")
-    pue_citation: str = pa.Field(nullable=True, description="Source of pue.")
+    pue_status: str = status_of("pue")
+    pue_citation: str = source_of("pue")
     grid_gco2e_per_kwh: float = pa.Field(
         nullable=True,
         ge=0,
         le=2000,
         description="Carbon intensity of the electricity the publication used, gCO2e/kWh.",
     )
-    grid_gco2e_per_kwh_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of grid_gco2e_per_kwh."
-    )
-    grid_gco2e_per_kwh_citation: str = pa.Field(
-        nullable=True, description="Source of grid_gco2e_per_kwh."
-    )
+    grid_gco2e_per_kwh_status: str = status_of("grid_gco2e_per_kwh")
+    grid_gco2e_per_kwh_citation: str = source_of("grid_gco2e_per_kwh")
     params: float = pa.Field(
         nullable=True,
         gt=0,
         description="Parameters active per token (all parameters for a dense model).",
     )
-    params_status: str = pa.Field(nullable=True, isin=STATUSES, description="Status of params.")
-    params_citation: str = pa.Field(nullable=True, description="Source of params.")
+    params_status: str = status_of("params")
+    params_citation: str = source_of("params")
     tokens: float = pa.Field(
         nullable=True,
         gt=0,
         description="Training tokens (for an encoder-decoder, the input tokens its encoder reads).",
     )
-    tokens_status: str = pa.Field(nullable=True, isin=STATUSES, description="Status of tokens.")
-    tokens_citation: str = pa.Field(nullable=True, description="Source of tokens.")
+    tokens_status: str = status_of("tokens")
+    tokens_citation: str = source_of("tokens")
     architecture: str = pa.Field(
         nullable=True,
         isin=ARCHITECTURES,
@@ -145,31 +147,23 @@ class ValidationCases(FiniteProvenance):
         "(encoder and decoder of N/2 each: 6 x N/2 x D + 6 x N/2 x D x target_tokens_per_input_token); "
         "empty: counted as 6 x N x D, the way the N and D were published (notes).",
     )
-    architecture_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of architecture."
-    )
-    architecture_citation: str = pa.Field(nullable=True, description="Source of architecture.")
+    architecture_status: str = status_of("architecture")
+    architecture_citation: str = source_of("architecture")
     target_tokens_per_input_token: float = pa.Field(
         nullable=True,
         gt=0,
         description="An encoder-decoder's decoder (target) tokens per encoder input token in pre-training, "
         "e.g. 114 / 512 for T5's span corruption.",
     )
-    target_tokens_per_input_token_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of target_tokens_per_input_token."
-    )
-    target_tokens_per_input_token_citation: str = pa.Field(
-        nullable=True, description="Source of target_tokens_per_input_token."
-    )
+    target_tokens_per_input_token_status: str = status_of("target_tokens_per_input_token")
+    target_tokens_per_input_token_citation: str = source_of("target_tokens_per_input_token")
     peak_tflops: float = pa.Field(
         nullable=True,
         gt=0,
         description="Peak of the accelerator at the training precision, dense, TFLOPS.",
     )
-    peak_tflops_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of peak_tflops."
-    )
-    peak_tflops_citation: str = pa.Field(nullable=True, description="Source of peak_tflops.")
+    peak_tflops_status: str = status_of("peak_tflops")
+    peak_tflops_citation: str = source_of("peak_tflops")
     mfu: float = pa.Field(
         nullable=True,
         gt=0,
@@ -190,10 +184,8 @@ class ValidationCases(FiniteProvenance):
         le=1,
         description="Highest plausible MFU of the run (the predicted interval's low end); empty with mfu_low: no range.",
     )
-    mfu_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of mfu (and of its range)."
-    )
-    mfu_citation: str = pa.Field(nullable=True, description="Source of mfu (and of its range).")
+    mfu_status: str = status_of("mfu", " (and of its range)")
+    mfu_citation: str = source_of("mfu", " (and of its range)")
     goodput: float = pa.Field(
         nullable=True,
         gt=0,
@@ -216,20 +208,14 @@ class ValidationCases(FiniteProvenance):
         description="Highest plausible goodput of the run (the predicted interval's low end); empty with "
         "goodput_low: no range.",
     )
-    goodput_status: str = pa.Field(
-        nullable=True, isin=STATUSES, description="Status of goodput (and of its range)."
-    )
-    goodput_citation: str = pa.Field(
-        nullable=True, description="Source of goodput (and of its range)."
-    )
+    goodput_status: str = status_of("goodput", " (and of its range)")
+    goodput_citation: str = source_of("goodput", " (and of its range)")
     llmcarbon_operational_kgco2e: float = pa.Field(
         nullable=True,
         gt=0,
         description="LLMCarbon's prediction of the run's operational carbon, where it covers the case, kgCO2e.",
     )
-    llmcarbon_citation: str = pa.Field(
-        nullable=True, description="Source of llmcarbon_operational_kgco2e."
-    )
+    llmcarbon_citation: str = source_of("llmcarbon_operational_kgco2e")
     notes: str = pa.Field(
         nullable=True,
         description="The arithmetic behind derived inputs, and why an input or a mode is missing.",
