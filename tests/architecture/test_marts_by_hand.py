@@ -70,3 +70,15 @@ def test_a_mart_that_reads_the_model_runs_by_hand(built_warehouse: Path, table: 
         only_stored = con.execute(f"select count(*) from (select {columns} from {table} except all select {columns} from plain)").fetchone()[0]  # noqa: S608
     assert counts[0] == counts[1] > 0 and only_plain == only_stored == 0, (counts, only_plain, only_stored)
     assert len([c for c, _ in stored if c in plain]) >= len(stored) - 1  # every stored column but a run stamp is the SQL's
+
+
+def test_siting_needs_no_macros_installed_before(built_warehouse: Path) -> None:
+    """A step of a multiprocess run opens a connection of its own: marts.siting's set-up installs the model's macros
+    itself, so its SQL runs on a connection that has none."""
+    from pipelines.defs.assets.siting import prepare_siting
+
+    with duckdb.connect(str(built_warehouse), read_only=True) as con:
+        prepare_siting(con)
+        counts = con.execute(f"select (select count(*) from ({sql_text('marts/siting.sql')})), "  # noqa: S608 - the project's file
+                             "(select count(*) from marts.siting)").fetchone()
+    assert counts[0] == counts[1] > 0

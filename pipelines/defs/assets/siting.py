@@ -21,7 +21,7 @@ from pipelines.paths import sql_text
 from pipelines.warehouse.lineage import tables_read_by
 from pipelines.warehouse.live_feed import ensure_tables
 from pipelines.warehouse.queries import query_pl
-from pipelines.warehouse.tables import preview_md
+from pipelines.warehouse.tables import install_macros, preview_md
 from schemas.marts import Siting, SitingSummary
 from schemas.siting import (
     INTENSITY_BASES,
@@ -155,7 +155,9 @@ def siting(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
 
 def prepare_siting(con: duckdb.DuckDBPyConnection) -> None:
     """The temporary tables sql/marts/siting.sql reads (:data:`SITING_STEPS`), each from its file of sql/siting/,
-    on any connection to the warehouse (the asset's; a read-only session's: temporary tables are its own)."""
+    on any connection to the warehouse (the asset's; a read-only session's: temporary tables are its own), after the
+    model's macros (a step of a multiprocess run opens a connection of its own)."""
+    install_macros(con)
     for name, relative, kind in SITING_STEPS:
         sql = f"create or replace temp {kind} {name} as " + sql_text(relative)
         con.execute(sql, {"bases": INTENSITY_BASES} if "$bases" in sql else {})
