@@ -207,10 +207,13 @@ def _chain(info: object) -> list[object]:
 
 
 def interrupted(events: Sequence[Any]) -> bool:
-    """Whether an interrupt (Ctrl-C) stopped a step or the run of ``events``."""
+    """Whether an interrupt (Ctrl-C) stopped a step or the run of ``events``: an error of an interrupt's class in a
+    step's error chain, or one that names it (DuckDB raises its own error when the interrupt lands while it reads a
+    Python object, naming the interrupt's class in its message)."""
     for event in events:
         error = getattr(event.event_specific_data, "error", None) if event.event_specific_data is not None else None
-        if any(getattr(item, "cls_name", None) in INTERRUPTED for item in _chain(error)):
+        if any(getattr(item, "cls_name", None) in INTERRUPTED
+               or any(f"{name}:" in (getattr(item, "message", None) or "") for name in INTERRUPTED) for item in _chain(error)):
             return True
     return False
 

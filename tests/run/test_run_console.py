@@ -257,3 +257,21 @@ def test_ctrl_c_says_interrupted_and_leaves_the_warehouse(tmp_path: Path, built_
     assert err.rstrip("\n").splitlines()[-1] == INTERRUPTED
     assert [t for t in TRACES if t in out + err] == [] and "DagsterExecutionInterruptedError" not in out + err
     assert sha256_file(published) == before
+
+
+def test_an_interrupt_that_duckdb_rewraps_counts_as_an_interrupt() -> None:
+    """Ctrl-C while DuckDB reads a Python object surfaces as DuckDB's own error naming the interrupt: the run was
+    interrupted, not failed; an error that merely mentions no interrupt is a failure."""
+    from types import SimpleNamespace
+
+    from pipelines.run.launch import interrupted
+
+    def event(cls_name: str, message: str) -> SimpleNamespace:
+        error = SimpleNamespace(cls_name=cls_name, message=message, cause=None, context=None)
+        return SimpleNamespace(event_specific_data=SimpleNamespace(error=error))
+
+    rewrapped = ("Invalid Input Error: exporting a stream from the object registered as '_staged' failed: "
+                 "DagsterExecutionInterruptedError: ")
+    assert interrupted([event("InvalidInputException", rewrapped)])
+    assert interrupted([event("DagsterExecutionInterruptedError", "")])
+    assert not interrupted([event("InvalidInputException", "Invalid Input Error: a column is missing")])
