@@ -72,8 +72,8 @@ def _call_reads(sql: str, seen: frozenset[str] = frozenset()) -> set[str]:
             passed = [a.strip() for a in call.group(1).split(",") if a.strip()]
             named = {a.split(":=")[0].strip().lower() for a in passed if ":=" in a}
             positional = [a for a in passed if ":=" not in a]
-            found |= {a.strip("'") for a in passed if _QUALIFIED.match(a.split(":=")[-1].strip().strip("'"))
-                      for a in [a.split(":=")[-1].strip()] if a.startswith("'")}
+            values = [a.split(":=")[-1].strip() for a in passed]  # each argument's value, named or not
+            found |= {v.strip("'") for v in values if v.startswith("'") and _QUALIFIED.match(v.strip("'"))}
             found |= {default for i, (parameter, default) in enumerate(parameters)
                       if default and i >= len(positional) and parameter not in named}
     return {table.lower() for table in found}
