@@ -6,7 +6,14 @@ import pandera.polars as pa
 import polars as pl
 
 
-class Provenance(pa.DataFrameModel):
+class Contract(pa.DataFrameModel):
+    """A warehouse table's contract: strict, so a column it does not name fails validation."""
+
+    class Config:
+        strict = True
+
+
+class Provenance(Contract):
     """Mixin for staging tables: the source id, file and line of every row."""
 
     source_id: str = pa.Field(description="Joins staging.sources.source_id: the shipped file this row came from.")
@@ -26,9 +33,6 @@ def floats_are_finite(data: pa.PolarsData) -> pl.LazyFrame:
 
 class FiniteProvenance(Provenance):
     """Mixin for strict staging tables whose numbers are all finite (:func:`floats_are_finite`)."""
-
-    class Config:
-        strict = True
 
     @pa.dataframe_check(name="numbers_are_finite", description="no number is NaN or infinite")
     @classmethod

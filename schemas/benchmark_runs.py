@@ -47,9 +47,6 @@ class BenchmarkRuns(Provenance):
     log_format: str = pa.Field(isin=LOG_FORMATS, description="Format of the source file (the manifest kind).")
     is_synthetic: bool = pa.Field(description="True if the log was synthesised (not a measurement).")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="finite_numbers", description="duration, energies and power are finite")
     @classmethod
     def finite_numbers(cls, data: pa.PolarsData) -> pl.LazyFrame:

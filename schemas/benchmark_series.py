@@ -48,9 +48,6 @@ class BenchmarkSeries(Provenance):
                     "every other series (a user's own logs among them), which marts.paper_reproduction does not read.",
     )
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="ci_brackets_mean", description="ci95_low <= mean <= ci95_high (energy and power)")
     @classmethod
     def ci_brackets_mean(cls, data: pa.PolarsData) -> pl.LazyFrame:

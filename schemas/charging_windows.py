@@ -46,9 +46,6 @@ class ChargingWindows(Provenance):
     last_period_end: UTC_TS = pa.Field(description="End of the last hour of data (UTC).")  # type: ignore[valid-type]
     signals: str = pa.Field(description="Signals used: actual, or actual+forecast where some periods have only a forecast.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="cleanest_is_lowest", description="the cleanest window's mean is at most the overnight window's and the daily mean")
     @classmethod
     def cleanest_is_lowest(cls, data: pa.PolarsData) -> pl.LazyFrame:

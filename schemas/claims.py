@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import Provenance
+from schemas.base import Contract, Provenance
 from schemas.scenario_parameters import STATUSES
 
 #: What a claim states, each with the recomputation sql/marts/claims.sql gives it:
@@ -59,9 +59,6 @@ class Claims(Provenance):
     missing: str = pa.Field(nullable=True, description="What the paper does not publish that a recomputation needs (a claim with no case).")
     notes: str = pa.Field(str_length={"min_value": 1}, description="How it is recomputed, or why it cannot be.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(description="a claim has a case to recompute it on, or names what is missing")
     @classmethod
     def case_or_missing(cls, data: pa.PolarsData) -> pl.LazyFrame:
@@ -95,7 +92,6 @@ class ClaimParameters(Provenance):
     reasoning: str = pa.Field(str_length={"min_value": 1}, description="Why the value, and any arithmetic behind it.")
 
     class Config:
-        strict = True
         unique = ["case_id", "parameter"]
 
     @pa.dataframe_check(description="exactly one of value, value_text and factor_id gives the value")
@@ -106,7 +102,7 @@ class ClaimParameters(Provenance):
         return data.lazyframe.select(given == 1)
 
 
-class ClaimValues(pa.DataFrameModel):
+class ClaimValues(Contract):
     """core.claim_values: every parameter of every claim case at its central value and at the low and high ends of its
     sourced range (the central value where it has none); a factor_id's row of staging.network_energy gives its value.
     Grain: case x parameter x range end."""
@@ -121,11 +117,10 @@ class ClaimValues(pa.DataFrameModel):
     value_text: str = pa.Field(nullable=True, description="A named value (comm_pattern).")
 
     class Config:
-        strict = True
         unique = ["case_id", "parameter", "range_end"]
 
 
-class ClaimRows(pa.DataFrameModel):
+class ClaimRows(Contract):
     """marts.claims: every registered claim with its published value, the value this project recomputes from
     parameter rows, the status and the verdict in the claim's own terms. Grain: one claim."""
 
@@ -152,11 +147,8 @@ class ClaimRows(pa.DataFrameModel):
     case_id: str = pa.Field(nullable=True, description="The parameter set it is recomputed on.")
     citation_url: str = pa.Field(description="Link to the paper.")
 
-    class Config:
-        strict = True
 
-
-class ClaimTraffic(pa.DataFrameModel):
+class ClaimTraffic(Contract):
     """marts.claim_traffic: the wide-area traffic of each case whose pattern moves bytes, and its network energy
     under each network method that applies to a link between data centres (those that charge bytes by their
     ends: volume and marginal). Grain: case x network method x range end (central, low, high)."""
@@ -172,6 +164,3 @@ class ClaimTraffic(pa.DataFrameModel):
     syncs: float = pa.Field(ge=0, description="All-reduces over the run: tokens / (nodes x tokens per node step x local steps per sync).")
     wan_tb: float = pa.Field(ge=0, description="Bytes over the wide-area link, TB (1e12 B): sql/model/macros.sql comm_bytes.")
     network_kwh: float = pa.Field(ge=0, description="The network's energy for those bytes under the method (sql/model/macros.sql network_terms_kwh, network_method_kwh), kWh.")
-
-    class Config:
-        strict = True

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.base import Contract
 from schemas.training_throughput import POWER_BOUNDARIES, PRECISIONS
 
 #: Relative tolerance of the ratio arithmetic (floating point only: the columns are not rounded).
 RATIO_RTOL = 1e-9
 
 
-class CloudEnergyCheck(pa.DataFrameModel):
+class CloudEnergyCheck(Contract):
     """marts.cloud_energy_check: the model's cloud GPU energy per training token (its board power at
     cloud_utilisation, for the time a token takes at its measured rate) beside this project's
     measurement of the same GPU (power_w / tokens_per_s of a measured rate row). Grain: scenario x
@@ -48,7 +49,6 @@ class CloudEnergyCheck(pa.DataFrameModel):
     energy_ratio: float = pa.Field(gt=0, description="model_j_per_token / measured_j_per_token (= power_ratio / rate_ratio): above 1, the model charges each token more board energy than was measured; below 1, less.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "throughput_id"]
 
     @pa.dataframe_check(name="energy_ratio_is_power_over_rate", description="energy_ratio = power_ratio / rate_ratio")

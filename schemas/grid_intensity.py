@@ -111,9 +111,6 @@ class GridIntensity(Provenance):
     data_first_year: int = pa.Field(nullable=True, ge=1990, le=2100, description="For a marginal factor: the first year of the data it is fitted to (for a long-run projection, the first year it projects; for a combined row, the earliest of its inputs'); null otherwise.")
     data_last_year: int = pa.Field(nullable=True, ge=1990, le=2100, description="For a marginal factor: the last year of the data it is fitted to, or of the years it projects; null otherwise.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="period_end_after_start", description="period_end must be later than period_start")
     @classmethod
     def period_end_after_start(cls, data: pa.PolarsData) -> pl.LazyFrame:

@@ -8,6 +8,7 @@ import pandera.polars as pa
 import polars as pl
 from pandera.engines import polars_engine as pe
 
+from schemas.base import Contract
 from schemas.benchmark_series import TABLE1_CLAIMS
 from schemas.device_specs import DEVICE_CLASSES
 from schemas.grid_intensity import EMISSION_SCOPES, ZONE_PATTERN
@@ -48,7 +49,7 @@ def whole_at_least_one(data: pa.PolarsData) -> pl.LazyFrame:
 #: inputs agree on every other column.
 RUN_STAMP_COLUMNS = ("computed_run_id",)
 
-class TrainingEnergy(pa.DataFrameModel):
+class TrainingEnergy(Contract):
     """marts.training_energy (paper Table 1). Grain: one benchmark series (repeated runs of one
     device and workload); any number of series may share a device and workload."""
 
@@ -82,9 +83,6 @@ class TrainingEnergy(pa.DataFrameModel):
     )
     source_id: str = pa.Field(description="Source of the series' first run (joins staging.sources).")
 
-    class Config:
-        strict = True
-
     @pa.check("energy_ratio_vs_cloud_gpu", "slowdown_vs_cloud_gpu", name="finite_positive")
     @classmethod
     def ratios_finite_positive(cls, data: pa.PolarsData) -> pl.LazyFrame:
@@ -98,7 +96,7 @@ class TrainingEnergy(pa.DataFrameModel):
         return data.lazyframe.select(col.is_null() | ~col.is_duplicated())
 
 
-class LifecycleCarbon(pa.DataFrameModel):
+class LifecycleCarbon(Contract):
     """marts.lifecycle_carbon (paper Fig. 4). Grain: scenario x device class."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -115,7 +113,6 @@ class LifecycleCarbon(pa.DataFrameModel):
     embodied_rule: str = pa.Field(description="How embodied carbon was charged.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class"]
 
     @pa.dataframe_check(description="shares sum to 1 within 0.01")
@@ -124,7 +121,7 @@ class LifecycleCarbon(pa.DataFrameModel):
         return data.lazyframe.select(((pl.col("embodied_share") + pl.col("operational_share")) - 1).abs() <= 0.01)
 
 
-class FleetEquivalence(pa.DataFrameModel):
+class FleetEquivalence(Contract):
     """marts.fleet_equivalence (paper Fig. 5). Grain: scenario x edge device class x basis; a
     mixed fleet adds one row for the fleet as a whole (device_class 'fleet', its classes summed)."""
 
@@ -161,7 +158,6 @@ class FleetEquivalence(pa.DataFrameModel):
     train_power_w_for_r4: float = pa.Field(nullable=True, ge=0, description="Edge training power at which R = 4 with the embodied part held fixed, W; null where no power reaches R = 4, or the scenario's claim is not a ratio R with a row of core.claim (marts.break_even solves every parameter exactly).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "basis"]
 
     @pa.check("reduction_factor", "reduction_factor_with_comm", name="finite_positive")
@@ -175,7 +171,7 @@ class FleetEquivalence(pa.DataFrameModel):
         return whole_at_least_one(data)
 
 
-class ScalingEnergy(pa.DataFrameModel):
+class ScalingEnergy(Contract):
     """marts.scaling_energy (paper Fig. 3). Grain: scenario x device class x model size."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -192,11 +188,10 @@ class ScalingEnergy(pa.DataFrameModel):
     total_kwh: float = pa.Field(gt=0, description="Compute + communication, kWh.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "model_id"]
 
 
-class DistributedTrainingEnergy(pa.DataFrameModel):
+class DistributedTrainingEnergy(Contract):
     """marts.distributed_training_energy (paper Table 2, estimate). Grain: scenario x device class x pattern."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -215,7 +210,6 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
     energy_ratio_vs_cloud_gpu: float = pa.Field(description="Cloud energy / edge total.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern"]
 
     @pa.check("energy_ratio_vs_cloud_gpu", name="finite_positive")
@@ -224,7 +218,7 @@ class DistributedTrainingEnergy(pa.DataFrameModel):
         return finite_positive(data)
 
 
-class ScenarioIds(pa.DataFrameModel):
+class ScenarioIds(Contract):
     """marts.scenarios: the scenarios the build evaluated (core.scenarios), for the pages' scenario selectors. Grain: scenario."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -234,11 +228,8 @@ class ScenarioIds(pa.DataFrameModel):
     comm_pattern: str = pa.Field(isin=list(COMM_PATTERNS), description="The scenario's own communication pattern (its comm_pattern): a pattern the pages offer.")
     compute_only_pattern: str = pa.Field(isin=list(PATTERNS), description="The pattern that moves no bytes (core.patterns): the pages' R without communication.")
 
-    class Config:
-        strict = True
 
-
-class GridDaily(pa.DataFrameModel):
+class GridDaily(Contract):
     """marts.grid_daily: daily mean grid carbon intensity per zone from the sub-daily (hourly or half-hourly)
     actual series of staging.grid_intensity, in one emission scope per zone (lifecycle where the zone has it).
     Grain: zone x UTC day."""
@@ -253,11 +244,10 @@ class GridDaily(pa.DataFrameModel):
     periods: int = pa.Field(ge=1, description="Hourly or half-hourly periods averaged.")
 
     class Config:
-        strict = True
         unique = ["zone", "day"]
 
 
-class GridProfiles(pa.DataFrameModel):
+class GridProfiles(Contract):
     """marts.grid_profiles: mean, lowest and highest grid carbon intensity per zone by hour of the day (UTC),
     over the sub-daily actual series in the scope marts.grid_daily chose for the zone. Grain: zone x hour of day."""
 
@@ -273,11 +263,10 @@ class GridProfiles(pa.DataFrameModel):
     periods: int = pa.Field(ge=1, description="Hourly or half-hourly periods averaged.")
 
     class Config:
-        strict = True
         unique = ["zone", "hour_utc"]
 
 
-class GridAnnual(pa.DataFrameModel):
+class GridAnnual(Contract):
     """marts.grid_annual: annual average grid carbon intensity per zone, lifecycle scope (the annual_average rows of
     staging.grid_intensity). Grain: zone x year."""
 
@@ -291,11 +280,10 @@ class GridAnnual(pa.DataFrameModel):
     source_id: str = pa.Field(description="Source of the average (joins marts.sources).")
 
     class Config:
-        strict = True
         unique = ["zone", "year"]
 
 
-class PaperReproduction(pa.DataFrameModel):
+class PaperReproduction(Contract):
     """marts.paper_reproduction: every number the paper publishes, recomputed, with a verdict. Grain: one published claim."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -315,11 +303,8 @@ class PaperReproduction(pa.DataFrameModel):
     location: str = pa.Field(description="Where in the paper.")
     source_id: str = pa.Field(description="The claim's source (joins staging.sources).")
 
-    class Config:
-        strict = True
 
-
-class Verdict(pa.DataFrameModel):
+class Verdict(Contract):
     """marts.verdict: the answer. Grain: scenario x basis x edge device class x method row (network method,
     allocation policy, resize power).
 
@@ -400,7 +385,6 @@ class Verdict(pa.DataFrameModel):
     verdict_deciding_assumptions: str = pa.Field(nullable=True, description="Headline rows: the parameters of status 'assumed' whose range alone (one at a time, marts.sensitivity: headline basis, the scenario's pattern, the frame's headline method) moves deterministic R with communication across 1 or the claim's low end, as 'parameter low-high (R at one end-R at the other)'; null when none does.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "basis", "device_class", "network_method", "embodied_policy", "resize_power", "edge_design"]
 
     @pa.dataframe_check(description="p05 <= p50 <= p95, compute only, and with communication where any draw is feasible")
@@ -423,7 +407,7 @@ class Verdict(pa.DataFrameModel):
 SITING_R_KINDS = ["compute_only", "with_comm"]
 
 
-class Siting(pa.DataFrameModel):
+class Siting(Contract):
     """marts.siting. Grain: scenario x cloud zone x edge zone (or the scenario's edge mix) x edge device class.
 
     R for every pair of a cloud zone and an edge zone with data in the scenario's year and scope
@@ -465,7 +449,6 @@ class Siting(pa.DataFrameModel):
     computed_run_id: str = pa.Field(description="The run that last computed the row: a refresh re-stamps only the rows whose intensities or R changed.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "cloud_zone", "edge_zone", "device_class"]
 
     @pa.check("reduction_factor", "reduction_factor_with_comm", name="finite_positive")
@@ -474,7 +457,7 @@ class Siting(pa.DataFrameModel):
         return finite_positive(data)
 
 
-class SitingSummary(pa.DataFrameModel):
+class SitingSummary(Contract):
     """marts.siting_summary. Grain: scenario x device class x R kind x side x zone.
 
     Where the answer flips, from marts.siting. For an edge zone (and the scenario's edge mix, zone
@@ -514,5 +497,4 @@ class SitingSummary(pa.DataFrameModel):
     scenario_share: float = pa.Field(nullable=True, gt=0, le=1, description="The zone's share on its side in the scenario's own zones (core.scenario_zones: the cloud's zone 1, the edge mix's shares; the mix itself 1); null where the scenario does not name it.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "r_kind", "side", "zone"]

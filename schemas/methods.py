@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.base import Contract
 from schemas.scenario_parameters import STATUSES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
@@ -23,7 +24,7 @@ from schemas.vocabulary import (
 )
 
 
-class Frames(pa.DataFrameModel):
+class Frames(Contract):
     """core.frames: the accounting frames and their rules, which the model joins. Grain: one frame."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -41,11 +42,8 @@ class Frames(pa.DataFrameModel):
     charges_receiving_radio: bool = pa.Field(description="Whether the radio of a device that receives the traffic (a pattern's home ends besides the sender's, home_ends - 1) is charged beside the sender's, at wifi_receive_power_w for the bytes' time at the link rate (sql/model/macros.sql receiving_radio_kwh); the paper's frame charges the sender alone.")
     description: str = pa.Field(description="What the frame counts.")
 
-    class Config:
-        strict = True
 
-
-class WorkloadKinds(pa.DataFrameModel):
+class WorkloadKinds(Contract):
     """core.workload_kinds: how a job's length is given (a scenario's workload_kind). Grain: one kind."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -57,11 +55,8 @@ class WorkloadKinds(pa.DataFrameModel):
     tokens: float = pa.Field(ge=0, description="Weight of the job length of fleet_model_params x workload_tokens (6 N D FLOPs at workload_mfu); above 0, the job's tokens are workload_tokens.")
     description: str = pa.Field(description="What sets the job's length (sql/core/model_evaluation.sql job_years).")
 
-    class Config:
-        strict = True
 
-
-class EmbodiedPolicies(pa.DataFrameModel):
+class EmbodiedPolicies(Contract):
     """core.embodied_policies: how much of an edge device's embodied carbon training is charged. Grain: one policy."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -73,11 +68,8 @@ class EmbodiedPolicies(pa.DataFrameModel):
     calendar_hours: float = pa.Field(ge=0, description="Weight of the calendar-time term (embodied carbon re-amortised to the job x training hours / 24; ACT, Gupta et al. 2022).")
     description: str = pa.Field(description="What the policy charges (sql/model/macros.sql embodied_allocated_kgco2e).")
 
-    class Config:
-        strict = True
 
-
-class Bases(pa.DataFrameModel):
+class Bases(Contract):
     """core.bases: the equivalence bases and their rules, which the model joins. Grain: one basis."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -100,11 +92,8 @@ class Bases(pa.DataFrameModel):
     measured: bool = pa.Field(description="Whether it compares a measured job rate (job_rate > 0): marts.verdict reports it beside the headline, marts.siting alone.")
     description: str = pa.Field(description="What the basis compares.")
 
-    class Config:
-        strict = True
 
-
-class Verdicts(pa.DataFrameModel):
+class Verdicts(Contract):
     """core.verdicts: the verdict categories of marts.verdict, in order of precedence. Grain: one category."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -114,11 +103,8 @@ class Verdicts(pa.DataFrameModel):
     precedence: int = pa.Field(ge=0, unique=True, description="Order of precedence: the first that applies is the verdict.")
     rule: str = pa.Field(description="What sets it.")
 
-    class Config:
-        strict = True
 
-
-class NetworkMethods(pa.DataFrameModel):
+class NetworkMethods(Contract):
     """core.network_methods: how communication's network energy is counted. Grain: one method."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -131,11 +117,8 @@ class NetworkMethods(pa.DataFrameModel):
     line_time: float = pa.Field(ge=0, description="Weight of the home line and router's power x training's share of the line x the hours training holds it.")
     description: str = pa.Field(description="What the method charges (sql/model/macros.sql network_kwh).")
 
-    class Config:
-        strict = True
 
-
-class FrameNetworkMethods(pa.DataFrameModel):
+class FrameNetworkMethods(Contract):
     """core.frame_network_methods: the network methods each accounting frame admits. Grain: frame x method."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -146,11 +129,10 @@ class FrameNetworkMethods(pa.DataFrameModel):
     is_frame_headline: bool = pa.Field(description="The frame's headline method: the one every mart but marts.verdict and marts.uncertainty uses.")
 
     class Config:
-        strict = True
         unique = ["accounting_frame", "network_method"]
 
 
-class FrameEmbodiedPolicies(pa.DataFrameModel):
+class FrameEmbodiedPolicies(Contract):
     """core.frame_embodied_policies: the allocation policies each accounting frame admits as method rows (marts.verdict
     reads them as it reads network methods). Grain: frame x policy."""
 
@@ -162,11 +144,10 @@ class FrameEmbodiedPolicies(pa.DataFrameModel):
     is_frame_headline: bool = pa.Field(nullable=True, description="The frame's headline policy (the one its scenarios name in edge_embodied_policy); false: a method row evaluated beside it; null: the frame requires no policy, and a scenario in it is evaluated under its own only.")
 
     class Config:
-        strict = True
         unique = ["accounting_frame", "policy"]
 
 
-class ResizePowers(pa.DataFrameModel):
+class ResizePowers(Contract):
     """core.resize_powers: how a fleet's devices draw power where the fleet holds more device-hours than its work needs
     (resized over its link, or grown so its pipelines are complete). Grain: one row.
 
@@ -185,11 +166,8 @@ class ResizePowers(pa.DataFrameModel):
     extra_idle: float = pa.Field(ge=0, description="Weight of the fleet's extra training device-hours at the class's idle power (<class>_idle_power_w).")
     description: str = pa.Field(description="What the row charges.")
 
-    class Config:
-        strict = True
 
-
-class FrameResizePowers(pa.DataFrameModel):
+class FrameResizePowers(Contract):
     """core.frame_resize_powers: the resize-power rows each accounting frame admits. Grain: frame x row."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -200,11 +178,10 @@ class FrameResizePowers(pa.DataFrameModel):
     is_frame_headline: bool = pa.Field(description="The frame's headline row: the one every mart but marts.verdict and marts.uncertainty uses.")
 
     class Config:
-        strict = True
         unique = ["accounting_frame", "resize_power"]
 
 
-class Patterns(pa.DataFrameModel):
+class Patterns(Contract):
     """core.patterns: the communication patterns, each one's traffic as coefficients of the model's byte and radio
     terms, and the ends of each byte it moves. Grain: one pattern.
 
@@ -235,9 +212,6 @@ class Patterns(pa.DataFrameModel):
     lean_state: bool = pa.Field(description="Whether each device holds the training state at lean_training_bytes_per_param (bf16 weights and gradients, 8-bit Adam), else training_bytes_per_param.")
     moves_bytes: bool = pa.Field(description="Whether the pattern moves any bytes (a byte coefficient above 0); the one that moves none is the compute-only row every mart reads R without communication from.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(description="moves_bytes is whether a byte coefficient is above 0")
     @classmethod
     def moves_bytes_from_coefficients(cls, data: pa.PolarsData) -> pl.LazyFrame:
@@ -261,7 +235,7 @@ class Patterns(pa.DataFrameModel):
         return data.lazyframe.select(~pl.col("resizable") | ((pl.col("sync_n") == 0) & (pl.col("sync_n_minus_1") == 0)))
 
 
-class Claim(pa.DataFrameModel):
+class Claim(Contract):
     """core.claim: the claims marts.verdict judges, each that edge training emits claim_low to claim_high times less
     carbon (R): every claim of the registry (staging.claims) whose quantity is a cloud/edge ratio R
     (sql/core/claim.sql). A scenario names the claim it tests (its claim_id parameter). Grain: one claim."""
@@ -275,9 +249,6 @@ class Claim(pa.DataFrameModel):
     feasible_share_min: float = pa.Field(in_range={"min_value": 0, "max_value": 1}, description="The share of a row's Monte Carlo draws that must be feasible for marts.verdict to give it a category rather than 'infeasible' (schemas/vocabulary.py FEASIBLE_SHARE_MIN). The category itself reads the all-draw band, in which every infeasible draw counts as a failure (R = 0), so this threshold only decides between 'infeasible' and a category.")
     feasible_share_min_status: str = pa.Field(isin=STATUSES, description="Status of feasible_share_min (a parameter with no published source is 'assumed').")
     feasible_share_min_reasoning: str = pa.Field(description="Why feasible_share_min has its value.")
-
-    class Config:
-        strict = True
 
     @pa.dataframe_check(description="low end at most the high end")
     @classmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.base import Contract
 from schemas.scenario_parameters import ScenarioDevices
 from schemas.vocabulary import (
     BASES,
@@ -29,7 +30,7 @@ METHOD_FILTERS = ("headline", "network", "rows", "all")
 OVERRIDE = pl.Struct({"parameter": pl.String, "value": pl.Float64, "value_text": pl.String})
 
 
-class Variants(pa.DataFrameModel):
+class Variants(Contract):
     """core.variants: the parameter sets the model evaluates (core.model_evaluation), the rows each is evaluated on and the parameters it overrides, one file per family (sql/variants/<family>.sql). Grain: scenario x variant."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -49,11 +50,10 @@ class Variants(pa.DataFrameModel):
     overrides: pl.List(OVERRIDE) = pa.Field(description="The parameters it sets in place of its scenario's (parameter, value or value_text); empty for 'base'. core.variant_parameters lists them as rows.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "variant_id"]
 
 
-class VariantParameters(pa.DataFrameModel):
+class VariantParameters(Contract):
     """core.variant_parameters: each variant's overrides as rows (core.variants overrides). Grain: scenario x variant x parameter."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -67,7 +67,6 @@ class VariantParameters(pa.DataFrameModel):
     value_text: str = pa.Field(nullable=True, description="The method it names (an allocation policy, ...), else null.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "variant_id", "parameter"]
 
     @pa.dataframe_check(description="a number or a name: exactly one of value and value_text")
@@ -86,11 +85,10 @@ class VariantDevices(ScenarioDevices):
     device_ids: str = pa.Field(nullable=True, description="Unset here: core.scenario_devices names the devices a scenario's rows were read from.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "variant_id", "device_class"]
 
 
-class ModelEvaluation(pa.DataFrameModel):
+class ModelEvaluation(Contract):
     """The model evaluated on every parameter set. Grain: scenario x variant (core.variants) x edge device class ('fleet': a mixed fleet as a whole) x basis (every row of core.bases the class has the figures for) x communication pattern (every row of core.patterns) x method row (network method, allocation policy, resize power): every row of the frame's headline, every row the frame admits on the scenario's own pattern, and every allocation policy on the pattern that moves no bytes."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -161,5 +159,4 @@ class ModelEvaluation(pa.DataFrameModel):
     reduction_factor: float = pa.Field(nullable=True, description="R = cloud_total_kgco2e / edge_added_kgco2e (null where edge_added_kgco2e is).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "variant_id", "device_class", "basis", "pattern", "network_method", "embodied_policy", "resize_power"]

@@ -40,9 +40,6 @@ class NetworkEnergy(Provenance):
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="How the value was read or derived.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="unit_matches_quantity", description="unit matches quantity")
     @classmethod
     def unit_matches_quantity(cls, data: pa.PolarsData) -> pl.LazyFrame:

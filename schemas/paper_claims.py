@@ -21,9 +21,6 @@ class PaperClaims(Provenance):
     tolerance: float = pa.Field(nullable=True, ge=0, description="Relative error within which a recomputed value counts as reproduced.")
     location: str = pa.Field(description="Where in the paper (table, figure, section).")
 
-    class Config:
-        strict = True
-
 
 class ModelConfigs(Provenance):
     """Grain: one model architecture (the OPT family sizes used by the scaling figure)."""
@@ -37,6 +34,3 @@ class ModelConfigs(Provenance):
     hidden_size: int = pa.Field(gt=0, description="Hidden (model) dimension.")
     citation: str = pa.Field(description="Where the configuration is published.")
     citation_url: str = pa.Field(str_startswith="http", description="Link.")
-
-    class Config:
-        strict = True

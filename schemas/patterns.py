@@ -22,6 +22,7 @@ from typing import NamedTuple, get_type_hints
 import pandera.polars as pa
 import polars as pl
 
+from schemas.base import Contract
 from schemas.scenario_parameters import STATUSES
 
 #: The patterns' file, below the sources folder (its manifest entry's path).
@@ -78,7 +79,7 @@ class CommPattern(NamedTuple):
         return any((self.sync_n, self.sync_n_minus_1, self.activations, self.stage_allreduce))
 
 
-class PatternSources(pa.DataFrameModel):
+class PatternSources(Contract):
     """sources/curated/patterns.csv: one communication pattern per row, its coefficients (core.patterns'
     columns, schemas/methods.py Patterns) and where its formula comes from. Grain: one pattern."""
 
@@ -101,9 +102,6 @@ class PatternSources(pa.DataFrameModel):
     citation: str = pa.Field(str_length={"min_value": 1}, description="Where the pattern's formula comes from (the paper, or the model's own assumption).")
     citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")
     notes: str = pa.Field(str_length={"min_value": 1}, description="What the pattern's traffic is, in words.")
-
-    class Config:
-        strict = True
 
 
 #: The file's columns, in order: core.patterns' coefficients, then the attribution.

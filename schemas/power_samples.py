@@ -36,7 +36,6 @@ class PowerSamples(Provenance):
     )
 
     class Config:
-        strict = True
         unique = ["run_id", "channel", "ts"]
 
     @pa.check("power_w", name="finite")

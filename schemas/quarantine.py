@@ -7,8 +7,10 @@ import datetime as dt
 import pandera.polars as pa
 from pandera.engines import polars_engine as pe
 
+from schemas.base import Contract
 
-class RejectedRows(pa.DataFrameModel):
+
+class RejectedRows(Contract):
     """Grain: one failed check of one input row (a row failing two checks appears twice)."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -24,9 +26,6 @@ class RejectedRows(pa.DataFrameModel):
     value: str = pa.Field(nullable=True, description="The offending value as text, as read.")
     reason: str = pa.Field(description="Why the row was rejected, in words.")
     rejected_at: pe.DateTime(time_zone="UTC") = pa.Field(description="When (UTC).")  # type: ignore[valid-type]
-
-    class Config:
-        strict = True
 
 
 REJECT_COLUMNS: tuple[str, ...] = tuple(RejectedRows.to_schema().columns)

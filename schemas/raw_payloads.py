@@ -5,11 +5,13 @@ from __future__ import annotations
 import pandera.polars as pa
 from pandera.engines import polars_engine as pe
 
+from schemas.base import Contract
+
 UTC_TS = pe.DateTime(time_zone="UTC")
 PARSE_STATUSES = ["ok", "http_error", "unparseable"]
 
 
-class CarbonIntensityPayloads(pa.DataFrameModel):
+class CarbonIntensityPayloads(Contract):
     """Grain: one HTTP response of a grid-intensity feed (or one replayed recorded response).
 
     The body is stored exactly as received. The URL never holds a secret (the Electricity
@@ -33,6 +35,3 @@ class CarbonIntensityPayloads(pa.DataFrameModel):
     error: str = pa.Field(nullable=True, description="Why the payload gave no rows (http_error, unparseable); null when ok.")
     rows_parsed: int = pa.Field(ge=0, description="Rows the payload gave before the upsert.")
     run_id: str = pa.Field(description="Dagster run that received (or first landed) the payload.")
-
-    class Config:
-        strict = True

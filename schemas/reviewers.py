@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.base import Contract
 from schemas.marts import finite_positive
 from schemas.vocabulary import (
     BASES,
@@ -23,7 +24,7 @@ PATTERN_LIST = list(PATTERNS)
 EVALUATED_PATTERN_LIST = list(PATTERN_ROWS)
 
 
-class FleetSizing(pa.DataFrameModel):
+class FleetSizing(Contract):
     """marts.fleet_sizing: devices per cloud GPU on each equivalence basis, and the memory floor, per model size. Grain: scenario x edge device class x model size (OPT 125M-66B) x basis (a row of core.bases)."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -39,11 +40,10 @@ class FleetSizing(pa.DataFrameModel):
     binding_basis: str = pa.Field(isin=["roofline", "memory_capacity"], description="Which binds the binding basis: roofline with availability, or the memory floor.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "model_id", "basis"]
 
 
-class Communication(pa.DataFrameModel):
+class Communication(Contract):
     """marts.communication: traffic, energy, link and memory feasibility and R per communication pattern. Grain: scenario x edge device class x model size x communication pattern."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -68,7 +68,6 @@ class Communication(pa.DataFrameModel):
     reduction_factor: float = pa.Field(description="R = cloud total / edge added.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "model_id", "pattern"]
 
     @pa.check("reduction_factor", name="finite_positive")
@@ -77,7 +76,7 @@ class Communication(pa.DataFrameModel):
         return finite_positive(data)
 
 
-class EmbodiedAllocation(pa.DataFrameModel):
+class EmbodiedAllocation(Contract):
     """marts.embodied_allocation: edge embodied carbon charged to training, and R, under each allocation policy. Grain: scenario x edge device class x allocation policy."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -94,7 +93,6 @@ class EmbodiedAllocation(pa.DataFrameModel):
     reduction_factor: float = pa.Field(description="R without communication under this policy.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "policy"]
 
     @pa.check("reduction_factor", name="finite_positive")
@@ -103,7 +101,7 @@ class EmbodiedAllocation(pa.DataFrameModel):
         return finite_positive(data)
 
 
-class Sensitivity(pa.DataFrameModel):
+class Sensitivity(Contract):
     """marts.sensitivity: R at each ranged parameter's low and high end, all others at the scenario's values (tornado). Grain: scenario x edge device class x pattern x network method (every method the frame admits) x ranged parameter."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -127,11 +125,10 @@ class Sensitivity(pa.DataFrameModel):
     rank: int = pa.Field(ge=1, description="1 = largest swing (per scenario, class, pattern and network method).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern", "network_method", "parameter"]
 
 
-class SensitivityGrid(pa.DataFrameModel):
+class SensitivityGrid(Contract):
     """marts.sensitivity_grid: R over the device multiplier and the edge's training hours per day. Grain: scenario x class x pattern x device multiplier x edge hours per day."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -149,11 +146,10 @@ class SensitivityGrid(pa.DataFrameModel):
     is_scenario_point: bool = pa.Field(description="Multiplier 1 at the scenario's hours.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern", "device_multiplier", "hours_per_day"]
 
 
-class BreakEven(pa.DataFrameModel):
+class BreakEven(Contract):
     """marts.break_even: the value of each parameter at which R reaches 1 and 4, all others fixed. Grain: scenario x edge device class x pattern x parameter that moves R."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -178,11 +174,10 @@ class BreakEven(pa.DataFrameModel):
     search_high: float = pa.Field(gt=0, description="Search span, high (value x 1000, at most 24 h/day or a fraction of 1).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern", "parameter"]
 
 
-class Uncertainty(pa.DataFrameModel):
+class Uncertainty(Contract):
     """marts.uncertainty (Monte Carlo). Grain: scenario x edge device class x basis x pattern x method row (network
     method, allocation policy, resize power) x metric. The frame's other allocation policies and resize powers are
     evaluated on the patterns marts.verdict reads: the scenario's own (every row) and the one that moves no bytes
@@ -227,7 +222,6 @@ class Uncertainty(pa.DataFrameModel):
     seed: int = pa.Field(description="Random seed of the draws.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "basis", "best_design", "pattern", "network_method", "embodied_policy", "resize_power",
                   "metric"]
 
@@ -247,7 +241,7 @@ class Uncertainty(pa.DataFrameModel):
         return data.lazyframe.select((ordered & below).fill_null(pl.col("p05_all_draws").is_null()))
 
 
-class UncertaintyDistribution(pa.DataFrameModel):
+class UncertaintyDistribution(Contract):
     """marts.uncertainty_distribution: histogram of R. Grain: scenario x edge device class x pattern x bin."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -262,11 +256,10 @@ class UncertaintyDistribution(pa.DataFrameModel):
     share: float = pa.Field(gt=0, le=1, description="draws / all draws of the scenario.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern", "bin_low"]
 
 
-class UncertaintyDrivers(pa.DataFrameModel):
+class UncertaintyDrivers(Contract):
     """marts.uncertainty_drivers (Sobol indices). Grain: scenario x edge device class x pattern x ranged parameter."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -286,5 +279,4 @@ class UncertaintyDrivers(pa.DataFrameModel):
     rank: int = pa.Field(ge=1, description="1 = largest total index.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class", "pattern", "parameter"]

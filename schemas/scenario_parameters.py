@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandera.polars as pa
 
-from schemas.base import Provenance
+from schemas.base import Contract, Provenance
 from schemas.bounds import (
     GRID_MAX_G_PER_KWH,
     GRID_MIN_G_PER_KWH,
@@ -47,7 +47,6 @@ class ScenarioParameters(Provenance):
     defined_in: str = pa.Field(description="Scenario file that set the value (itself or the one it extends).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "parameter"]
 
     @pa.dataframe_check(description="a number or a name: exactly one of value and value_text")
@@ -68,7 +67,7 @@ class ScenarioParameters(Provenance):
         )
 
 
-class ScenarioDevices(pa.DataFrameModel):
+class ScenarioDevices(Contract):
     """core.scenario_devices: the edge devices as rows. Grain: scenario x edge device class.
 
     A class is any ``<class>`` a scenario gives a ``<class>_train_power_w`` row; its other
@@ -112,5 +111,4 @@ class ScenarioDevices(pa.DataFrameModel):
     )
 
     class Config:
-        strict = True
         unique = ["scenario_id", "device_class"]

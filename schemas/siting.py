@@ -10,7 +10,7 @@ import pandera.polars as pa
 import polars as pl
 from pandera.engines import polars_engine as pe
 
-from schemas.base import Provenance, weak_rows_explained
+from schemas.base import Contract, Provenance, weak_rows_explained
 from schemas.grid_intensity import EMISSION_SCOPES, STATUSES, ZONE_PATTERN
 
 UTC_TS = pe.DateTime(time_zone="UTC")
@@ -48,9 +48,6 @@ class ZoneTimezones(Provenance):
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="Why this time zone, where the country has several or none of its own.")
 
-    class Config:
-        strict = True
-
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed row has notes")
     @classmethod
     def derived_or_assumed_rows_explain(cls, data: pa.PolarsData) -> pl.LazyFrame:
@@ -79,7 +76,6 @@ class ElectricityDemand(Provenance):
     demand_twh: float = pa.Field(ge=0, description="Electricity demand in the year, TWh.")
 
     class Config:
-        strict = True
         unique = ["zone", "year"]
 
 
@@ -108,7 +104,6 @@ class ScenarioZones(Provenance):
     notes: str = pa.Field(nullable=True, description="Why these zones, hours and scope.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "side", "zone"]
 
     @pa.dataframe_check(name="derived_or_assumed_rows_explain", description="a derived or assumed row has notes")
@@ -135,7 +130,7 @@ class ScenarioZones(Provenance):
         return data.lazyframe.select(~cloud | ((pl.col("window_hours") == 24) & (pl.col("share") == 1)))
 
 
-class ZoneIntensity(pa.DataFrameModel):
+class ZoneIntensity(Contract):
     """core.zone_intensity. Grain: scenario x side x zone.
 
     The carbon intensity each side of a siting scenario meets in every zone with data in the
@@ -173,11 +168,10 @@ class ZoneIntensity(pa.DataFrameModel):
     factor_id: str = pa.Field(nullable=True, description="marginal: the curated factor read (staging.grid_intensity.factor_id).")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "side", "zone"]
 
 
-class ZoneExclusions(pa.DataFrameModel):
+class ZoneExclusions(Contract):
     """core.zone_exclusions. Grain: scenario x side x zone.
 
     Every zone of staging.grid_intensity (and the live feeds) that has no intensity for a
@@ -196,5 +190,4 @@ class ZoneExclusions(pa.DataFrameModel):
     reason: str = pa.Field(description="Why the zone is left out, naming what it has instead.")
 
     class Config:
-        strict = True
         unique = ["scenario_id", "side", "zone"]

@@ -6,10 +6,12 @@ import datetime as dt
 
 import pandera.polars as pa
 
+from schemas.base import Contract
+
 STATUSES = ["paper", "primary", "derived", "assumed"]
 
 
-class Sources(pa.DataFrameModel):
+class Sources(Contract):
     """Grain: one shipped source file. Every staged row's source_id joins this table."""
 
     #: The warehouse table(s) this model is the contract of (pipelines.warehouse.dictionary finds it so).
@@ -29,6 +31,3 @@ class Sources(pa.DataFrameModel):
     status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
     notes: str = pa.Field(nullable=True, description="Caveats, e.g. 'synthesised from the paper's summary'.")
     manifest_file: str = pa.Field(description="Manifest file that registers it.")
-
-    class Config:
-        strict = True

@@ -101,7 +101,6 @@ class TrainingThroughput(FiniteProvenance):
     )
 
     class Config:
-        strict = True
         #: The grain: one row per measured configuration.
         unique = list(GRAIN)
 

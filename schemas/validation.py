@@ -7,7 +7,7 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from schemas.base import FiniteProvenance
+from schemas.base import Contract, FiniteProvenance
 from schemas.device_specs import STATUSES
 
 CASE_KINDS = ["case", "headline"]
@@ -316,7 +316,7 @@ class ValidationCases(FiniteProvenance):
         return data.lazyframe.select((pl.col("kind") != "headline") | stated)
 
 
-class Validation(pa.DataFrameModel):
+class Validation(Contract):
     """marts.validation: published training footprints against our computation. Grain: validation case x mode x metric.
 
     accounting recomputes a publication's footprint from its own accelerator-hours, power, PUE and
@@ -412,9 +412,6 @@ class Validation(pa.DataFrameModel):
     )
     published_citation: str = pa.Field(description="Where the published value is.")
     source_id: str = pa.Field(description="The case's source file (joins staging.sources).")
-
-    class Config:
-        strict = True
 
     @pa.dataframe_check(
         name="predictive_rows_have_an_interval",

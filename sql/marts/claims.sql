@@ -13,11 +13,8 @@
 with reduction as (
     select
         claims.claim_id,
-        (min(v.reduction_factor) + max(v.reduction_factor)) / 2 as central,
         min(v.reduction_factor) as span_low,
         max(v.reduction_factor) as span_high,
-        min(v.reduction_factor) as low,
-        max(v.reduction_factor) as high,
         string_agg(v.device_class || ' ' || printf('%.4f', v.reduction_factor) || 'x', ', ' order by v.reduction_factor) as recomputed_text
     from staging.claims as claims
     inner join marts.verdict as v on v.scenario_id = claims.case_id
@@ -71,11 +68,8 @@ baselines as (
 emission as (
     select
         claims.claim_id,
-        (min(r.ratio) + max(r.ratio)) / 2 as central,
         min(r.ratio) as span_low,
         max(r.ratio) as span_high,
-        min(r.ratio) as low,
-        max(r.ratio) as high,
         printf('%.4g kgCO2e against ', any_value(r.kgco2e))
         || string_agg(r.baseline || ' ' || printf('%.4g kg (%.1f%%)', r.baseline_kgco2e, 100 * r.ratio), ', ' order by r.ratio) as recomputed_text
     from staging.claims as claims
@@ -181,13 +175,24 @@ emission_share as (
 ),
 
 recomputed as (
-    from reduction
-    union all by name
-    from bandwidth
-    union all by name
-    from emission
-    union all by name
-    from emission_share
+    -- a recomputation that gives only its span (reduction, emission) is centred on it and bounded by it
+    select
+        claim_id,
+        coalesce(central, (span_low + span_high) / 2) as central,
+        span_low,
+        span_high,
+        coalesce(low, span_low) as low,
+        coalesce(high, span_high) as high,
+        recomputed_text
+    from (
+        from reduction
+        union all by name
+        from bandwidth
+        union all by name
+        from emission
+        union all by name
+        from emission_share
+    )
 ),
 
 judged as (

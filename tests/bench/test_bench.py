@@ -18,7 +18,7 @@ import pytest
 
 from bench import nvidia_smi_log
 from bench.baseline import numpy_model
-from bench.ingest import RTOL
+from bench.ingest import RTOL, run_worker
 from bench.memory import current_rss_bytes, peak_rss_bytes
 from bench.monte_carlo import MC_RTOL, per_draw_difference, summary_difference
 from bench.pandas_baseline import ingest
@@ -126,14 +126,7 @@ def test_project_parser_agrees_with_pandas(tiny_log: Path) -> None:
 def test_worker_reports_time_memory_and_energy(tiny_log: Path, impl: str) -> None:
     """Each side of the ingest figure with energies: the project's ingests the log as a power-log
     partition, pandas integrates it in memory."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench", "worker", impl, str(tiny_log)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = run_worker(impl, tiny_log)
     assert result["impl"] == impl
     assert result["seconds"] > 0
     assert result["file_bytes"] == tiny_log.stat().st_size

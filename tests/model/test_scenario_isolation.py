@@ -113,17 +113,13 @@ def scenario_rows(path: Path, scenario: str) -> int:
                            "+ (select count(*) from marts.uncertainty_drivers where scenario_id = $s)", {"s": scenario}).fetchall()[0][0]
 
 
-def test_adding_a_scenario_leaves_every_other_scenarios_marts_bit_identical(built_warehouse: Path, added: Path) -> None:
-    assert scenario_rows(added, ADDED) > 0 and scenario_rows(built_warehouse, ADDED) == 0
-    found, compared = differences(built_warehouse, added, ADDED)
-    assert found == {}, f"rows of other scenarios that moved (only before, only after): {found}"
-    for table in ("verdict", "uncertainty", "uncertainty_distribution", "uncertainty_drivers", "fleet_equivalence", "sensitivity"):
-        assert compared[table] > 0, table
-
-
-def test_removing_a_scenario_leaves_every_other_scenarios_marts_bit_identical(built_warehouse: Path, removed: Path) -> None:
-    assert scenario_rows(built_warehouse, REMOVED) > 0 and scenario_rows(removed, REMOVED) == 0
-    found, compared = differences(built_warehouse, removed, REMOVED)
+@pytest.mark.parametrize(("change", "scenario"), [("added", ADDED), ("removed", REMOVED)])
+def test_adding_or_removing_a_scenario_leaves_every_other_scenarios_marts_bit_identical(
+        built_warehouse: Path, request: pytest.FixtureRequest, change: str, scenario: str) -> None:
+    changed: Path = request.getfixturevalue(change)
+    with_it, without_it = (changed, built_warehouse) if change == "added" else (built_warehouse, changed)
+    assert scenario_rows(with_it, scenario) > 0 and scenario_rows(without_it, scenario) == 0
+    found, compared = differences(built_warehouse, changed, scenario)
     assert found == {}, f"rows of other scenarios that moved (only before, only after): {found}"
     for table in ("verdict", "uncertainty", "uncertainty_distribution", "uncertainty_drivers", "fleet_equivalence", "sensitivity"):
         assert compared[table] > 0, table

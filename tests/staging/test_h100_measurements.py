@@ -7,17 +7,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
 
-from pipelines.ingest.manifest import entries_for, load_manifest
+from pipelines.ingest.manifest import load_manifest
 from pipelines.ingest.precheck import SAMPLES_TABLE
-from pipelines.ingest.staging import parse_entry, validate_parsed
 from pipelines.paths import SOURCES_DIR
-from schemas.training_throughput import TrainingThroughput
-from tests.staging.test_training_throughput import PARSER, TABLE
+from tests.staging.test_training_throughput import row_of, staged_rows
 
 SOURCE_ID = "h100_measured_training_throughput"
 SERIES = "capture_nvidia-h100-sxm_opt-125m_20261206"
@@ -34,15 +31,7 @@ CAPTURE_ROW = "capture_nvidia_h100_sxm_opt_125m_20261206"
 
 @pytest.fixture(scope="module")
 def rows() -> pl.DataFrame:
-    (entry,) = [e for e in entries_for(TABLE) if e.id == SOURCE_ID]
-    staged = validate_parsed(TABLE, TrainingThroughput, [(entry, parse_entry(entry, PARSER))], run_id="test")
-    assert staged.rejects.height == 0, staged.rejects.select("source_row", "column_name", "check_name", "reason").rows()
-    return staged.frame
-
-
-def row_of(rows: pl.DataFrame, throughput_id: str) -> dict[str, Any]:
-    (row,) = rows.filter(pl.col("throughput_id") == throughput_id).iter_rows(named=True)
-    return row
+    return staged_rows(SOURCE_ID)
 
 
 def test_every_row_is_a_measured_h100_row(rows: pl.DataFrame) -> None:

@@ -23,12 +23,17 @@ SOURCE_FILE = "throughput.csv"
 COLUMNS = [name for name in columns(TrainingThroughput) if name not in ("source_id", "source_file", "source_row")]
 
 
-@pytest.fixture(scope="module")
-def rows() -> pl.DataFrame:
-    (entry,) = [e for e in entries_for(TABLE) if e.id == "curated_training_throughput"]  # the H100 measurement: test_h100_measurements.py
+def staged_rows(source_id: str) -> pl.DataFrame:
+    """The rows of one shipped source of staging.training_throughput, staged as the pipeline stages them (no reject)."""
+    (entry,) = [e for e in entries_for(TABLE) if e.id == source_id]
     staged = validate_parsed(TABLE, TrainingThroughput, [(entry, parse_entry(entry, PARSER))], run_id="test")
     assert staged.rejects.height == 0, staged.rejects.select("source_row", "column_name", "check_name", "reason").rows()
     return staged.frame
+
+
+@pytest.fixture(scope="module")
+def rows() -> pl.DataFrame:
+    return staged_rows("curated_training_throughput")  # the H100 measurement: test_h100_measurements.py
 
 
 def row_of(rows: pl.DataFrame, throughput_id: str) -> dict[str, Any]:
