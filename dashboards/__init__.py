@@ -116,6 +116,7 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
             pool.submit(warm_up_converter)  # the converter's first call starts its runtime (~1 s)
         pages = [build(con) for build in BUILDERS]
         lead = verdict.lead(con)
+        audited = claims.audited_line(con)
         # every page inlines its data (the site works offline); its rows grow with the scenarios.
         # Specs are not re-validated against the Vega-Lite schema here (half a second a build):
         # tests/dashboards/test_dashboards.py validates every chart of every page.
@@ -128,10 +129,10 @@ def render_site(con: duckdb.DuckDBPyConnection, out_dir: str | Path, *, static: 
     nav = nav_html([(p.slug, p.title) for p in pages])
     for page in pages:
         path = out / f"{page.slug}.html"
-        path.write_text(page_html(page, nav, specs[page.slug]), encoding="utf-8")
+        path.write_text(page_html(page, nav, specs[page.slug], audited), encoding="utf-8")
         result["pages"][page.slug] = {"html": path, "bytes": path.stat().st_size, "title": page.title,
                                       "charts": list(page.charts)}
-    result["index"].write_text(index_html(pages, nav, lead, lead_specs, static=mode), encoding="utf-8")
+    result["index"].write_text(index_html(pages, nav, lead, lead_specs, static=mode, audited=audited), encoding="utf-8")
     result["index_charts"] = list(lead.charts)
     result["seconds"] = time.perf_counter() - started
     return result

@@ -12,16 +12,31 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.shell import LINES_EXPR, STATUS_COLOURS, Page, query, tooltips, values, wrap_label
+from dashboards.shell import (
+    LINES_EXPR,
+    STATUS_COLOURS,
+    Page,
+    query,
+    ratio_text,
+    tooltips,
+    values,
+    wrap_label,
+)
 
 #: The tables the page reads (its "Data:" line); the site asset depends on them.
-TABLES = ["marts.claims", "marts.claim_traffic"]
+TABLES = ["marts.claims", "marts.claim_traffic", "marts.verdict"]
 
 #: The status a claim has when no case recomputes it (marts.claims): drawn as a cross and named, never dropped.
 NOT_REPRODUCIBLE = "not reproducible"
+#: The statuses a registered claim can have (marts.claims; schemas/statuses.py CLAIM_STATUSES), in the page's order.
+CLAIM_STATUSES = ["reproduced", "inconclusive", "differs", NOT_REPRODUCIBLE]
+CLAIM_COLOURS = {status: STATUS_COLOURS[status] for status in CLAIM_STATUSES}
 #: The chart's colour per series: the published range in grey, the recomputed one in its status's colour.
 PUBLISHED = "published"
-COLOURS = {PUBLISHED: "#888888", **STATUS_COLOURS}
+COLOURS = {PUBLISHED: "#888888", **CLAIM_COLOURS}
+#: The sides a claim argues (staging.claims.stance; schemas/statuses.py STANCES), as the page's columns put them side by side.
+FOR, AGAINST, NEUTRAL = "for", "against", "neutral"
+SIDES = {FOR: "For training outside the data centre", AGAINST: "Against it", NEUTRAL: "Accounts that argue neither"}
 #: The two rows drawn per claim, top to bottom.
 SERIES = [PUBLISHED, "recomputed"]
 #: The end of the parameters' sourced ranges the traffic table shows (marts.claim_traffic range_end).
@@ -117,32 +132,67 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def answer(frame: pl.DataFrame) -> str:
-    """One sentence: how many claims reproduce, which papers' differ and which cannot be checked (marts.claims rows)."""
+    """One sentence: how many claims for and against training outside the data centre reproduce, which papers' are
+    inconclusive or differ, and which cannot be checked (marts.claims rows)."""
     def papers(status: str) -> str:
         names = frame.filter(pl.col("status") == status).get_column("paper").unique(maintain_order=True).to_list()
         return f" ({', '.join(names)})" if names else ""
 
-    counts = {status: frame.filter(pl.col("status") == status).height for status in STATUS_COLOURS}
+    counts = {status: frame.filter(pl.col("status") == status).height for status in CLAIM_STATUSES}
+    sides = {side: frame.filter(pl.col("stance") == side).height for side in SIDES}
     return (f"{counts['reproduced']} of {_count(frame.height, 'published claim', 'published claims')} about edge and "
-            f"decentralised training reproduce from their inputs{papers('reproduced')}, "
+            f"decentralised training ({sides[FOR]} for training outside the data centre, {sides[AGAINST]} against, "
+            f"{sides[NEUTRAL]} neither) reproduce from their inputs{papers('reproduced')}; "
+            f"{counts['inconclusive']} {'is' if counts['inconclusive'] == 1 else 'are'} inconclusive{papers('inconclusive')}, "
             f"{counts['differs']} {'differs' if counts['differs'] == 1 else 'differ'}{papers('differs')} and "
             f"{counts[NOT_REPRODUCIBLE]} cannot be checked{papers(NOT_REPRODUCIBLE)}.")
 
 
-def sentence(row: dict) -> str:
-    """A claim's sentence as plain text: its paper and status, then the mart's verdict (the published value and
-    what is recomputed); for a claim that is not reproducible, the mart's reason (what is missing) follows."""
-    text = f"{row['paper']}, {row['status']}: {row['verdict']}"
-    return f"{text} {row['reason']}" if row["status"] == NOT_REPRODUCIBLE else text
+def audited_inputs(frame: pl.DataFrame, claim_id: str) -> str:
+    """How many of the audited claim's inputs are the paper's own, read through a review (secondary), or otherwise
+    sourced or assumed (marts.claims inputs_*): one line, the same on every page."""
+    (row,) = frame.filter(pl.col("claim_id") == claim_id).iter_rows(named=True)
+    return (f"The audited claim ({row['paper']}, {row['published_text']}) rests on {row['inputs_paper']} inputs read in the "
+            f"paper against {row['inputs_secondary']} read through a review of it (secondary); all its inputs by status: "
+            f"{row['inputs_by_status']}.")
 
 
-def sentences_html(frame: pl.DataFrame) -> str:
-    """One line per claim of ``frame`` (the claims query), its paper in bold."""
-    items = []
-    for row in frame.iter_rows(named=True):
-        rest = sentence(row).removeprefix(row["paper"])
-        items.append(f'<li id="claim-{html.escape(row["claim_id"])}"><b>{html.escape(row["paper"])}</b>{html.escape(rest)}</li>')
-    return f'<h2>Every claim</h2>\n<ul class="verdict" id="claim-sentences">{"".join(items)}</ul>'
+def audited_line(con: duckdb.DuckDBPyConnection) -> str:
+    """:func:`audited_inputs` of the claim the verdict judges (empty where the build has no verdict rows)."""
+    frame = query(con, "audited_claim")
+    return audited_inputs(frame, frame.get_column("claim_id")[0]) if frame.height else ""
+
+
+def own_verdict(answers: pl.DataFrame) -> str:
+    """This project's verdict on the same question (marts.verdict's answer rows), in one line."""
+    rows = [f"{r['scenario_id']} {r['device_class']} ({r['edge_design']}): R {ratio_text(r['reduction_factor_with_comm'])}, {r['verdict']}"
+            for r in answers.iter_rows(named=True)]
+    return "This project, on the same question (R with communication at the edge's best admissible design): " + "; ".join(rows) + "."
+
+
+def short_reason(row: dict) -> str:
+    """A claim's reason cut to its first sentence (the whole reason is the table's and the item's tooltip)."""
+    first = row["reason"].split(". ", 1)[0].rstrip(".")
+    return first + "."
+
+
+def sentences_html(frame: pl.DataFrame, answers: pl.DataFrame) -> str:
+    """The claims for and against training outside the data centre side by side (and the accounts that argue neither),
+    each one line: its paper, status and verdict, the inputs it rests on by status, the first sentence of its reason
+    (the whole of it on hover); this project's own verdict on the same question above them."""
+    columns = []
+    for side, heading in SIDES.items():
+        items = []
+        for row in frame.filter(pl.col("stance") == side).iter_rows(named=True):
+            rest = f", {row['status']}: {row['verdict']}"
+            items.append(f'<li id="claim-{html.escape(row["claim_id"])}" title="{html.escape(row["reason"])}">'
+                         f'<b>{html.escape(row["paper"])}</b>{html.escape(rest)} <span class="inputs">Inputs: '
+                         f'{html.escape(row["inputs_by_status"])}.</span> <span class="why">{html.escape(short_reason(row))}</span></li>')
+        columns.append(f'<section class="side" id="side-{side}"><h3>{html.escape(heading)}</h3>'
+                       f'<ul class="verdict">{"".join(items)}</ul></section>')
+    return (f'<h2>The claims, for and against</h2>\n<p class="answer" id="own-verdict">{html.escape(own_verdict(answers))}</p>\n'
+            f'<div class="sides" id="claim-sentences" style="display: grid; grid-template-columns: repeat(3, 1fr); gap: 1em">'
+            f'{"".join(columns)}</div>')
 
 
 def table_html(frame: pl.DataFrame) -> str:
@@ -182,7 +232,7 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     """Build the page from marts.claims and marts.claim_traffic."""
     frame = query(con, "claims")
     traffic = query(con, "claim_traffic", {"range_end": TRAFFIC_RANGE_END})
-    extra = (f"{sentences_html(frame)}\n<h2>The claims</h2>\n{table_html(frame)}\n"
+    extra = (f"{sentences_html(frame, query(con, 'claims_answer'))}\n<h2>The claims</h2>\n{table_html(frame)}\n"
              f"<h2>Wide-area traffic of the cases that move bytes ({html.escape(TRAFFIC_RANGE_END)} values)</h2>\n"
              f"{traffic_html(traffic)}")
     return Page(
@@ -191,7 +241,8 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         summary="Published claims about edge, federated and decentralised training, each with the value the warehouse "
                 "recomputes from its parameter rows: the published and recomputed ranges relative to the published "
                 "value (claims in different units share the axis only as ratios), a claim that cannot be recomputed "
-                "marked as such, then one sentence per claim, the claims table and the traffic of the cases that move bytes.",
+                "marked as such, then the claims for and against side by side beside this project's own verdict, "
+                "the claims table and the traffic of the cases that move bytes.",
         tables=TABLES,
         charts={"claims": claims_chart(frame)},
         headline=["claims"],

@@ -27,7 +27,9 @@ SQL_DIR: Path = Path(__file__).resolve().parent / "sql"
 #: Vega-Lite version the specs are written for (Altair's schema), e.g. "6.4".
 VL_VERSION: str = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 #: Basis of the device-count formula that the fleet pages and the sensitivity grid use.
-STATUS_COLOURS = {"reproduced": "#1b9e77", "differs": "#d95f02", "not reproducible": "#7570b3"}
+#: One colour per status of a published number (marts.claims, marts.paper_reproduction).
+STATUS_COLOURS = {"reproduced": "#1b9e77", "consistent by construction": "#66a61e", "inconclusive": "#e6ab02",
+                  "differs": "#d95f02", "not reproducible": "#7570b3"}
 #: The one script every page loads (relative to the site folder), written once by ``write_vendor``.
 VENDOR_SCRIPT = "vendor/vega-bundle.js"
 #: One colour per grid zone across the whole site (every chart that shows zones uses ``zone_scale``).
@@ -365,15 +367,21 @@ def head_html(title: str) -> str:
 </head>"""
 
 
-def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None) -> str:
-    """An HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts)."""
+def audited_html(audited: str) -> str:
+    """The line every page carries under its answer: how many of the audited claim's inputs are the paper's own."""
+    return f'\n<p class="note" id="audited-inputs">{html.escape(audited)}</p>' if audited else ""
+
+
+def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None, audited: str = "") -> str:
+    """An HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts); ``audited``, the line on the
+    audited claim's inputs (:func:`dashboards.claims.audited_inputs`), under the answer."""
     specs = specs if specs is not None else {name: site_spec(chart) for name, chart in page.charts.items()}
     tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in page.tables)
     notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
     return f"""{head_html(f"{page.title} - edge-carbon")}<body>
 {nav}
 <h1>{html.escape(page.title)}</h1>
-<p class="answer" id="answer">{html.escape(page.answer or page.summary)}</p>
+<p class="answer" id="answer">{html.escape(page.answer or page.summary)}</p>{audited_html(audited)}
 {chart_divs(list(specs))}
 <p class="what">{html.escape(page.summary)}</p>
 <p class="from">Data: {tables}.</p>
@@ -390,8 +398,9 @@ QUESTION = ('<p class="what">Does training foundation models on idle phones and 
 
 
 def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None,
-               *, static: str = "all") -> str:
-    """The index: the answer first (``lead``: its charts and ``extra_html``), then one link per page.
+               *, static: str = "all", audited: str = "") -> str:
+    """The index: the answer first (``lead``: its charts and ``extra_html``), then one link per page; ``audited``, the
+    line on the audited claim's inputs, under the answer.
 
     ``lead_specs`` are the lead's Vega-Lite dicts (built from ``lead.charts`` when not given);
     ``static`` names the charts exported to ``static/`` (``all``, ``headline`` or ``none``).
@@ -411,7 +420,7 @@ def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs
     return f"""{head_html("edge-carbon dashboards")}<body>
 {nav}
 <h1>edge-carbon dashboards</h1>
-{answer}
+{answer}{audited_html(audited)}
 {lead_html}
 <h2>Pages</h2>
 <ul>

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas.statuses import EXPLAINED_STATUSES
+
 
 class Contract(pa.DataFrameModel):
     """A warehouse table's contract: strict, so a column it does not name fails validation."""
@@ -48,6 +50,6 @@ def range_contains_value(data: pa.PolarsData, value: str, low: str, high: str) -
 
 
 def weak_rows_explained(data: pa.PolarsData) -> pl.LazyFrame:
-    """A row whose status is derived or assumed has notes (the arithmetic or the assumption)."""
-    weak = pl.col("status").is_in(["derived", "assumed"]).fill_null(False)
+    """A row whose status is derived, calibrated or assumed has notes (the arithmetic, the target or the assumption)."""
+    weak = pl.col("status").is_in(EXPLAINED_STATUSES).fill_null(False)
     return data.lazyframe.select(~weak | pl.col("notes").is_not_null())

@@ -15,22 +15,21 @@ import polars as pl
 
 from schemas.base import Contract, Provenance
 from schemas.scenario_parameters import STATUSES
+from schemas.statuses import CLAIM_STATUSES, STANCES, STATUS_TEXT
 
 #: What a claim states, each with the recomputation sql/marts/claims.sql gives it:
 #: reduction_factor: cloud / edge carbon R of the scenario ``case_id`` (marts.verdict, compute only, headline rows);
 #: bandwidth_ratio: wide-area bytes of ``baseline_case_id`` over those of ``case_id`` (comm_bytes over core.patterns);
 #: emission_ratio: a case's operational emissions over each of its baselines' (its parameter rows);
 #: emission_share: a part's share of a federated client session's energy (the case's session rows, each network
-#: method that charges bytes by their ends); emissions: a run's carbon (none recomputed yet: such a claim names what
-#: is missing).
+#: method that charges bytes by their ends); emissions: a run's account in kgCO2e (energy or accelerator-hours x power,
+#: PUE, idle energy, grid intensity and embodied carbon: sql/marts/claims.sql `runs`).
 QUANTITIES = ["reduction_factor", "bandwidth_ratio", "emission_ratio", "emission_share", "emissions"]
 #: The quantity that is a cloud/edge ratio R: a claim of it is a row of core.claim, which marts.verdict judges the
 #: scenarios naming it against (their claim_id parameter); a claim in other terms is judged in marts.claims only.
 RATIO_QUANTITY = "reduction_factor"
 #: The parts of a federated session's energy an emission_share claim names (sql/marts/claims.sql `session_parts`).
 PARTS = ["client_compute", "upload", "download", "server"]
-#: The three outcomes of a recomputation, as marts.paper_reproduction's.
-CLAIM_STATUSES = ["reproduced", "differs", "not reproducible"]
 ID = r"^[a-z][a-z0-9_]*$"
 
 
@@ -56,6 +55,7 @@ class Claims(Provenance):
     case_id: str = pa.Field(nullable=True, description="The parameter set that recomputes it: a scenario (reduction_factor) or a case of staging.claim_parameters; null where none can.")
     baseline_case_id: str = pa.Field(nullable=True, description="The case it is compared against, where the claim is a ratio of two cases (bandwidth_ratio).")
     part: str = pa.Field(nullable=True, isin=PARTS, description="The part of a run's energy an emission_share claim is about: " + " | ".join(PARTS) + ".")
+    stance: str = pa.Field(isin=STANCES, description="for | against | neutral: which side of 'train outside the data centre' the claim argues (schemas/statuses.py STANCES).")
     missing: str = pa.Field(nullable=True, description="What the paper does not publish that a recomputation needs (a claim with no case).")
     notes: str = pa.Field(str_length={"min_value": 1}, description="How it is recomputed, or why it cannot be.")
 
@@ -86,7 +86,7 @@ class ClaimParameters(Provenance):
     high: float = pa.Field(nullable=True, description="High end of the value's sourced range.")
     unit: str = pa.Field(str_length={"min_value": 1}, description="Unit of value, low and high.")
     factor_id: str = pa.Field(nullable=True, description="A row of staging.network_energy whose value this parameter takes.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     citation: str = pa.Field(str_length={"min_value": 1}, description="Where the value comes from.")
     citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")
     reasoning: str = pa.Field(str_length={"min_value": 1}, description="Why the value, and any arithmetic behind it.")
@@ -129,6 +129,7 @@ class ClaimRows(Contract):
 
     claim_id: str = pa.Field(unique=True, description="Claim id (staging.claims).")
     paper: str = pa.Field(description="First author et al. and year.")
+    stance: str = pa.Field(isin=STANCES, description="for | against | neutral: which side of 'train outside the data centre' the claim argues (staging.claims).")
     quantity: str = pa.Field(isin=QUANTITIES, description="What the claim states (schemas/claims.py QUANTITIES).")
     unit: str = pa.Field(description="Unit of the published and recomputed values.")
     quote: str = pa.Field(description="The sentence that states the claim.")
@@ -141,11 +142,14 @@ class ClaimRows(Contract):
     recomputed_text: str = pa.Field(description="The recomputed value(s) in words.")
     relative_error: float = pa.Field(nullable=True, description="The larger of the two ends' relative errors, recomputed / published - 1.")
     tolerance: float = pa.Field(ge=0, description="Relative error within which an end counts as reproduced.")
-    status: str = pa.Field(isin=CLAIM_STATUSES, description="reproduced (both ends within the tolerance) | differs | not reproducible.")
+    status: str = pa.Field(isin=CLAIM_STATUSES, description="reproduced (within the tolerance of the central value) | inconclusive (outside it, but the published value lies inside the recomputed low-high range) | differs | not reproducible.")
     reason: str = pa.Field(description="Why it differs, or what is missing; how it was recomputed where reproduced.")
     verdict: str = pa.Field(description="The verdict in the claim's own terms, in one sentence.")
     case_id: str = pa.Field(nullable=True, description="The parameter set it is recomputed on.")
     citation_url: str = pa.Field(description="Link to the paper.")
+    inputs_paper: int = pa.Field(ge=0, description="Input rows of status paper the claim rests on: its scenario's parameter rows (a reduction_factor claim) or its cases' rows.")
+    inputs_secondary: int = pa.Field(ge=0, description="Input rows of status secondary (the paper's number read through another document) it rests on.")
+    inputs_by_status: str = pa.Field(description="Its input rows counted by status, most first ('none: no case recomputes it' where it has none).")
 
 
 class ClaimTraffic(Contract):

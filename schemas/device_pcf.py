@@ -8,10 +8,10 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.base import FiniteProvenance, weak_rows_explained
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 CATEGORIES = ["workplace", "home", "datacenter"]
 PRECISIONS = ["day", "month", "year"]
-STATUSES = ["paper", "primary", "derived", "assumed"]
 SHARE_COLUMNS = ("production_share", "use_share", "transport_share", "eol_share")
 #: Reports publish each life-cycle share rounded to a whole percent, so four shares can miss
 #: 100% by up to 4 x 0.5% = 2% (Apple's 16-inch MacBook Pro report: 74 + 25 + 1 + 1 = 101%).
@@ -84,7 +84,7 @@ class DevicePcf(FiniteProvenance):
     )
     factor_set: str = pa.Field(nullable=True, description="Id of a named embodied-carbon factor set, usable as a scenario choice; null for plain reports.")
     scope_note: str = pa.Field(nullable=True, description="What the figure covers (configuration, boundary) and any cleaning applied.")
-    status: str = pa.Field(nullable=True, isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(nullable=True, isin=STATUSES, description=STATUS_TEXT + ".")
     citation: str = pa.Field(nullable=True, description="Report or study the figure comes from.")
     citation_url: str = pa.Field(nullable=True, str_startswith="http", description="Link to the report or study.")
     notes: str = pa.Field(nullable=True, description="Arithmetic or reasoning behind a derived or assumed figure.")

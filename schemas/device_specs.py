@@ -6,9 +6,9 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.base import FiniteProvenance, weak_rows_explained
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 DEVICE_CLASSES = ["cloud_gpu", "workstation_gpu", "laptop", "phone", "desktop"]
-STATUSES = ["paper", "primary", "derived", "assumed"]
 DEVICE_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 COMPUTE_COLUMNS = (
     "fp64_tflops",
@@ -53,7 +53,7 @@ class DeviceSpecs(FiniteProvenance):
     memory_gb: float = pa.Field(nullable=True, gt=0, description="Memory capacity of the reference configuration, GB.")
     tdp_w: float = pa.Field(nullable=True, gt=0, description="Vendor TDP / maximum board power, W; null where none is published (then see notes).")
     year: int = pa.Field(in_range={"min_value": 1990, "max_value": 2100}, description="Year the device was introduced.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures).")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + " (the weakest of the row's figures).")
     citation: str = pa.Field(description="Datasheet or spec page the figures come from.")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="Arithmetic behind derived figures, and why a figure is missing.")

@@ -8,6 +8,7 @@ from pandera.engines import polars_engine as pe
 
 from schemas.base import Provenance, range_contains_value, weak_rows_explained
 from schemas.bounds import GRID_MAX_G_PER_KWH, GRID_MIN_G_PER_KWH, now_utc
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 RESOLUTIONS = ["PT30M", "PT1H", "P1M", "P1Y"]
 SIGNALS = ["actual", "forecast", "annual_average", "monthly_average", "marginal"]
@@ -23,7 +24,6 @@ MARGINAL_RESOLUTIONS = [*SERIES_RESOLUTIONS, "P1Y"]
 #: change in demand, the fleet fixed) or the long-run margin (also the plants built or retired
 #: because of it).
 MARGINAL_KINDS = ["short_run_operating", "long_run"]
-STATUSES = ["paper", "primary", "derived", "assumed"]
 
 #: Zone ids follow Electricity Maps: ISO-3166 alpha-2 for countries ("GB", "DE"), sub-national
 #: zones with dashes ("US-CAL-CISO", "IN-WE"), Ember aggregates as upper-case slugs ("WORLD",
@@ -104,7 +104,7 @@ class GridIntensity(Provenance):
     low_gco2e_per_kwh: float = pa.Field(nullable=True, ge=GRID_MIN_G_PER_KWH, le=GRID_MAX_G_PER_KWH, description="Low end of the range the source gives for this value, gCO2e/kWh; null when none.")
     high_gco2e_per_kwh: float = pa.Field(nullable=True, ge=GRID_MIN_G_PER_KWH, le=GRID_MAX_G_PER_KWH, description="High end of that range, gCO2e/kWh; null when none.")
     marginal_kind: str = pa.Field(nullable=True, isin=MARGINAL_KINDS, description="For a marginal factor: short_run_operating (the fleet fixed) or long_run (builds and retirements included); null otherwise.")
-    status: str = pa.Field(nullable=True, isin=STATUSES, description="For a curated factor: paper | primary | derived | assumed; null for the time series (their manifest entry carries it).")
+    status: str = pa.Field(nullable=True, isin=STATUSES, description="For a curated factor: " + STATUS_TEXT + "; null for the time series (their manifest entry carries it).")
     citation: str = pa.Field(nullable=True, description="For a curated factor: the study or report, with the table or page the value is read from.")
     citation_url: str = pa.Field(nullable=True, str_startswith="http", description="For a curated factor: a link to the study or report.")
     notes: str = pa.Field(nullable=True, description="For a curated factor: how the value was read or derived (the arithmetic of a derived row).")

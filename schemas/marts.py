@@ -14,6 +14,7 @@ from schemas.device_specs import DEVICE_CLASSES
 from schemas.grid_intensity import EMISSION_SCOPES, ZONE_PATTERN
 from schemas.siting import INTENSITY_BASES as SITING_BASES
 from schemas.siting import SIDES as SITING_SIDES
+from schemas.statuses import REPRODUCTION_STATUSES
 from schemas.vocabulary import (
     ACCOUNTING_FRAMES,
     BASES,
@@ -297,7 +298,7 @@ class PaperReproduction(Contract):
     reproduced_value_text: str = pa.Field(description="Recomputed value(s) in words.")
     unit: str = pa.Field(description="Unit.")
     relative_error: float = pa.Field(nullable=True, description="reproduced / paper - 1 (largest over a range's ends).")
-    status: str = pa.Field(isin=["reproduced", "differs", "not reproducible"], description="reproduced | differs | not reproducible.")
+    status: str = pa.Field(isin=REPRODUCTION_STATUSES, description=" | ".join(REPRODUCTION_STATUSES) + " (an input of status calibrated, chosen to meet this output, is read by its recomputation).")
     explanation: str = pa.Field(str_length={"min_value": 10}, description="Why, in a sentence or two.")
     scenario_id: str = pa.Field(description="Scenario the claim was checked under.")
     location: str = pa.Field(description="Where in the paper.")
@@ -382,7 +383,7 @@ class Verdict(Contract):
     verdict: str = pa.Field(isin=list(VERDICTS), description="'infeasible at the stated link' where the fleet's traffic exceeds its link even resized (deterministically, or in more draws than core.claim.feasible_share_min allows) or its required rate is unknown; else the frame's reading of R with communication over every draw (an infeasible draw counted as R = 0: the lowest p05_with_comm_all_draws and highest p95_with_comm_all_draws over its methods) against the claim's low end.")
     gpu_rate_id: str = pa.Field(nullable=True, description="On a basis that weighs measured training rates (measured_rates): the staging.training_throughput row (throughput_id) the cloud GPU's rate comes from, the key of cloud_gpu_measured_tflops's factor_ref; null on other bases.")
     edge_rate_id: str = pa.Field(nullable=True, description="On a basis that weighs measured training rates (measured_rates): the staging.training_throughput row (throughput_id) the edge class's rate comes from, the key of the factor_ref of its <class>_measured_tflops row (the measured device's achieved TFLOPS, over whose FP32 peak <class>_measured_share is read); null on other bases or where the scenario names no row for the class.")
-    verdict_deciding_assumptions: str = pa.Field(nullable=True, description="Headline rows: the parameters of status 'assumed' whose range alone (one at a time, marts.sensitivity: headline basis, the scenario's pattern, the frame's headline method) moves deterministic R with communication across 1 or the claim's low end, as 'parameter low-high (R at one end-R at the other)'; null when none does.")
+    verdict_deciding_assumptions: str = pa.Field(nullable=True, description="Headline rows: the parameters of status 'assumed', 'calibrated' or 'secondary' (schemas.statuses.UNSOURCED_STATUSES) whose range alone (one at a time, marts.sensitivity: headline basis, the scenario's pattern, the frame's headline method) moves deterministic R with communication across 1 or the claim's low end, as 'parameter low-high (R at one end-R at the other)'; null when none does.")
 
     class Config:
         unique = ["scenario_id", "basis", "device_class", "network_method", "embodied_policy", "resize_power", "edge_design"]

@@ -6,6 +6,7 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.base import Provenance, range_contains_value, weak_rows_explained
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_power", "network_baseline_power",
               "network_marginal_power"]
@@ -15,7 +16,6 @@ QUANTITIES = ["radio_power", "network_intensity", "router_embodied", "router_pow
 UNITS = {"radio_power": "W", "network_intensity": "kWh/GB", "router_embodied": "kgCO2e", "router_power": "W",
          "network_baseline_power": "W", "network_marginal_power": "W/(Mbit/s)"}
 FRAMES = ["attributional", "consequential", "any"]
-STATUSES = ["paper", "primary", "derived", "assumed"]
 
 
 class NetworkEnergy(Provenance):
@@ -35,7 +35,7 @@ class NetworkEnergy(Provenance):
     high: float = pa.Field(nullable=True, gt=0, description="High end of the range, if any.")
     year: int = pa.Field(in_range={"min_value": 1990, "max_value": 2100}, description="Year the value refers to.")
     region: str = pa.Field(nullable=True, description="Region, if the study is regional.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     citation: str = pa.Field(description="Study or report the value comes from.")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="How the value was read or derived.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 
 from schemas.base import Provenance
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 
 class PaperClaims(Provenance):
@@ -20,6 +21,8 @@ class PaperClaims(Provenance):
     unit: str = pa.Field(description="Unit of paper_value.")
     tolerance: float = pa.Field(nullable=True, ge=0, description="Relative error within which a recomputed value counts as reproduced.")
     location: str = pa.Field(description="Where in the paper (table, figure, section).")
+    status: str = pa.Field(isin=STATUSES, description="How the number was read: " + STATUS_TEXT + " (paper: at the paper's own text; secondary: through the document the citation names).")
+    citation: str = pa.Field(str_length={"min_value": 1}, description="Where the number was read.")
 
 
 class ModelConfigs(Provenance):

@@ -24,6 +24,7 @@ import polars as pl
 
 from schemas.base import Contract
 from schemas.scenario_parameters import STATUSES
+from schemas.statuses import STATUS_TEXT
 
 #: The patterns' file, below the sources folder (its manifest entry's path).
 PATTERNS_PATH = "curated/patterns.csv"
@@ -98,7 +99,7 @@ class PatternSources(Contract):
     edge_design: bool = pa.Field(description="Whether it is an edge training design, evaluated for every scenario whose frame resizes its fleet.")
     outer_sync: bool = pa.Field(description="Whether it syncs every outer step (outer_steps_per_sync, outer_compression, outer_token_overhead).")
     lean_state: bool = pa.Field(description="Whether each device holds lean_training_bytes_per_param per parameter.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     citation: str = pa.Field(str_length={"min_value": 1}, description="Where the pattern's formula comes from (the paper, or the model's own assumption).")
     citation_url: str = pa.Field(nullable=True, description="A link to the citation, where it has one.")
     notes: str = pa.Field(str_length={"min_value": 1}, description="What the pattern's traffic is, in words.")

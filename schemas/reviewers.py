@@ -9,6 +9,7 @@ import polars as pl
 
 from schemas.base import Contract
 from schemas.marts import finite_positive
+from schemas.statuses import STATUS_TEXT
 from schemas.vocabulary import (
     BASES,
     DEVICE_CLASS_PATTERN,
@@ -114,7 +115,7 @@ class Sensitivity(Contract):
     is_headline_method: bool = pa.Field(description="The frame's headline network method (the tornado pages show it).")
     parameter: str = pa.Field(description="Parameter varied (core.scenario_parameters).")
     unit: str = pa.Field(description="Unit of the values.")
-    status: str = pa.Field(description="paper | primary | derived | assumed.")
+    status: str = pa.Field(description=STATUS_TEXT + ".")
     value: float = pa.Field(description="Scenario value.")
     value_low: float = pa.Field(description="Low end of the range.")
     value_high: float = pa.Field(description="High end of the range.")

@@ -10,9 +10,11 @@ from schemas.bounds import (
     GRID_MIN_G_PER_KWH,
     TRAINING_UTILISATION_CEILING_DEFAULT,
 )
+from schemas.statuses import MEASURED, STATUS_TEXT
+from schemas.statuses import STATUSES as SOURCE_STATUSES
 
 #: ``measured``: a row that reads this project's (or the user's) own registered measurement.
-STATUSES = ["paper", "primary", "derived", "assumed", "measured"]
+STATUSES = [*SOURCE_STATUSES, MEASURED]
 DISTRIBUTIONS = ["point", "uniform", "triangular", "split_triangular", "normal", "lognormal"]
 
 
@@ -40,7 +42,7 @@ class ScenarioParameters(Provenance):
     low: float = pa.Field(nullable=True, description="Plausible low end (sensitivity, Monte Carlo).")
     high: float = pa.Field(nullable=True, description="Plausible high end.")
     distribution: str = pa.Field(isin=DISTRIBUTIONS, description="point | uniform | triangular (mode = value) | split_triangular (mode and median = value: half the draws on a triangle rising from low to value, half on one falling from value to high) | normal | lognormal (median = value, low/high its 95% interval).")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed | measured (reads a registered measurement of one's own: a power series, a capture's rate).")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + " | measured (reads a registered measurement of one's own: a power series, a capture's rate).")
     factor_ref: str = pa.Field(nullable=True, description="Staged row the value was taken from, e.g. device_specs.device_id=nvidia-h100-sxm.tdp_w.")
     reasoning: str = pa.Field(nullable=True, description="Why this value: citation, derivation or the assumption made.")
     range_ref: str = pa.Field(nullable=True, description="Measured mean whose relative 95% CI set low/high, e.g. benchmark_series.series_id=table1_phone.mean_power_w_mean.")

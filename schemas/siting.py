@@ -12,6 +12,7 @@ from pandera.engines import polars_engine as pe
 
 from schemas.base import Contract, Provenance, weak_rows_explained
 from schemas.grid_intensity import EMISSION_SCOPES, STATUSES, ZONE_PATTERN
+from schemas.statuses import STATUS_TEXT
 
 UTC_TS = pe.DateTime(time_zone="UTC")
 #: How a country's IANA time zone was chosen: its only one, the most populous of several, a
@@ -43,7 +44,7 @@ class ZoneTimezones(Provenance):
     iana_time_zone: str = pa.Field(str_matches=r"^[A-Za-z_]+(/[A-Za-z_+-]+)+$", description="IANA time zone of the zone's local clock, e.g. Europe/Berlin.")
     country_time_zones: int = pa.Field(ge=1, description="Time zones the IANA zone.tab lists for the zone's country (1: no choice to make).")
     choice: str = pa.Field(isin=TIME_ZONE_CHOICES, description="only_zone | most_populous | sub_national | tzdb_link: how the time zone was chosen.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     citation: str = pa.Field(description="Where the time zone is read from (the IANA tz database's zone.tab).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it.")
     notes: str = pa.Field(nullable=True, description="Why this time zone, where the country has several or none of its own.")
@@ -100,7 +101,7 @@ class ScenarioZones(Provenance):
     signal: str = pa.Field(isin=SITING_SIGNALS, description="average (attributional, as published) | marginal (consequential: marginal factors only).")
     window_start_local_hour: int = pa.Field(in_range={"min_value": 0, "max_value": 23}, description="First hour of the side's daily operating window, in each zone's local time.")
     window_hours: int = pa.Field(in_range={"min_value": 1, "max_value": 24}, description="Length of the daily window, h (the cloud: 24, around the clock).")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     notes: str = pa.Field(nullable=True, description="Why these zones, hours and scope.")
 
     class Config:

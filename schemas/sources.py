@@ -7,8 +7,7 @@ import datetime as dt
 import pandera.polars as pa
 
 from schemas.base import Contract
-
-STATUSES = ["paper", "primary", "derived", "assumed"]
+from schemas.statuses import STATUS_TEXT, STATUSES
 
 
 class Sources(Contract):
@@ -28,6 +27,6 @@ class Sources(Contract):
     path: str = pa.Field(description="Path below sources/.")
     kind: str = pa.Field(description="Parser that reads it (format).")
     table_name: str = pa.Field(description="Staging table it feeds.")
-    status: str = pa.Field(isin=STATUSES, description="paper | primary | derived | assumed.")
+    status: str = pa.Field(isin=STATUSES, description=STATUS_TEXT + ".")
     notes: str = pa.Field(nullable=True, description="Caveats, e.g. 'synthesised from the paper's summary'.")
     manifest_file: str = pa.Field(description="Manifest file that registers it.")

@@ -7,6 +7,7 @@ import polars as pl
 
 from schemas.base import FiniteProvenance, weak_rows_explained
 from schemas.device_specs import DEVICE_CLASSES, DEVICE_ID_PATTERN, STATUSES
+from schemas.statuses import STATUS_TEXT
 
 #: Number formats a training run computes in (mixed precision is named by its matmul format).
 PRECISIONS = ["fp32", "bf16", "fp16", "fp8"]
@@ -79,7 +80,7 @@ class TrainingThroughput(FiniteProvenance):
     mfu: float = pa.Field(nullable=True, gt=0, le=1, description="Model FLOPs utilisation as the source reports it, a fraction in (0, 1] (41.82% is 0.4182).")
     job_time_s: float = pa.Field(nullable=True, gt=0, description="Seconds one device takes for one training job, where the source gives a job time instead of a token rate.")
     jobs_per_h: float = pa.Field(nullable=True, gt=0, description="Jobs per hour per device: 3600 / job_time_s (derived).")
-    status: str = pa.Field(isin=THROUGHPUT_STATUSES, description="paper | primary | derived | assumed (the weakest of the row's figures) | measured (this project's own measurement, the run manifest or README that produced it cited).")
+    status: str = pa.Field(isin=THROUGHPUT_STATUSES, description=STATUS_TEXT + " (the weakest of the row's figures) | measured (this project's own measurement, the run manifest or README that produced it cited).")
     citation: str = pa.Field(description="Where the figures are published (table, section, file).")
     citation_url: str = pa.Field(str_startswith="http", description="Link to it (a commit's permalink for a repository file).")
     notes: str = pa.Field(nullable=True, description="The published figures quoted with where they are, the arithmetic of derived ones, and what the source leaves unsaid.")

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.errors import EdgeCarbonError, Refused
+from schemas.statuses import NEUTRAL, STANCES
 
 CLAIMS_TABLE = "staging.claims"
 PARAMETERS_TABLE = "staging.claim_parameters"
@@ -69,6 +70,7 @@ class ClaimRequest:
     case: str | None = None
     baseline_case: str | None = None
     part: str | None = None
+    stance: str = NEUTRAL
     tolerance: float = DEFAULT_TOLERANCE
     missing: str | None = None
     notes: str | None = None
@@ -193,7 +195,7 @@ def _row(request: ClaimRequest, cmd: str) -> dict[str, str]:
         "quote": request.quote, "location": request.location or "not given", "quantity": request.quantity, "unit": request.unit,
         "published_low": _cell(low), "published_high": _cell(high), "published_text": text, "tolerance": _cell(request.tolerance),
         "case_id": request.case or "", "baseline_case_id": request.baseline_case or "", "part": request.part or "",
-        "missing": request.missing or "", "notes": notes,
+        "stance": request.stance, "missing": request.missing or "", "notes": notes,
     }
 
 
@@ -354,7 +356,7 @@ def claim_new_cli(args: Any) -> int:
             claim_id=args.id, paper=args.paper, title=args.title, quantity=args.quantity, unit=args.unit, quote=args.quote,
             url=args.url, value=_number(args.value, "--value", cmd), low=_number(args.low, "--low", cmd),
             high=_number(args.high, "--high", cmd), text=args.text, location=args.location, case=args.case,
-            baseline_case=args.baseline_case, part=args.part, tolerance=_number(args.tolerance, "--tolerance", cmd) or 0.0, missing=args.missing,
+            baseline_case=args.baseline_case, part=args.part, stance=args.stance, tolerance=_number(args.tolerance, "--tolerance", cmd) or 0.0, missing=args.missing,
             notes=args.notes,
         )
         if args.dry_run:
@@ -414,6 +416,8 @@ def add_parser(sub: Any) -> None:
     new.add_argument("--case", help="the case that recomputes it: a scenario (reduction_factor) or a case of claim_parameters.csv")
     new.add_argument("--baseline-case", help="the case it is compared against (bandwidth_ratio)")
     new.add_argument("--part", help="the part of a run's energy an emission_share claim is about (schemas/claims.py PARTS)")
+    new.add_argument("--stance", default=NEUTRAL, choices=STANCES,
+                     help=f"which side of 'train outside the data centre' the claim argues (default {NEUTRAL}: it argues neither)")
     new.add_argument("--tolerance", default=str(DEFAULT_TOLERANCE),
                      help=f"relative error within which a recomputed end counts as reproduced (default {DEFAULT_TOLERANCE})")
     new.add_argument("--missing", help="what the paper does not publish that a recomputation needs (a claim with no case)")

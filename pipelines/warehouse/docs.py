@@ -33,7 +33,17 @@ from pipelines.warehouse.answer_docs import (  # noqa: F401 - README's answer, r
     headline_table,
 )
 from pipelines.warehouse.dictionary import column_comment
-from pipelines.warehouse.claims_docs import CLAIMS_BEGIN, CLAIMS_END, claims_table
+from pipelines.warehouse.claims_docs import (
+    AUDITED_BEGIN,
+    AUDITED_END,
+    CLAIMS_BEGIN,
+    CLAIMS_END,
+    SIDES_BEGIN,
+    SIDES_END,
+    audited_inputs,
+    claims_table,
+    sides_table,
+)
 from pipelines.warehouse.queries import query_pl
 from schemas.meta import columns
 from schemas.validation import ValidationCases
@@ -343,9 +353,9 @@ def between(text: str, begin: str, end: str) -> str:
 
 
 def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
-    """Render the answer, the headline table and its glossary into ``root``/README.md, the full verdict and the rest
-    of the findings into ``root``/docs/findings.md, and the validation into ``root``/docs/validation.md; return the
-    paths written.
+    """Render the answer, the headline table, the audited claim's inputs and the glossary into ``root``/README.md, the
+    full verdict and the rest of the findings into ``root``/docs/findings.md, the validation into
+    ``root``/docs/validation.md and the claims for and against into ``root``/docs/claims.md; return the paths written.
 
     The drivers section of docs/findings.md is the build's; the full study's section is rendered
     from its results file (``edge-carbon sobol``), when there is one.
@@ -354,6 +364,7 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     text = replace_between(readme.read_text(), ANSWER_BEGIN, ANSWER_END, claim_answer(con))
     text = replace_between(text, HEADLINE_BEGIN, HEADLINE_END, headline_table(con))
     text = replace_between(text, CAUSES_BEGIN, CAUSES_END, causes_table(con))
+    text = replace_between(text, AUDITED_BEGIN, AUDITED_END, audited_inputs(con))
     readme.write_text(replace_between(text, GLOSSARY_BEGIN, GLOSSARY_END, glossary()))
     findings = root / "docs" / "findings.md"
     text = findings.read_text()
@@ -374,4 +385,6 @@ def write_docs(con: duckdb.DuckDBPyConnection, root: Path) -> list[Path]:
     validation = root / "docs" / "validation.md"
     text = replace_between(validation.read_text(), VALIDATION_BEGIN, VALIDATION_END, validation_table(con))
     validation.write_text(replace_between(text, CASE_COLUMNS_BEGIN, CASE_COLUMNS_END, case_columns_table()))
-    return [readme, findings, validation]
+    claims = root / "docs" / "claims.md"
+    claims.write_text(replace_between(claims.read_text(), SIDES_BEGIN, SIDES_END, sides_table(con)))
+    return [readme, findings, validation, claims]

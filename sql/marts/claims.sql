@@ -6,7 +6,8 @@
 -- (marts.claim_traffic); emission_ratio, its case's emissions over each baseline's
 -- (staging.claim_parameters energy_kwh x gco2e_per_kwh over baseline_energy_kwh x
 -- baseline_gco2e_per_kwh_<baseline>); emission_share, a part's share of a federated client
--- session's energy (its case's session rows). A claim with no case is not reproducible, naming what is
+-- session's energy (its case's session rows); emissions, a run's account in kgCO2e (its energy or
+-- accelerator-hours at their power, PUE, idle energy, grid intensity and embodied carbon). A claim with no case is not reproducible, naming what is
 -- missing. The span (over classes or baselines, at central values) is what the published value
 -- or range is compared with; recomputed_low and recomputed_high also take in the ends of the
 -- parameters' sourced ranges. Grain: one claim.
@@ -174,6 +175,42 @@ emission_share as (
     group by claim_id
 ),
 
+runs as (
+    -- a training run's account (emissions): its energy, given (energy_kwh) or as accelerator-hours at their
+    -- power, times the PUE where the account applies one, plus energy it counts apart (idle_energy_kwh), at its
+    -- grid intensity, plus the embodied carbon it charges; kgCO2e at each range end
+    select
+        case_id,
+        range_end,
+        (coalesce(max(value) filter (where parameter = 'energy_kwh'),
+                  max(value) filter (where parameter = 'accelerator_hours') * max(value) filter (where parameter = 'accelerator_power_w') / 1000)
+         * coalesce(max(value) filter (where parameter = 'pue'), 1)
+         + coalesce(max(value) filter (where parameter = 'idle_energy_kwh'), 0))
+        * max(value) filter (where parameter = 'gco2e_per_kwh') / 1000
+        + coalesce(max(value) filter (where parameter = 'embodied_kgco2e'), 0) as kgco2e
+    from core.claim_values
+    where case_id in (select case_id from staging.claims where quantity = 'emissions')
+    group by case_id, range_end
+),
+
+emissions as (
+    select
+        claims.claim_id,
+        max(runs.kgco2e) filter (where runs.range_end = 'central') as central,
+        max(runs.kgco2e) filter (where runs.range_end = 'central') as span_low,
+        max(runs.kgco2e) filter (where runs.range_end = 'central') as span_high,
+        min(runs.kgco2e) as low,
+        max(runs.kgco2e) as high,
+        printf('%.4g t CO2e', max(runs.kgco2e) filter (where runs.range_end = 'central') / 1000)
+        || case when min(runs.kgco2e) < max(runs.kgco2e)
+                then printf(' (%.4g-%.4g t over the ends of the sourced ranges)', min(runs.kgco2e) / 1000, max(runs.kgco2e) / 1000)
+                else '' end as recomputed_text
+    from staging.claims as claims
+    inner join runs on runs.case_id = claims.case_id
+    where claims.quantity = 'emissions' and runs.kgco2e is not null
+    group by claims.claim_id
+),
+
 recomputed as (
     -- a recomputation that gives only its span (reduction, emission) is centred on it and bounded by it
     select
@@ -192,7 +229,32 @@ recomputed as (
         from emission
         union all by name
         from emission_share
+        union all by name
+        from emissions
     )
+),
+
+inputs as (
+    -- the input rows each claim rests on, by status: its scenario's parameter rows (a reduction_factor claim) or its
+    -- case's and baseline case's rows
+    select claims.claim_id, rows.status, count(*) as n
+    from staging.claims as claims
+    inner join (
+        select scenario_id as case_id, status from core.scenario_parameters
+        union all
+        select case_id, status from staging.claim_parameters
+    ) as rows on rows.case_id in (claims.case_id, claims.baseline_case_id)
+    group by claims.claim_id, rows.status
+),
+
+input_counts as (
+    select
+        claim_id,
+        coalesce(sum(n) filter (where status = 'paper'), 0) as inputs_paper,
+        coalesce(sum(n) filter (where status = 'secondary'), 0) as inputs_secondary,
+        string_agg(status || ' ' || n, ', ' order by n desc, status) as inputs_by_status
+    from inputs
+    group by claim_id
 ),
 
 judged as (
@@ -202,6 +264,10 @@ judged as (
         r.low,
         r.high,
         r.recomputed_text,
+        -- the published value inside what the inputs' sourced ranges (or the other methods) add around the central span;
+        -- a span over device classes or baselines alone is judged end by end, never inconclusive
+        coalesce((r.low < r.span_low or r.high > r.span_high)
+                 and r.low <= claims.published_low and claims.published_high <= r.high, false) as inside_range,
         case
             -- one recomputed value against a published range: how far outside the range it falls
             when r.span_low = r.span_high and claims.published_low < claims.published_high
@@ -216,6 +282,7 @@ judged as (
 select
     claim_id,
     paper,
+    stance,
     quantity,
     unit,
     quote,
@@ -228,10 +295,19 @@ select
     coalesce(recomputed_text, 'not recomputed') as recomputed_text,
     relative_error,
     tolerance,
-    case when central is null then 'not reproducible' when relative_error <= tolerance then 'reproduced' else 'differs' end as status,
+    case
+        when central is null then 'not reproducible'
+        when relative_error <= tolerance then 'reproduced'
+        when inside_range then 'inconclusive'
+        else 'differs'
+    end as status,
     case
         when central is null then 'Missing: ' || coalesce(missing, 'no case recomputes it') || ' ' || notes
         when relative_error <= tolerance then notes
+        -- the published value inside the span the inputs' sourced ranges give, outside the central value's tolerance
+        when inside_range then printf('The published %s lies inside the recomputed range (%s) but not within %.0f%% of its central '
+                                      || 'value (relative error %.1f%%): which end holds turns on inputs the sources leave open. ',
+                                      published_text, recomputed_text, 100 * tolerance, 100 * relative_error) || notes
         -- recomputed on this project's rows where the paper does not publish its inputs
         when missing is not null then printf('The paper does not publish its inputs (%s), so they are this project''s rows: recomputed %s '
                                              || '(relative error %.1f%%, tolerance %.0f%%). ', missing, recomputed_text,
@@ -242,12 +318,18 @@ select
     case
         when central is null then printf('%s cannot be checked: its inputs are not published.', published_text)
         when relative_error <= tolerance then printf('%s holds as arithmetic: recomputed %s.', published_text, recomputed_text)
+        when inside_range then printf('%s is neither confirmed nor refuted: it lies inside the recomputed range (%s).',
+                                      published_text, recomputed_text)
         when missing is not null
             then printf('%s is not reached on this project''s rows (recomputed %s); the paper''s own inputs are not published.',
                         published_text, recomputed_text)
         else printf('%s does not hold as published: recomputed %s.', published_text, recomputed_text)
     end as verdict,
     case_id,
-    citation_url
+    citation_url,
+    coalesce(counts.inputs_paper, 0)::bigint as inputs_paper,
+    coalesce(counts.inputs_secondary, 0)::bigint as inputs_secondary,
+    coalesce(counts.inputs_by_status, 'none: no case recomputes it') as inputs_by_status
 from judged
+left join input_counts as counts using (claim_id)
 order by claim_id

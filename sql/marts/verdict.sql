@@ -30,7 +30,7 @@
 -- where the fleet is infeasible). R compute only does not depend on the network method or the
 -- link: each row reads it at its own allocation policy, under the frame's headline network method
 -- and resize power.
--- `verdict_deciding_assumptions` names the `assumed` parameters whose range alone, one at a time
+-- `verdict_deciding_assumptions` names the unsourced parameters (`assumed`, `calibrated`, `secondary`) whose range alone, one at a time
 -- (marts.sensitivity: the headline basis, the scenario's pattern and the frame's headline
 -- method), moves deterministic R with communication across 1 or the claim's low end.
 -- Edge training designs: where a scenario's frame resizes its fleet, R with communication is evaluated for every
@@ -306,7 +306,7 @@ drivers as (
     from readings
 ),
 
--- the assumed parameters whose range alone moves R with communication across 1 or the claim's low end,
+-- the unsourced parameters (assumed, calibrated or read through another document) whose range alone moves R with communication across 1 or the claim's low end,
 -- under the method that sets the verdict (marts.sensitivity: the headline basis, the scenario's pattern)
 deciding as (
     select
@@ -325,7 +325,7 @@ deciding as (
         on drivers.scenario_id = headline.scenario_id and drivers.basis = headline.basis
         and drivers.device_class = headline.device_class and drivers.verdict_driver.network_method = sensitivity.network_method
     inner join claims as claim on claim.scenario_id = sensitivity.scenario_id
-    where sensitivity.status = $assumed_status
+    where list_contains($unsourced_statuses, sensitivity.status)
         and list_bool_or([least(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) < edge
                           and greatest(sensitivity.reduction_factor_at_low, sensitivity.reduction_factor_at_high) >= edge
                           for edge in [1.0, claim.claim_low]])

@@ -1,6 +1,7 @@
-"""docs/claims.md as written, on a copy of this checkout's sources (the working tree, not HEAD): a claim
-added by rows alone reaches marts.claims with the value worked by hand, the other claims' rows stay as
-they were, and taking it out again leaves the files byte for byte and the mart as before."""
+"""docs/claims.md as written, on a copy of this checkout's sources (the working tree, not HEAD): a shipped claim
+taken out and added again by rows alone leaves the registry's files byte for byte as shipped and reaches
+marts.claims with the value worked by hand, the other claims' rows as they were; taking it out again leaves
+the files and the mart as after the first removal."""
 
 from __future__ import annotations
 
@@ -70,10 +71,12 @@ def test_the_blocks_are_the_ones_the_test_runs() -> None:
     assert [title for title, _ in blocks] == SECTIONS
     audit, add, undo = (commands(block) for _, block in blocks)
     assert all(c.startswith(f"{EDGE_CARBON} sql ") for c in audit)
-    assert [c.split(" ", 2)[:2] for c in add[1:3]] == [[EDGE_CARBON, "register"], [EDGE_CARBON, "claim"]]
-    assert add[0].startswith("cat >> sources/curated/claim_parameters.csv <<'EOF'\n") and add[3] == "make run"
-    assert undo == [f"{EDGE_CARBON} claim remove {NEW_CLAIM} --with-parameters", "make run"]
-    for command in [*audit, *add[1:], *undo]:  # no path outside the project: no ~, no absolute path
+    remove = f"{EDGE_CARBON} claim remove {NEW_CLAIM} --with-parameters"
+    assert add[0] == remove
+    assert [c.split(" ", 2)[:2] for c in add[2:4]] == [[EDGE_CARBON, "register"], [EDGE_CARBON, "claim"]]
+    assert add[1].startswith("cat >> sources/curated/claim_parameters.csv <<'EOF'\n") and add[4] == "make run"
+    assert undo == [remove, "make run"]
+    for command in [*audit, add[0], *add[2:], *undo]:  # no path outside the project: no ~, no absolute path
         assert not re.search(r"(^|\s)[~/]", command), command
 
 
@@ -84,9 +87,10 @@ def _claims(warehouse: Path) -> dict[str, dict]:
         return {row[0]: dict(zip(names, row, strict=True)) for row in frame.fetchall()}
 
 
-@pytest.mark.slow  # three builds of marts.claims and what it reads (about 30 s each)
+@pytest.mark.slow  # four builds of marts.claims and what it reads (about 30 s each)
 def test_the_claims_docs_run_as_written_and_add_a_claim_by_rows_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """docs/claims.md's blocks in order, in a copy of sources/, ``make run`` as a build of marts.claims.
+    """docs/claims.md's blocks in order, in a copy of sources/, ``make run`` as a build of marts.claims: the shipped
+    DiLoCo claim taken out and added again as the docs write it gives the shipped files back, byte for byte.
 
     The added claim, worked by hand: both cases are the diloco_allreduce ring all-reduce, 2 (N - 1) p b /
     compression per synchronisation = 2 x 7 x 150,000,000 x 4 B / 1 = 8.4e9 B. DiLoCo synchronises
@@ -111,12 +115,20 @@ def test_the_claims_docs_run_as_written_and_add_a_claim_by_rows_alone(tmp_path: 
 
     make_run()
     before = _claims(warehouse)
-    assert NEW_CLAIM not in before
+    assert NEW_CLAIM in before
     (_, audit), (_, add), (_, undo) = shell_blocks()
-    for command in [*commands(audit), *commands(add)]:
+    for command in commands(audit):
         run_as_written(command, project, make_run)
+    removal, *replay = commands(add)
+    run_as_written(removal, project, make_run)
+    removed = {name: (project / "sources" / name).read_bytes() for name in WATCHED}
+    assert removed != shipped
+    for command in replay:
+        run_as_written(command, project, make_run)
+    assert {name: (project / "sources" / name).read_bytes() for name in WATCHED} == shipped  # as shipped, byte for byte
 
     after = _claims(warehouse)
+    assert after == before
     row = after.pop(NEW_CLAIM)
     assert (row["quantity"], row["published_low"], row["published_high"], row["case_id"]) == ("bandwidth_ratio", 500.0, 500.0,
                                                                                              "douillard2023_diloco")
@@ -127,9 +139,8 @@ def test_the_claims_docs_run_as_written_and_add_a_claim_by_rows_alone(tmp_path: 
         tb = dict(con.execute("select scenario_id, any_value(wan_tb) from marts.claim_traffic where range_end = 'central' "
                               "and scenario_id like 'douillard2023_%' group by all").fetchall())
     assert tb == {"douillard2023_diloco": pytest.approx(1.0752), "douillard2023_synchronous": pytest.approx(537.6)}
-    assert after == before  # every other claim's row as it was
 
     for command in commands(undo):
         run_as_written(command, project, make_run)
-    assert {name: (project / "sources" / name).read_bytes() for name in WATCHED} == shipped
-    assert _claims(warehouse) == before
+    assert {name: (project / "sources" / name).read_bytes() for name in WATCHED} == removed
+    assert _claims(warehouse) == after  # every other claim's row as it was

@@ -9,7 +9,7 @@ from tests.marts.given_rows import run_mart
 
 CLAIM = {"paper": "A et al. 2030", "title": "T", "citation_url": "https://example.org", "quote": "Q", "location": "L",
          "unit": "x", "published_text": "P", "tolerance": 0.05, "case_id": None, "baseline_case_id": None, "part": None,
-         "missing": None, "notes": "N"}
+         "stance": "neutral", "missing": None, "notes": "N"}
 VERDICT = {"is_headline": True, "is_headline_method": True, "is_headline_policy": True, "is_headline_resize_power": True}
 
 
@@ -17,7 +17,9 @@ def _claims_tables() -> dict[str, list[dict]]:
     """A row of each table the mart reads that no claim of a test reads."""
     return {"marts.verdict": [{**VERDICT, "scenario_id": "unread", "device_class": "x", "reduction_factor": 1.0}],
             "marts.claim_traffic": [{"scenario_id": "unread", "network_method": "volume", "range_end": "central", "wan_tb": 1.0}],
-            "core.claim_values": [{"case_id": "unread", "parameter": "x", "range_end": "central", "value": 1.0, "value_text": None}]}
+            "core.claim_values": [{"case_id": "unread", "parameter": "x", "range_end": "central", "value": 1.0, "value_text": None}],
+            "staging.claim_parameters": [{"case_id": "unread", "status": "paper"}],
+            "core.scenario_parameters": [{"scenario_id": "unread", "status": "paper"}]}
 
 
 def _claims(given: dict) -> dict[str, dict]:
@@ -83,7 +85,8 @@ def test_a_share_claim_is_its_part_of_a_federated_session_s_energy_by_the_paper_
     radio for 4 s = 8 J, plus 0.04 GB x (home end: 0.01 + 0.02 router; server end: 0.01) kWh/GB = 0.0016 kWh = 5,760 J
     by volume. Download: 0.5 W x 4 s = 2 J + 5,760 J. Server: 45 W x 2 x 1.09 x 240 s / 1,000 clients = 23.544 J.
     By volume the upload is 5,768 / 11,793.544 = 48.9%; by marginal energy (core 0.03, access 0.02 W per Mbit/s at the
-    home end: 0.04 GB x 8,000 x 0.05 = 16 J) it is 24 / 305.544 = 7.9%. Published 27-29%: differs."""
+    home end: 0.04 GB x 8,000 x 0.05 = 16 J) it is 24 / 305.544 = 7.9%. Published 27-29%, between the two methods'
+    values but within 5% of neither the central (volume) value: inconclusive."""
     claims = [{**CLAIM, "claim_id": "up", "quantity": "emission_share", "unit": "fraction", "published_low": 0.27,
                "published_high": 0.29, "case_id": "fl", "part": "upload"},
               {**CLAIM, "claim_id": "cpu", "quantity": "emission_share", "unit": "fraction", "published_low": 0.46,
@@ -97,7 +100,68 @@ def test_a_share_claim_is_its_part_of_a_federated_session_s_energy_by_the_paper_
     total_marginal = 240 + (8 + 16) + (2 + 16) + 23.544
     assert got["up"]["recomputed_value"] == pytest.approx(5768 / total_volume)
     assert got["up"]["recomputed_low"] == pytest.approx(24 / total_marginal)
-    assert got["up"]["status"] == "differs"
+    assert got["up"]["status"] == "inconclusive"
     assert got["up"]["relative_error"] == pytest.approx(5768 / total_volume / 0.29 - 1)
     assert got["cpu"]["recomputed_value"] == pytest.approx(240 / total_volume)
     assert got["cpu"]["recomputed_high"] == pytest.approx(240 / total_marginal)
+
+
+def test_a_published_value_inside_the_sourced_range_but_off_the_central_value_is_inconclusive() -> None:
+    """400x published; the central recomputation 200x (relative error 50%), but the range ends give 100x-500x,
+    which hold 400x: neither confirmed nor refuted, inconclusive. The same range without 400x inside it differs."""
+    claims = [{**CLAIM, "claim_id": "b", "quantity": "bandwidth_ratio", "published_low": 400.0, "published_high": 400.0,
+               "case_id": "own", "baseline_case_id": "base"},
+              {**CLAIM, "claim_id": "c", "quantity": "bandwidth_ratio", "published_low": 600.0, "published_high": 600.0,
+               "case_id": "own", "baseline_case_id": "base"}]
+    traffic = [{"scenario_id": s, "network_method": "volume", "range_end": e, "wan_tb": tb}
+               for s, e, tb in [("own", "central", 1.0), ("own", "low", 2.0), ("own", "high", 1.0),
+                                ("base", "central", 200.0), ("base", "low", 200.0), ("base", "high", 500.0)]]
+    rows = _claims({"staging.claims": claims, "marts.claim_traffic": traffic})
+    inside, outside = rows["b"], rows["c"]
+    assert (inside["recomputed_value"], inside["recomputed_low"], inside["recomputed_high"]) == (200.0, 100.0, 500.0)
+    assert inside["relative_error"] == pytest.approx(0.5)
+    assert inside["status"] == "inconclusive"
+    assert inside["verdict"].startswith("P is neither confirmed nor refuted: it lies inside the recomputed range")
+    assert inside["reason"].startswith("The published P lies inside the recomputed range")
+    assert outside["status"] == "differs"
+
+
+def test_a_span_over_classes_alone_is_judged_end_by_end_never_inconclusive() -> None:
+    """R of 3 (phone) and 9 (laptop) hold 4-8 between them, but each class's R is its own end: differs."""
+    claims = [{**CLAIM, "claim_id": "r", "quantity": "reduction_factor", "published_low": 4.0, "published_high": 8.0, "case_id": "s"}]
+    verdict = [{**VERDICT, "scenario_id": "s", "device_class": c, "reduction_factor": r} for c, r in (("phone", 3.0), ("laptop", 9.0))]
+    assert _claims({"staging.claims": claims, "marts.verdict": verdict})["r"]["status"] == "differs"
+
+
+def test_a_run_s_emissions_are_its_energy_pue_idle_energy_intensity_and_embodied_carbon() -> None:
+    """1,000 GPU-h at 400 W x PUE 1.5 = 600 kWh, plus 400 kWh idle, at 50 g/kWh = 50 kg, plus 20 kg embodied:
+    70 kg against a published 70 kg, reproduced; a case that gives its energy (1,000 kWh, no PUE) at 50 g: 50 kg."""
+    claims = [{**CLAIM, "claim_id": "run", "quantity": "emissions", "unit": "kgCO2e", "published_low": 70.0, "published_high": 70.0,
+               "case_id": "c"},
+              {**CLAIM, "claim_id": "given", "quantity": "emissions", "unit": "kgCO2e", "published_low": 60.0, "published_high": 60.0,
+               "case_id": "d"}]
+    values = [{"case_id": case, "parameter": p, "range_end": e, "value": v, "value_text": None}
+              for case, p, v in [("c", "accelerator_hours", 1000.0), ("c", "accelerator_power_w", 400.0), ("c", "pue", 1.5),
+                                 ("c", "idle_energy_kwh", 400.0), ("c", "gco2e_per_kwh", 50.0), ("c", "embodied_kgco2e", 20.0),
+                                 ("d", "energy_kwh", 1000.0), ("d", "gco2e_per_kwh", 50.0)]
+              for e in ("central", "low", "high")]
+    rows = _claims({"staging.claims": claims, "core.claim_values": values})
+    assert rows["run"]["recomputed_value"] == pytest.approx(70.0) and rows["run"]["status"] == "reproduced"
+    assert rows["run"]["recomputed_text"] == "0.07 t CO2e"
+    assert rows["given"]["recomputed_value"] == pytest.approx(50.0) and rows["given"]["status"] == "differs"
+
+
+def test_a_claim_counts_the_inputs_it_rests_on_by_status() -> None:
+    """A ratio claim counts its scenario's parameter rows; a claim on cases counts both cases' rows; one with no case none."""
+    claims = [{**CLAIM, "claim_id": "r", "quantity": "reduction_factor", "published_low": 4.0, "published_high": 8.0, "case_id": "s"},
+              {**CLAIM, "claim_id": "b", "quantity": "bandwidth_ratio", "published_low": 2.0, "published_high": 2.0,
+               "case_id": "own", "baseline_case_id": "base"},
+              {**CLAIM, "claim_id": "n", "quantity": "emissions", "published_low": 1.0, "published_high": 1.0, "missing": "M"}]
+    scenario = [{"scenario_id": "s", "status": s} for s in ("paper", "secondary", "secondary", "assumed", "calibrated")]
+    parameters = [{"case_id": c, "status": s} for c, s in (("own", "paper"), ("own", "primary"), ("base", "assumed"), ("x", "paper"))]
+    rows = _claims({"staging.claims": claims, "core.scenario_parameters": scenario, "staging.claim_parameters": parameters,
+                    "marts.verdict": [{**VERDICT, "scenario_id": "s", "device_class": "laptop", "reduction_factor": 6.0}]})
+    assert (rows["r"]["inputs_paper"], rows["r"]["inputs_secondary"]) == (1, 2)
+    assert rows["r"]["inputs_by_status"] == "secondary 2, assumed 1, calibrated 1, paper 1"
+    assert (rows["b"]["inputs_paper"], rows["b"]["inputs_secondary"], rows["b"]["inputs_by_status"]) == (1, 0, "assumed 1, paper 1, primary 1")
+    assert (rows["n"]["inputs_paper"], rows["n"]["inputs_by_status"]) == (0, "none: no case recomputes it")

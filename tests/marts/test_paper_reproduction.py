@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from pipelines.defs.assets.marts import ReproductionConfig
+from schemas.statuses import CALIBRATED
 from tests.marts.given_rows import XUE, claim_rows, run_mart
 
 CONFIG = ReproductionConfig()  # paper_text and the Table 1 workload, as the pipeline binds them
-PARAMS = {"scenario": CONFIG.scenario, "table1_workload": CONFIG.table1_workload}
+PARAMS = {"scenario": CONFIG.scenario, "table1_workload": CONFIG.table1_workload, "calibrated_status": CALIBRATED}
 FLOPS = ("fp64_tflops", "fp32_tflops", "fp16_tflops", "tf32_tensor_tflops", "bf16_tensor_tflops", "fp16_tensor_tflops")
 
 
@@ -52,6 +53,7 @@ def reproduce(claims: list[dict], **tables: list[dict]) -> dict[str, dict[str, A
                                        "comm_kwh": 0.0}],
              "core.scenarios": [{"scenario_id": CONFIG.scenario, "claim_id": XUE["claim_id"]}],
              "core.claim": claim_rows(),
+             "core.scenario_parameters": [{"scenario_id": "another", "parameter": "cloud_grid_gco2e_per_kwh", "status": CALIBRATED}],
              **{name.replace("__", "."): rows for name, rows in tables.items()}}
     rows = run_mart("marts.paper_reproduction", given, PARAMS)
     assert [r["claim_id"] for r in rows] == sorted(c["claim_id"] for c in claims)  # one row per claim
@@ -114,3 +116,18 @@ def test_the_compute_only_reduction_is_judged_against_the_claims_ends() -> None:
     # core.claim's ends 4x (phones) and 8x (laptops): |3.7 / 4 - 1| = 7.5%, |8.4 / 8 - 1| = 5%: the worse is 7.5% <= 10%
     assert (reduction["status"], reduction["relative_error"]) == ("reproduced", pytest.approx(0.075, rel=1e-12))
     assert reduction["reproduced_value_text"] == "3.70x (phones, N=69), 8.40x (laptops, N=15)"
+
+
+@pytest.mark.parametrize(("status", "expected"), [("calibrated", "consistent by construction"), ("assumed", "reproduced")])
+def test_an_output_met_by_a_calibrated_input_is_consistent_by_construction_never_reproduced(status: str, expected: str) -> None:
+    """7.0 t recomputed against a published 7.0 t: reproduced where its grid intensity is assumed, consistent by
+    construction where it is calibrated (chosen to meet this very total), the explanation saying which input."""
+    gpu = {"scenario_id": CONFIG.scenario, "device_class": "cloud_gpu", "total_kgco2e": 7000.0, "operational_kgco2e": 6750.0,
+           "embodied_kgco2e": 250.0, "horizon_years": 3.0}
+    row = reproduce([{**claim("F4_gpu_total", 7.0, 0.05), "unit": "tCO2e", "location": "Figure 4"}], marts__lifecycle_carbon=[gpu],
+                    core__scenario_parameters=[{"scenario_id": CONFIG.scenario, "parameter": "cloud_grid_gco2e_per_kwh", "status": status},
+                                               {"scenario_id": "another", "parameter": "cloud_grid_gco2e_per_kwh", "status": CALIBRATED}])[
+        "F4_gpu_total"]
+    assert (row["status"], row["reproduced_value"], row["relative_error"]) == (expected, pytest.approx(7.0), pytest.approx(0.0))
+    assert row["explanation"].startswith("Consistent by construction: cloud_grid_gco2e_per_kwh is calibrated to this output.") == (
+        status == CALIBRATED)

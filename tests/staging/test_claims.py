@@ -5,6 +5,8 @@ file: Xue et al.'s row)."""
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import polars as pl
 import pyarrow as pa
@@ -14,6 +16,7 @@ from pipelines.ingest.parsers.registry import CLAIM_PARAMETERS_PARSERS, CLAIMS_P
 from pipelines.lib.checks import SUMMARY_KEY, ConnectionReader
 from pipelines.paths import sources_dir
 from schemas.methods import Claim
+from schemas.statuses import STATUSES
 from schemas.vocabulary import (
     ASSUMED,
     CLAIM_HIGH,
@@ -48,11 +51,13 @@ def test_core_claim_is_each_ratio_claim_of_the_registry_with_its_published_bound
 
 
 def test_core_claim_from_the_shipped_registry_is_xue_et_al_s_row() -> None:
-    """The shipped registry's one ratio claim is Xue et al.'s 4-8x, and the verdict's category wording
-    (schemas/vocabulary.py CLAIM_LOW, CLAIM_HIGH: 'below the claim (R < 4)', ...) states the same bounds."""
+    """The shipped registry's ratio claim is Xue et al.'s 4-8x, on the figure's counts and on the text's beside it, and
+    the verdict's category wording (schemas/vocabulary.py CLAIM_LOW, CLAIM_HIGH: 'below the claim (R < 4)', ...) states
+    the same bounds."""
     rows = claim_rows(_rows(CLAIMS_PARSERS, "curated_claims", "curated/claims.csv"))
     Claim.validate(pl.DataFrame(rows))
-    assert [(r["claim_id"], r["claim_low"], r["claim_high"]) for r in rows] == [(XUE["claim_id"], 4.0, 8.0)]
+    assert [(r["claim_id"], r["claim_low"], r["claim_high"]) for r in rows] == [(XUE["claim_id"], 4.0, 8.0),
+                                                                              (XUE["claim_id"] + "_text", 4.0, 8.0)]
     assert (rows[0]["claim_low"], rows[0]["claim_high"]) == (CLAIM_LOW, CLAIM_HIGH)
 
 
@@ -85,5 +90,39 @@ def test_every_claim_case_has_its_parameter_rows_and_every_row_a_source() -> Non
         if claim["quantity"] != "reduction_factor" and claim["case_id"]:
             assert claim["case_id"] in cases, claim["claim_id"]
             assert claim["baseline_case_id"] is None or claim["baseline_case_id"] in cases, claim["claim_id"]
-    assert len({r["paper"] for r in claims}) >= 4
-    assert all(r["status"] in ("paper", "primary", "derived", "assumed") and r["citation"] for r in parameters)
+    assert len({r["paper"] for r in claims}) >= 9
+    for row in parameters:  # a status, a citation, and a link (or a factor row that has one)
+        assert row["status"] in STATUSES and row["citation"], (row["case_id"], row["parameter"])
+        assert row["citation_url"] or row["factor_id"], (row["case_id"], row["parameter"])
+
+
+def paper_key(url: str) -> str:
+    """The paper a link names: its arXiv id or DOI where it has one (any version, any mirror), else the link."""
+    if found := re.search(r"(\d{4}\.\d{4,5})", url):
+        return "arXiv:" + found.group(1)
+    if found := re.search(r"(10\.\d{4,9}/[^\s?#]+)", url):
+        return "doi:" + found.group(1).lower()
+    return url.rstrip("/")
+
+
+def paper_rows_citing_another_paper(claims: list[dict], parameters: list[dict]) -> list[tuple[str, str, str]]:
+    """(case, parameter, its paper) of each `paper` row whose link is not the paper of a claim its case recomputes."""
+    papers: dict[str, set[str]] = {}
+    for claim in claims:
+        for case in (claim["case_id"], claim["baseline_case_id"]):
+            if case:
+                papers.setdefault(case, set()).add(paper_key(claim["citation_url"]))
+    return [(row["case_id"], row["parameter"], paper_key(row["citation_url"] or ""))
+            for row in parameters if row["status"] == "paper" and paper_key(row["citation_url"] or "") not in papers.get(row["case_id"], set())]
+
+
+def test_a_paper_row_is_read_in_the_claim_s_own_paper() -> None:
+    """A `paper` input is the claim's own paper's number (same arXiv id or DOI): one read in another paper is
+    `secondary`, or another paper's number this project takes, `assumed`. A row citing another paper is found."""
+    claims = _rows(CLAIMS_PARSERS, "curated_claims", "curated/claims.csv")
+    parameters = _rows(CLAIM_PARAMETERS_PARSERS, "curated_claim_parameters", "curated/claim_parameters.csv")
+    assert paper_rows_citing_another_paper(claims, parameters) == []
+    (row,) = [r for r in parameters if (r["case_id"], r["parameter"]) == ("yousefpour2023_session", "server_pue")]
+    moved = {**row, "citation_url": "https://arxiv.org/abs/2507.01803v1"}
+    assert paper_rows_citing_another_paper(claims, [moved]) == [("yousefpour2023_session", "server_pue", "arXiv:2507.01803")]
+    assert paper_rows_citing_another_paper(claims, [{**row, "citation_url": "https://arxiv.org/pdf/2303.14604v2"}]) == []

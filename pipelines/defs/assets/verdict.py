@@ -10,8 +10,8 @@ from pipelines.warehouse.queries import query_pl
 from pipelines.warehouse.tables import preview_md
 from schemas.bounds import training_utilisation_ceiling
 from schemas.marts import Verdict
+from schemas.statuses import UNSOURCED_STATUSES
 from schemas.vocabulary import (
-    ASSUMED,
     BASIS_RULES,
     PAPER_FRAME,
     VERDICT_BELOW,
@@ -29,7 +29,7 @@ VERDICT = SqlTable("marts.verdict", "marts/verdict.sql", Verdict)
 #: The verdict's bound parameters: the status that names an assumption and the categories' wording (the claim's bounds and
 #: the feasibility threshold are core.claim's).
 VERDICT_PARAMS = {
-    "assumed_status": ASSUMED, "verdict_holds": VERDICT_HOLDS,
+    "unsourced_statuses": UNSOURCED_STATUSES, "verdict_holds": VERDICT_HOLDS,
     "verdict_below": VERDICT_BELOW, "verdict_uncertain": VERDICT_UNCERTAIN, "verdict_edge_more": VERDICT_EDGE_MORE,
     "verdict_infeasible": VERDICT_INFEASIBLE, "gpu_rate_parameter": GPU_RATE_PARAMETER, "paper_frame": PAPER_FRAME,
     "edge_rate_suffix": EDGE_RATE_SUFFIX,
