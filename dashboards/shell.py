@@ -374,15 +374,15 @@ def audited_html(audited: str) -> str:
 
 def page_html(page: Page, nav: str, specs: dict[str, dict] | None = None, audited: str = "") -> str:
     """An HTML page embedding every chart of ``page`` (``specs``: their Vega-Lite dicts); ``audited``, the line on the
-    audited claim's inputs (:func:`dashboards.claims.audited_inputs`), under the answer."""
+    audited claim's inputs (:func:`dashboards.claims.audited_inputs`), under the charts."""
     specs = specs if specs is not None else {name: site_spec(chart) for name, chart in page.charts.items()}
     tables = ", ".join(f"<code>{html.escape(t)}</code>" for t in page.tables)
     notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
     return f"""{head_html(f"{page.title} - edge-carbon")}<body>
 {nav}
 <h1>{html.escape(page.title)}</h1>
-<p class="answer" id="answer">{html.escape(page.answer or page.summary)}</p>{audited_html(audited)}
-{chart_divs(list(specs))}
+<p class="answer" id="answer">{html.escape(page.answer or page.summary)}</p>
+{chart_divs(list(specs))}{audited_html(audited)}
 <p class="what">{html.escape(page.summary)}</p>
 <p class="from">Data: {tables}.</p>
 {notes}
@@ -400,7 +400,7 @@ QUESTION = ('<p class="what">Does training foundation models on idle phones and 
 def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs: dict[str, dict] | None = None,
                *, static: str = "all", audited: str = "") -> str:
     """The index: the answer first (``lead``: its charts and ``extra_html``), then one link per page; ``audited``, the
-    line on the audited claim's inputs, under the answer.
+    line on the audited claim's inputs, under the lead.
 
     ``lead_specs`` are the lead's Vega-Lite dicts (built from ``lead.charts`` when not given);
     ``static`` names the charts exported to ``static/`` (``all``, ``headline`` or ``none``).
@@ -420,8 +420,8 @@ def index_html(pages: list[Page], nav: str, lead: Page | None = None, lead_specs
     return f"""{head_html("edge-carbon dashboards")}<body>
 {nav}
 <h1>edge-carbon dashboards</h1>
-{answer}{audited_html(audited)}
-{lead_html}
+{answer}
+{lead_html}{audited_html(audited)}
 <h2>Pages</h2>
 <ul>
 {items}

@@ -123,8 +123,8 @@ session_parts as (
         method.network_method,
         one_way.bytes,
         s.compute_j,
-        s.tx_w * one_way.bytes / (s.link_mb_per_s * 1e6) + 3.6e6 * one_way.network_kwh as upload_j,
-        s.rx_w * one_way.bytes / (s.link_mb_per_s * 1e6) + 3.6e6 * one_way.network_kwh as download_j,
+        s.tx_w * one_way.bytes / (s.link_mb_per_s * 1e6) + one_way.network_kwh / kwh_of_joules(1) as upload_j,
+        s.rx_w * one_way.bytes / (s.link_mb_per_s * 1e6) + one_way.network_kwh / kwh_of_joules(1) as download_j,
         s.server_j
     from sessions as s
     inner join core.patterns as pattern on pattern.pattern = s.comm_pattern
