@@ -115,6 +115,7 @@ class NetworkMethods(Contract):
     per_gb_by_ends: float = pa.Field(ge=0, description="Weight of GB x (home ends x (network + router kWh/GB) + server ends x network kWh/GB).")
     marginal_by_ends: float = pa.Field(ge=0, description="Weight of GB x (core marginal W per Mbit/s + home ends x router's) x 8,000 J per GB.")
     line_time: float = pa.Field(ge=0, description="Weight of the home line and router's power x training's share of the line x the hours training holds it.")
+    per_bit: float = pa.Field(ge=0, description="Weight of GB x a path's summed energy per bit as kWh per GB (a claim case's per_bit_kwh_per_gb); charged by sql/marts/claims.sql only, never by the model.")
     description: str = pa.Field(description="What the method charges (sql/model/macros.sql network_kwh).")
 
 

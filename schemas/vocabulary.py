@@ -288,6 +288,11 @@ class NetworkMethod:
     marginal_by_ends: float = 0.0
     #: x the home line and router's power x training's share of the line x the hours training holds it.
     line_time: float = 0.0
+    #: x the bytes' GB x the energy per bit of each piece of equipment on a home-to-server path, summed into kWh per
+    #: GB (a claim case's per_bit_kwh_per_gb: Vishwanath et al.'s constants, as Yousefpour et al. 2023 use them). Only
+    #: the claims' marts charge this term (sql/marts/claims.sql session_parts); the model's four terms do not, so no
+    #: frame admits a row that weighs it (tests/model/test_methods_as_rows.py).
+    per_bit: float = 0.0
 
 
 #: How communication's network energy is counted (core.network_methods); a method is added by one row.
@@ -303,6 +308,11 @@ NETWORK_METHOD_ROWS = {
     "marginal": NetworkMethod("A power model (Malmodin 2020): the core's marginal W per Mbit/s once and the access line and "
                               "router's at every home end, per byte; plus the devices' radios (the sender's; the receiver's where the frame charges it). Idle power is drawn "
                               "anyway.", marginal_by_ends=1.0),
+    "per_bit": NetworkMethod("Energy per bit (Yousefpour et al. 2023, section 4.3, with the constants of Vishwanath et al.): each "
+                             "piece of equipment a byte passes between a home and a server (the Wi-Fi access point, the access "
+                             "switch, the broadband gateway, the edge and core routers, the data centre's switch) at its energy "
+                             "per bit, summed; plus the devices' radios. Charged by the claims' marts only: no frame admits it.",
+                             per_bit=1.0),
 }
 #: The network methods' names and what each charges.
 NETWORK_METHODS = {name: method.description for name, method in NETWORK_METHOD_ROWS.items()}

@@ -51,5 +51,5 @@ select
                                          traffic.network_marginal_w_per_mbps, 0, 0, 0, 0)) as network_kwh
 from traffic
 cross join core.network_methods as method
-where method.per_gb_one_end = 0 and method.line_time = 0
+where method.per_gb_one_end = 0 and method.line_time = 0 and method.per_bit = 0
 order by scenario_id, network_method, range_end

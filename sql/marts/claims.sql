@@ -104,6 +104,7 @@ sessions as (
         max(value) filter (where parameter = 'router_kwh_per_gb') as router_kwh_per_gb,
         max(value) filter (where parameter = 'network_marginal_w_per_mbps') as network_marginal_w_per_mbps,
         max(value) filter (where parameter = 'router_marginal_w_per_mbps') as router_marginal_w_per_mbps,
+        max(value) filter (where parameter = 'per_bit_kwh_per_gb') as per_bit_kwh_per_gb,
         max(value) filter (where parameter = 'server_power_w') * max(value) filter (where parameter = 'servers')
         * max(value) filter (where parameter = 'server_pue') * max(value) filter (where parameter = 'round_seconds')
         / max(value) filter (where parameter = 'concurrency') as server_j
@@ -116,7 +117,8 @@ session_parts as (
     -- joules per client session: compute; the upload (the sending radio for the update at the link rate and the
     -- network for its bytes) and the download likewise, each one way of the pattern's bytes per client and round
     -- (comm_bytes of one client, one round); the server's share of the round; under each network method that
-    -- charges bytes by the ends they pass (core.network_methods: volume, marginal)
+    -- charges bytes by the ends they pass (core.network_methods: volume, marginal) and, where the case gives the
+    -- path's energy per bit (per_bit_kwh_per_gb), the per-bit method
     select
         s.case_id,
         s.range_end,
@@ -136,9 +138,13 @@ session_parts as (
                                network_terms_kwh(comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, 0, 0, 1, s.params, s.bytes_per_param,
                                                             1, 1, 1, 0, 0, 1, 1) / 2 / 1e9,
                                                  pattern.home_ends, pattern.server_ends, s.network_kwh_per_gb, s.router_kwh_per_gb,
-                                                 s.network_marginal_w_per_mbps, s.router_marginal_w_per_mbps, 0, 0, 0)) as network_kwh
+                                                 s.network_marginal_w_per_mbps, s.router_marginal_w_per_mbps, 0, 0, 0))
+            -- the per-bit method's term, which the model's four do not hold: the path's equipment, once per byte
+            + weighted(method.per_bit, comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, 0, 0, 1, s.params, s.bytes_per_param,
+                                                  1, 1, 1, 0, 0, 1, 1) / 2 / 1e9 * s.per_bit_kwh_per_gb) as network_kwh
     ) as one_way
     where method.per_gb_one_end = 0 and method.line_time = 0
+        and (method.per_bit = 0 or s.per_bit_kwh_per_gb is not null)
 ),
 
 shares as (
@@ -158,19 +164,22 @@ shares as (
 ),
 
 emission_share as (
-    -- the paper's own method charges the network by volume (energy per bit): its central share is the claim's
-    -- recomputation; the marginal method and the range ends bound it
+    -- the paper's own method charges the network per bit (core.network_methods per_bit): its central share is the
+    -- claim's recomputation where the case gives the path's energy per bit, else the volume method's; the other
+    -- methods and the range ends bound it
     select
         claim_id,
-        max(share) filter (where network_method = 'volume' and range_end = 'central') as central,
-        max(share) filter (where network_method = 'volume' and range_end = 'central') as span_low,
-        max(share) filter (where network_method = 'volume' and range_end = 'central') as span_high,
+        coalesce(max(share) filter (where network_method = 'per_bit' and range_end = 'central'),
+                 max(share) filter (where network_method = 'volume' and range_end = 'central')) as central,
+        central as span_low,
+        central as span_high,
         min(share) as low,
         max(share) as high,
-        printf('%.1f%% by volume (average energy per GB), %.1f%% by marginal energy; %.1f%% to %.1f%% over both methods and the sourced ranges',
-               100 * max(share) filter (where network_method = 'volume' and range_end = 'central'),
-               100 * max(share) filter (where network_method = 'marginal' and range_end = 'central'),
-               100 * min(share), 100 * max(share)) as recomputed_text
+        coalesce(printf('%.1f%% per bit (the paper''s method), ', 100 * max(share) filter (where network_method = 'per_bit' and range_end = 'central')), '')
+        || printf('%.1f%% by volume (average energy per GB), %.1f%% by marginal energy; %.1f%% to %.1f%% over the methods and the sourced ranges',
+                  100 * max(share) filter (where network_method = 'volume' and range_end = 'central'),
+                  100 * max(share) filter (where network_method = 'marginal' and range_end = 'central'),
+                  100 * min(share), 100 * max(share)) as recomputed_text
     from shares
     group by claim_id
 ),

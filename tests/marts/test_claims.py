@@ -165,3 +165,19 @@ def test_a_claim_counts_the_inputs_it_rests_on_by_status() -> None:
     assert rows["r"]["inputs_by_status"] == "secondary 2, assumed 1, calibrated 1, paper 1"
     assert (rows["b"]["inputs_paper"], rows["b"]["inputs_secondary"], rows["b"]["inputs_by_status"]) == (1, 0, "assumed 1, paper 1, primary 1")
     assert (rows["n"]["inputs_paper"], rows["n"]["inputs_by_status"]) == (0, "none: no case recomputes it")
+
+
+def test_a_share_claim_is_recomputed_per_bit_where_its_case_gives_the_path_s_energy_per_bit() -> None:
+    """The session of the share test with a path of 0.0005 kWh per GB per bit: upload 8 J + 0.04 GB x 0.0005 x 3.6e6
+    = 8 + 72 = 80 J, download 2 + 72 = 74 J; total 240 + 80 + 74 + 23.544 = 417.544 J: the upload 19.2%, the per-bit
+    method's share central, the volume and marginal ones beside it."""
+    claims = [{**CLAIM, "claim_id": "up", "quantity": "emission_share", "unit": "fraction", "published_low": 0.18,
+               "published_high": 0.20, "case_id": "fl", "part": "upload"}]
+    values = _session(comm_pattern="federated_round", cpu_power_w=1.0, cpu_seconds=240.0, radio_tx_power_w=2.0, radio_rx_power_w=0.5,
+                      link_mb_per_s=10.0, params=1e7, bytes_per_param=4.0, network_kwh_per_gb=0.01, router_kwh_per_gb=0.02,
+                      network_marginal_w_per_mbps=0.03, router_marginal_w_per_mbps=0.02, server_power_w=45.0, servers=2.0,
+                      server_pue=1.09, round_seconds=240.0, concurrency=1000.0, per_bit_kwh_per_gb=0.0005)
+    row = _claims({"staging.claims": claims, "core.claim_values": values})["up"]
+    assert row["recomputed_value"] == pytest.approx(80 / 417.544)
+    assert row["recomputed_text"].startswith("19.2% per bit (the paper's method), 48.9% by volume (average energy per GB), 7.9% by marginal")
+    assert row["status"] == "reproduced"

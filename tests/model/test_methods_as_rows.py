@@ -174,7 +174,9 @@ def test_a_network_method_is_weights_of_the_four_network_terms() -> None:
     rows = {r["network_method"]: r for r in pl.from_arrow(network_method_rows()).iter_rows(named=True)}
     weights = ("per_gb_one_end", "per_gb_by_ends", "marginal_by_ends", "line_time")
     assert {name: [r[w] for w in weights] for name, r in rows.items()} == {
-        "radio": [1.0, 0, 0, 0], "volume": [0, 1.0, 0, 0], "time": [0, 0, 0, 1.0], "marginal": [0, 0, 1.0, 0]}
+        "radio": [1.0, 0, 0, 0], "volume": [0, 1.0, 0, 0], "time": [0, 0, 0, 1.0], "marginal": [0, 0, 1.0, 0],
+        "per_bit": [0, 0, 0, 0]}  # per_bit's term is the claims' marts' own (test below)
+    rows.pop("per_bit")
     # 10 GB between two homes; Carbon Trust kWh/GB of the network and the router, Malmodin's marginal W per Mbit/s
     # and an 18 W line half held for 100 h
     args = "10.0, 2, 0, 0.0065, 0.025, 0.03, 0.02, 18.0, 0.5, 100.0"
@@ -204,3 +206,13 @@ def test_scenario_new_writes_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     out, err = capsys.readouterr()
     assert err == ("scenario new: --set workload_kind=tokens: workload_kind = 'tokens' is outside its bounds: workload_kind must be "
                    "one of the names in core.workload_kinds: horizon, gpu_hours, params_tokens; nothing was written\n")
+
+
+def test_no_frame_admits_a_method_whose_term_the_model_does_not_charge() -> None:
+    """The per-bit method weighs a term only the claims' marts charge (sql/marts/claims.sql): a frame admitting it
+    would get no network energy from the model, so none does."""
+    from schemas.vocabulary import FRAME_NETWORK_METHODS, NETWORK_METHOD_ROWS
+
+    claims_only = {name for name, row in NETWORK_METHOD_ROWS.items() if row.per_bit > 0}
+    assert claims_only == {"per_bit"}
+    assert all(not claims_only & set(methods) for methods in FRAME_NETWORK_METHODS.values())
