@@ -10,17 +10,7 @@ import polars as pl
 import pytest
 
 from dashboards.shell import ratio_text
-from pipelines.warehouse.claims_docs import (
-    AUDITED_BEGIN,
-    AUDITED_END,
-    CLAIMS_BEGIN,
-    CLAIMS_END,
-    SIDES_BEGIN,
-    SIDES_END,
-    audited_inputs,
-    claims_table,
-    sides_table,
-)
+from pipelines.warehouse import claims_docs
 from pipelines.warehouse.database import open_readonly
 from pipelines.warehouse.docs import (
     ANSWER_BEGIN,
@@ -82,17 +72,17 @@ def test_every_generated_block_is_the_warehouse(default_warehouse: Path) -> None
         drivers = drivers_table(con)
         validation = validation_table(con)
         answer = claim_answer(con)
-        audited = audited_inputs(con)
-        sides = sides_table(con)
+        audited = claims_docs.audited_inputs(con)
+        sides = claims_docs.sides_table(con)
     assert "realistic_consequential" in table and "| **measured_rates** |" in table
     readme = (ROOT / "README.md").read_text()
     assert between(readme, ANSWER_BEGIN, ANSWER_END) == answer, "README.md's answer is stale: run `make run` then `edge-carbon docs`"
     assert between(readme, HEADLINE_BEGIN, HEADLINE_END) == headline, "README.md's headline table is stale: run `edge-carbon docs`"
     assert between(readme, GLOSSARY_BEGIN, GLOSSARY_END) == glossary()
-    assert between(readme, AUDITED_BEGIN, AUDITED_END) == audited, "README.md's audited-inputs line is stale: run `edge-carbon docs`"
+    assert between(readme, claims_docs.AUDITED_BEGIN, claims_docs.AUDITED_END) == audited, "README.md's audited-inputs line is stale: run `edge-carbon docs`"
     assert audited.startswith("The audited claim (Xue et al. 2025, 4x (phones) to 8x (laptops)) rests on ")
     claims_md = (ROOT / "docs" / "claims.md").read_text()
-    assert between(claims_md, SIDES_BEGIN, SIDES_END) == sides, "docs/claims.md's claims for and against are stale: run `edge-carbon docs`"
+    assert between(claims_md, claims_docs.SIDES_BEGIN, claims_docs.SIDES_END) == sides, "docs/claims.md's claims for and against are stale: run `edge-carbon docs`"
     findings = (ROOT / "docs" / "findings.md").read_text()
     assert BEGIN not in readme, "the full verdict table is docs/findings.md's"
     assert between(findings, BEGIN, END) == table, "docs/findings.md's verdict is stale: run `edge-carbon docs`"
@@ -129,10 +119,10 @@ def test_findings_verdict_point_values_are_the_warehouse(built_warehouse: Path) 
 def test_findings_claims_are_the_warehouse(built_warehouse: Path) -> None:
     """docs/findings.md's claims table is marts.claims (no Monte Carlo figure in it)."""
     with open_readonly(built_warehouse) as con:
-        table = claims_table(con)
+        table = claims_docs.claims_table(con)
     assert "`jaghouar2024_bandwidth_400x` | Jaghouar et al. 2024 | 400x | 400x (" in table
     findings = (ROOT / "docs" / "findings.md").read_text()
-    assert between(findings, CLAIMS_BEGIN, CLAIMS_END) == table, "docs/findings.md's claims are stale: run `edge-carbon docs`"
+    assert between(findings, claims_docs.CLAIMS_BEGIN, claims_docs.CLAIMS_END) == table, "docs/findings.md's claims are stale: run `edge-carbon docs`"
     # the prose: each published share lies between the two network methods' recomputations
     with open_readonly(built_warehouse) as con:
         shares = query_pl(con, "select published_low, published_high, recomputed_low, recomputed_high from marts.claims "
