@@ -7,6 +7,7 @@ whose pattern moves bytes (``marts.claim_traffic``) is a table of its own.
 """
 
 import html
+import re
 
 import altair as alt
 import duckdb
@@ -170,9 +171,13 @@ def own_verdict(answers: pl.DataFrame) -> str:
     return "This project, on the same question (R with communication at the edge's best admissible design): " + "; ".join(rows) + "."
 
 
+#: A sentence's end: a full stop and a space, not the one of "et al." nor of "e.g.".
+SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)\.\s")
+
+
 def short_reason(row: dict) -> str:
     """A claim's reason cut to its first sentence (the whole reason is the table's and the item's tooltip)."""
-    first = row["reason"].split(". ", 1)[0].rstrip(".")
+    first = SENTENCE_END.split(row["reason"], maxsplit=1)[0].rstrip(".")
     return first + "."
 
 

@@ -29,7 +29,7 @@ ROWS = pl.DataFrame({
     "relative_error": [0.0, 0.5, None, 0.5],
     "tolerance": [0.05, 0.1, 0.1, 0.1],
     "status": ["reproduced", "differs", "not reproducible", "inconclusive"],
-    "reason": ["Recomputed from the bytes.", "The published 20-30% does not follow. Its inputs say 35-45%.",
+    "reason": ["Recomputed from the bytes as Smith et al. do. Detail.", "The published 20-30% does not follow. Its inputs say 35-45%.",
                "Missing: the run's hours. And more.", "The published 5x lies inside the recomputed range (2x). Detail."],
     "verdict": ["10x holds as arithmetic: recomputed 10x.", "20-30% does not hold as published: recomputed 35% to 45%.",
                 "3-9 kg cannot be checked: its inputs are not published.",
@@ -66,8 +66,9 @@ def sides(page_html: str) -> dict[str, list[str]]:
 
 
 def expected_line(row: dict) -> str:
-    return (f"{row['paper']}, {row['status']}: {row['verdict']} Inputs: {row['inputs_by_status']}. "
-            f"{row['reason'].split('. ', 1)[0].rstrip('.')}.")
+    """The line of a claim: its reason to the first full stop that ends a sentence (not "et al.")."""
+    first = re.split(r"(?<!\bal)\.\s", row["reason"], maxsplit=1)[0].rstrip(".")
+    return f"{row['paper']}, {row['status']}: {row['verdict']} Inputs: {row['inputs_by_status']}. {first}."
 
 
 def test_the_claims_for_and_against_stand_side_by_side_one_line_each() -> None:
@@ -79,6 +80,7 @@ def test_the_claims_for_and_against_stand_side_by_side_one_line_each() -> None:
     for row in ROWS.iter_rows(named=True):
         assert found[row["claim_id"]] == expected_line(row)
         assert f'title="{html.escape(row["reason"])}"' in text
+    assert found["alpha2020_ratio"].endswith("Recomputed from the bytes as Smith et al. do.")
     assert sides(text) == {"for": ["alpha2020_ratio"], "against": ["beta2021_share", "delta2023_ratio"], "neutral": ["gamma2022_task"]}
     own = html.unescape(re.search(r'<p class="answer" id="own-verdict">([^<]+)</p>', text).group(1))
     assert own.endswith("s laptop (pipeline): R 0.087, edge emits more.")
