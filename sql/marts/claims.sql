@@ -135,13 +135,10 @@ session_parts as (
         select
             comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, 0, 0, 1, s.params, s.bytes_per_param, 1, 1, 1, 0, 0, 1, 1) / 2 as bytes,
             network_method_kwh(method.per_gb_one_end, method.per_gb_by_ends, method.marginal_by_ends, method.line_time,
-                               network_terms_kwh(comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, 0, 0, 1, s.params, s.bytes_per_param,
-                                                            1, 1, 1, 0, 0, 1, 1) / 2 / 1e9,
-                                                 pattern.home_ends, pattern.server_ends, s.network_kwh_per_gb, s.router_kwh_per_gb,
-                                                 s.network_marginal_w_per_mbps, s.router_marginal_w_per_mbps, 0, 0, 0))
+                               network_terms_kwh(bytes / 1e9, pattern.home_ends, pattern.server_ends, s.network_kwh_per_gb,
+                                                 s.router_kwh_per_gb, s.network_marginal_w_per_mbps, s.router_marginal_w_per_mbps, 0, 0, 0))
             -- the per-bit method's term, which the model's four do not hold: the path's equipment, once per byte
-            + weighted(method.per_bit, comm_bytes(pattern.sync_n, pattern.sync_n_minus_1, 0, 0, 1, s.params, s.bytes_per_param,
-                                                  1, 1, 1, 0, 0, 1, 1) / 2 / 1e9 * s.per_bit_kwh_per_gb) as network_kwh
+            + weighted(method.per_bit, bytes / 1e9 * s.per_bit_kwh_per_gb) as network_kwh
     ) as one_way
     where method.per_gb_one_end = 0 and method.line_time = 0
         and (method.per_bit = 0 or s.per_bit_kwh_per_gb is not null)
@@ -205,12 +202,11 @@ runs as (
 emissions as (
     select
         claims.claim_id,
-        max(runs.kgco2e) filter (where runs.range_end = 'central') as central,
         max(runs.kgco2e) filter (where runs.range_end = 'central') as span_low,
-        max(runs.kgco2e) filter (where runs.range_end = 'central') as span_high,
+        span_low as span_high,
         min(runs.kgco2e) as low,
         max(runs.kgco2e) as high,
-        printf('%.4g t CO2e', max(runs.kgco2e) filter (where runs.range_end = 'central') / 1000)
+        printf('%.4g t CO2e', span_low / 1000)
         || case when min(runs.kgco2e) < max(runs.kgco2e)
                 then printf(' (%.4g-%.4g t over the ends of the sourced ranges)', min(runs.kgco2e) / 1000, max(runs.kgco2e) / 1000)
                 else '' end as recomputed_text
