@@ -54,10 +54,13 @@ U_EPS = 1e-12
 METRICS = ("reduction_factor", "edge_added_kgco2e", "cloud_total_kgco2e")
 #: histogram bins of log10(R) per decade (marts.uncertainty_distribution)
 BINS_PER_DECADE = 20
-#: Parameter sets x communication patterns one pass of :func:`summarize` evaluates: its exact quantiles
-#: hold every draw of each group in memory, so a large sample (the bench's 1,000,000 draws) is summarised
-#: a few patterns at a time within DuckDB's memory limit; the build's (50,000 per scenario) takes one pass.
-PASS_SET_PATTERNS = 4_000_000
+#: Rows of the model's evaluation one pass of :func:`summarize` holds. Its exact quantiles keep every row of each group
+#: in memory, and DuckDB cannot spill them, so a large sample is summarised a few patterns at a time within DuckDB's
+#: memory limit (1 GB: a pass of 18,000,000 rows, the bench's 1,000,000 draws of realistic_consequential on four
+#: patterns and its own, ran out of it; 9,000,000 fit). A pattern's rows are its sets times the rows one set has on it
+#: (its device classes x bases x the method rows its frame admits there: :func:`pass_rows`); the build's 50,000 draws
+#: per scenario take one pass.
+PASS_ROWS = 8_000_000
 #: The draws of each scenario the edge training designs are drawn on (the first; every draw of every other pattern):
 #: their p05 and p95 stand within a few tenths of a percentile of 50,000 draws' at a fraction of the work.
 DESIGN_DRAWS = 10_000
@@ -269,27 +272,63 @@ def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray)
     return Draws(table, base.drop(["variant_id", *names]))
 
 
-def pattern_passes(rows: int, patterns: tuple[str, ...] = PATTERNS) -> list[tuple[str, ...]]:
-    """The patterns of each pass of :func:`summarize` over ``rows`` parameter sets: as many per pass as
-    :data:`PASS_SET_PATTERNS` allows, at least one."""
-    per_pass = max(1, PASS_SET_PATTERNS // max(rows, 1))
-    return [patterns[i:i + per_pass] for i in range(0, len(patterns), per_pass)]
+def pattern_passes(pattern_rows: dict[str, int], own_rows: dict[str, int] | None = None,
+                   patterns: tuple[str, ...] = PATTERNS) -> list[tuple[str, ...]]:
+    """The patterns of each pass of :func:`summarize`, in order: as many per pass as keep its rows within
+    :data:`PASS_ROWS`, at least one. ``pattern_rows``: the rows each pattern adds to a pass; ``own_rows``: the rows of
+    the sets' own named patterns, by pattern, which the first pass holds besides its patterns (a pattern it holds
+    anyway is evaluated once)."""
+    own = own_rows or {}
+    passes: list[tuple[str, ...]] = []
+    current: list[str] = []
+    rows = sum(own.values())
+    for pattern in patterns:
+        added = pattern_rows.get(pattern, 0) - (own.get(pattern, 0) if not passes else 0)
+        if current and rows + added > PASS_ROWS:
+            passes.append(tuple(current))
+            current, rows, added = [], 0, pattern_rows.get(pattern, 0)
+        current.append(pattern)
+        rows += added
+    return [*passes, tuple(current)]
+
+
+def pass_rows(con: duckdb.DuckDBPyConnection, sets: str, devices: str, draws: Draws) -> tuple[dict[str, int], dict[str, int]]:
+    """The rows each pattern adds to a pass of :func:`summarize` over ``draws`` (loaded as ``sets`` and ``devices``), and
+    the rows of the sets' own named patterns by pattern (:func:`pattern_passes`' arguments): each scenario's first set
+    evaluated as a pass evaluates it, its rows per pattern times the scenario's sets. A set's rows do not depend on its
+    drawn values (its device classes, bases and the method rows its frame admits do)."""
+    sets_per_scenario = pl.from_arrow(draws.drawn.select(["scenario_id"])).group_by("scenario_id").len(name="sets")
+    own = draws.constants.select("scenario_id", pl.col("comm_pattern").alias("own_pattern"))
+    con.execute(f"create or replace temp view first_sets as select * from {checked_identifier(sets)} where variant_id = 0")  # noqa: S608 - a checked name
+    try:
+        with model_view(con, "temp.first_sets", devices=devices, patterns=PATTERNS, own_pattern=True,
+                        basis_filter="headline_and_measured", methods="all"):
+            per_set = query_pl(con, "select scenario_id, pattern, count(*) as set_rows from model_evaluation group by all")
+    finally:
+        con.execute("drop view if exists temp.first_sets")
+    rows = per_set.join(sets_per_scenario, on="scenario_id").join(own, on="scenario_id", how="left").with_columns(
+        (pl.col("set_rows") * pl.col("sets")).alias("rows"))
+    by_pattern = dict(rows.group_by("pattern").agg(pl.col("rows").sum()).iter_rows())
+    own_rows = dict(rows.filter(pl.col("pattern") == pl.col("own_pattern")).group_by("pattern").agg(pl.col("rows").sum()).iter_rows())
+    return by_pattern, own_rows
 
 
 def summarize(con: duckdb.DuckDBPyConnection, draws: Draws) -> pl.DataFrame:
     """sql/model/uncertainty_summary.sql over the model's evaluation of the draws (the headline
     basis and measured_throughput, every method row each frame admits, each set's own named pattern too:
-    sql/core/model_evaluation.sql's 'all'), in passes over the communication patterns (:func:`pattern_passes`).
-    A group is one pattern's, so the passes' rows are the one query's. A set's own pattern outside the patterns
-    every scenario is evaluated on (a scenario's comm_pattern) joins the first pass only, and only where a set has
-    one; a pattern evaluated twice so is kept once. The first pass also evaluates each set's edge training designs
-    (core.patterns edge_design, where its frame resizes the fleet) and summarises the best admissible one per draw
-    (best_design rows)."""
+    sql/core/model_evaluation.sql's 'all'), in passes over the communication patterns (:func:`pattern_passes`, of :func:`pass_rows`' rows).
+    A group is one pattern's, so the passes' rows are the one query's. A set's own pattern (its scenario's comm_pattern)
+    among the patterns every scenario is evaluated on is evaluated in that pattern's pass, every method row on it; one
+    outside them joins the first pass, which then evaluates every set's own pattern (a pattern evaluated twice so is
+    kept once). Beside the passes, each set's edge training designs (core.patterns edge_design, where its frame
+    resizes the fleet) are evaluated and the best admissible one per draw summarised (best_design rows)."""
     parts = []
     params = {"bins_per_decade": BINS_PER_DECADE, "claim_low": CLAIM_LOW}
     with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
-        for i, patterns in enumerate(pattern_passes(draws.rows)):
-            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=i == 0,
+        pattern_rows, own_rows = pass_rows(con, sets, devices, draws)
+        own_first = any(pattern not in PATTERNS for pattern in own_rows)
+        for i, patterns in enumerate(pattern_passes(pattern_rows, own_rows if own_first else None)):
+            with model_view(con, sets, devices=devices, patterns=patterns, own_pattern=own_first and i == 0,
                             basis_filter="headline_and_measured", methods="all"):
                 parts.append(_summary(con, "model/uncertainty_rows.sql", params))
         # the edge training designs and each draw's best admissible one, over the first DESIGN_DRAWS draws

@@ -70,18 +70,55 @@ def test_quantiles_of_a_uniform_cloud_grid_by_hand() -> None:
     assert (edge["p05"], edge["p95"]) == pytest.approx((LAPTOP, LAPTOP), rel=1e-12)
 
 
+def test_passes_hold_at_most_the_pass_rows_and_the_first_holds_the_own_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patterns go into a pass, in order, while its rows stay within PASS_ROWS (one at least); the first pass also holds
+    the sets' own patterns, and a pattern of those it holds anyway adds no rows."""
+    import pipelines.model.uncertainty as uncertainty
+    from schemas.vocabulary import PATTERNS
+
+    monkeypatch.setattr(uncertainty, "PASS_ROWS", 10)
+    assert uncertainty.pattern_passes(dict.fromkeys(PATTERNS, 1)) == [PATTERNS]
+    assert uncertainty.pattern_passes(dict.fromkeys(PATTERNS, 5)) == [PATTERNS[i:i + 2] for i in range(0, len(PATTERNS), 2)]
+    assert uncertainty.pattern_passes(dict.fromkeys(PATTERNS, 11)) == [(p,) for p in PATTERNS]
+    # 8 rows of an own pattern outside PATTERNS: the first pass has room for 2 more; an own pattern it holds adds none
+    assert uncertainty.pattern_passes(dict.fromkeys(PATTERNS, 2), {"elsewhere": 8})[0] == PATTERNS[:1]
+    assert uncertainty.pattern_passes(dict.fromkeys(PATTERNS, 2), {PATTERNS[0]: 2, "elsewhere": 6})[0] == PATTERNS[:2]
+
+
+def test_the_rows_of_a_pass_are_counted_before_it_runs() -> None:
+    """pass_rows counts each pattern's rows from each scenario's first set: the evaluation of every draw has them."""
+    from pipelines.model.draw_tables import draw_tables
+    from pipelines.model.formula import model_view, scenario_inputs
+    from pipelines.model.uncertainty import draw_inputs, pass_rows
+    from pipelines.warehouse.queries import query_pl
+    from schemas.vocabulary import PATTERNS
+    from tests.marts.model_rows import scenario_connection
+
+    con = scenario_connection(ranges={p: None for p in ranged()} | {"cloud_grid_gco2e_per_kwh": (200.0, 600.0, "uniform")})
+    draws = draw_inputs(scenario_inputs(con), query_pl(con, "select * from core.scenario_parameters"), 40, SEED)
+    with draw_tables(con, draws.drawn, draws.constants) as (sets, devices):
+        pattern_rows, own_rows = pass_rows(con, sets, devices, draws)
+        with model_view(con, sets, devices=devices, patterns=PATTERNS, basis_filter="headline_and_measured", methods="all"):
+            evaluated = dict(con.execute("select pattern, count(*) from model_evaluation group by all").fetchall())
+    assert {p: pattern_rows[p] for p in PATTERNS} == evaluated
+    own = draws.constants.item(0, "comm_pattern")
+    assert own_rows == {own: evaluated[own]}
+    assert min(evaluated.values()) > 40  # two device classes: more than a row per draw
+
+
 def test_a_summary_in_passes_over_the_patterns_is_the_one_query_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """A large sample is summarised a few patterns at a time (exact quantiles hold every draw of a group); the
     passes' rows are the single query's, row for row."""
     import pipelines.model.uncertainty as uncertainty
     from schemas.vocabulary import PATTERNS
 
-    assert uncertainty.pattern_passes(50_000 * 8) == [PATTERNS]  # the build's draws: one pass
-    assert uncertainty.pattern_passes(1_000_000) == [PATTERNS[:4], PATTERNS[4:]]
     ranges = {p: None for p in ranged()} | {"cloud_grid_gco2e_per_kwh": (200.0, 600.0, "uniform")}
     whole = monte_carlo_summary(ranges, 300, SEED)
-    monkeypatch.setattr(uncertainty, "PASS_SET_PATTERNS", 300)  # one pattern a pass
-    assert len(uncertainty.pattern_passes(300)) == len(PATTERNS)
+    monkeypatch.setattr(uncertainty, "PASS_ROWS", 1)  # one pattern a pass
+    calls: list[tuple[str, ...]] = []
+    original = uncertainty.pattern_passes
+    monkeypatch.setattr(uncertainty, "pattern_passes", lambda *a: calls.extend(original(*a)) or original(*a))
     passes = monte_carlo_summary(ranges, 300, SEED)
+    assert calls == [(p,) for p in PATTERNS]
     assert whole.height > len(PATTERNS)
     assert passes.equals(whole)
