@@ -71,6 +71,9 @@ DESIGN_PARAMETERS = ("outer_steps_per_sync", "outer_compression", "outer_token_o
 RESIZING_FRAMES = [name for name, frame in FRAMES.items() if frame.resizes_fleet]
 #: bootstrap resamples behind SALib's confidence intervals of the Sobol indices
 SOBOL_RESAMPLES = 50
+#: Sobol design points evaluated in one query at most (the build's 256 base samples make 7,000-12,000 per scenario, all
+#: scenarios one query; the full study's 8,192 about 2,000,000, a few queries)
+SOBOL_BATCH_SETS = 500_000
 
 
 #: Stream keys of a scenario's Sobol design (its unit-cube sample) and of SALib's bootstrap of the
@@ -233,8 +236,9 @@ def _scenario_draws(scenario: str, base: pl.DataFrame, names: list[str], ranged:
             columns[name] = to_values(shared[name], ranged[name], scratch)
         elif name in ranged:
             columns[name] = to_values(unit[rows[name]], ranged[name], scratch)
-        else:
-            columns[name] = np.full(n, base.item(0, name), dtype=np.float64)
+        else:  # the scenario's value, null where it has none (a NaN would not read as missing in SQL)
+            value = base.item(0, name)
+            columns[name] = pa.nulls(n, pa.float64()) if value is None else np.full(n, value, dtype=np.float64)
     scenario_ids = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([scenario])).cast(pa.string())
     return pa.table({"scenario_id": scenario_ids,
                      "variant_id": np.arange(n, dtype=np.int64), **columns})
@@ -263,13 +267,16 @@ def draw_inputs(base_inputs: pl.DataFrame, parameters: pl.DataFrame, n_draws: in
     return Draws(pa.concat_tables(tables), constants)
 
 
-def inputs_from_unit(base: pl.DataFrame, ranged: list[Ranged], unit: np.ndarray) -> Draws:
-    """Draws for one scenario (``base``: one row) from a unit-cube sample (rows: draws, columns:
-    the independent parameters of ``ranged``, sorted by name; followers are derived)."""
-    names = sorted(p.parameter for p in ranged)
-    table = _scenario_draws(base.item(0, "scenario_id"), base, names, {p.parameter: p for p in ranged},
-                            np.ascontiguousarray(unit.T, dtype=np.float64))
-    return Draws(table, base.drop(["variant_id", *names]))
+def inputs_from_unit(base_inputs: pl.DataFrame, samples: dict[str, tuple[list[Ranged], np.ndarray]]) -> Draws:
+    """Draws of the scenarios of ``samples`` (scenario id -> its ranged parameters and a unit-cube sample: rows draws,
+    columns the independent parameters sorted by name; followers are derived), each from its row of ``base_inputs``.
+    The columns any of them draws travel as one table, as :func:`draw_inputs`' do."""
+    names = sorted({p.parameter for ranged, _ in samples.values() for p in ranged})
+    tables = [_scenario_draws(scenario, base_inputs.filter(pl.col("scenario_id") == scenario), names,
+                              {p.parameter: p for p in ranged}, np.ascontiguousarray(unit.T, dtype=np.float64))
+              for scenario, (ranged, unit) in samples.items()]
+    constants = base_inputs.filter(pl.col("scenario_id").is_in(list(samples))).drop(["variant_id", *names])
+    return Draws(pa.concat_tables(tables), constants)
 
 
 def pattern_passes(pattern_rows: dict[str, int], own_rows: dict[str, int] | None = None,
@@ -438,7 +445,7 @@ def sobol_rows(
     from SALib.analyze import sobol as sobol_analyze
     from SALib.sample import sobol as sobol_sample
 
-    rows: list[dict] = []
+    designs = {}  # scenario -> (problem, its independent inputs, the ranged parameters, unit-cube sample)
     for scenario in base_inputs.get_column("scenario_id").to_list():
         ranged = [p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
                   if p.parameter not in DESIGN_PARAMETERS]
@@ -448,12 +455,26 @@ def sobol_rows(
         problem = {"num_vars": len(inputs), "names": [p.parameter for p in inputs], "bounds": [[0.0, 1.0]] * len(inputs)}
         unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True,
                                    seed=draw_stream(seed, scenario, SOBOL_DESIGN))
-        draws = inputs_from_unit(base_inputs.filter(pl.col("scenario_id") == scenario), ranged, unit)
+        designs[scenario] = (problem, inputs, ranged, unit)
+    # the scenarios' design points evaluated together, up to SOBOL_BATCH_SETS a query (a set's rows depend on its own
+    # values only): the build's few thousand per scenario in one query, the full study's in a few
+    batches: list[list[str]] = []
+    for scenario, (_, _, _, unit) in designs.items():
+        if not batches or sum(designs[s][3].shape[0] for s in batches[-1]) + unit.shape[0] > SOBOL_BATCH_SETS:
+            batches.append([])
+        batches[-1].append(scenario)
+    evaluated = {}
+    for batch in batches:
+        draws = inputs_from_unit(base_inputs, {scenario: (designs[scenario][2], designs[scenario][3]) for scenario in batch})
         with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), model_view(con, sets, devices=devices):
-            evaluated = query_pl(con, "select cast(variant_id as bigint) as draw, device_class, pattern, ln(reduction_factor) as log_r "
-                                      "from model_evaluation")
+            frame = query_pl(con, "select scenario_id, cast(variant_id as bigint) as draw, device_class, pattern, "
+                                  "ln(reduction_factor) as log_r from model_evaluation")
+        evaluated |= frame.partition_by("scenario_id", as_dict=True, include_key=False)
+    rows: list[dict] = []
+    for scenario, (problem, inputs, _, unit) in designs.items():
         widest = 0.0
-        for (device_class, pattern), group in evaluated.sort("draw").group_by(["device_class", "pattern"], maintain_order=True):
+        own = evaluated[(scenario,)].sort("draw")
+        for (device_class, pattern), group in own.group_by(["device_class", "pattern"], maintain_order=True):
             y = group.get_column("log_r").to_numpy()
             if not np.all(np.isfinite(y)) or np.var(y) == 0:
                 continue

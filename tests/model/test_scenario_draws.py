@@ -147,3 +147,20 @@ def test_sobol_indices_of_a_scenario_do_not_depend_on_the_others(inputs: tuple[p
     assert alone.height > 0 and alone.get_column("s1_ci95").is_not_null().all()
     assert together.filter(pl.col("scenario_id") == "realistic_attributional").equals(alone)
     assert again.equals(alone)
+
+
+def test_sobol_indices_in_batches_are_the_one_querys(inputs: tuple[pl.DataFrame, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scenarios' design points are evaluated together up to SOBOL_BATCH_SETS a query: one query a scenario gives
+    the same indices as one for all (paper_text's null parameters stay null beside a scenario that draws them)."""
+    import pipelines.model.uncertainty as uncertainty
+
+    base, parameters = inputs
+    two = base.filter(pl.col("scenario_id").is_in(["paper_text", "realistic_attributional"]))
+    together = sobol_rows(duckdb.connect(), two, parameters, 8, 5)
+    queries: list[int] = []
+    original = uncertainty.inputs_from_unit
+    monkeypatch.setattr(uncertainty, "inputs_from_unit", lambda base, samples: queries.append(len(samples)) or original(base, samples))
+    monkeypatch.setattr(uncertainty, "SOBOL_BATCH_SETS", 1)
+    apart = sobol_rows(duckdb.connect(), two, parameters, 8, 5)
+    assert queries == [1, 1]
+    assert together.height > 0 and apart.equals(together)
