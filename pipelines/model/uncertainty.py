@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -423,6 +424,16 @@ def distribution_rows(summary: pl.DataFrame) -> pl.DataFrame:
     ).sort("scenario_id", "device_class", "pattern", "bin_low")
 
 
+class SobolDesign(NamedTuple):
+    """A scenario's Sobol study: SALib's problem, its independent inputs (sorted by name), every ranged parameter of it
+    (followers too) and the unit-cube sample (rows: design points)."""
+
+    problem: dict
+    inputs: list[Ranged]
+    ranged: list[Ranged]
+    unit: np.ndarray
+
+
 def sobol_rows(
     con: duckdb.DuckDBPyConnection,
     base_inputs: pl.DataFrame,
@@ -445,7 +456,7 @@ def sobol_rows(
     from SALib.analyze import sobol as sobol_analyze
     from SALib.sample import sobol as sobol_sample
 
-    designs = {}  # scenario -> (problem, its independent inputs, the ranged parameters, unit-cube sample)
+    designs: dict[str, SobolDesign] = {}
     for scenario in base_inputs.get_column("scenario_id").to_list():
         ranged = [p for p in ranged_parameters(parameters.filter(pl.col("scenario_id") == scenario))
                   if p.parameter not in DESIGN_PARAMETERS]
@@ -455,17 +466,20 @@ def sobol_rows(
         problem = {"num_vars": len(inputs), "names": [p.parameter for p in inputs], "bounds": [[0.0, 1.0]] * len(inputs)}
         unit = sobol_sample.sample(problem, base_samples, calc_second_order=False, scramble=True,
                                    seed=draw_stream(seed, scenario, SOBOL_DESIGN))
-        designs[scenario] = (problem, inputs, ranged, unit)
+        designs[scenario] = SobolDesign(problem, inputs, ranged, unit)
     # the scenarios' design points evaluated together, up to SOBOL_BATCH_SETS a query (a set's rows depend on its own
     # values only): the build's few thousand per scenario in one query, the full study's in a few
     batches: list[list[str]] = []
-    for scenario, (_, _, _, unit) in designs.items():
-        if not batches or sum(designs[s][3].shape[0] for s in batches[-1]) + unit.shape[0] > SOBOL_BATCH_SETS:
+    batch_sets = 0
+    for scenario, design in designs.items():
+        if not batches or batch_sets + design.unit.shape[0] > SOBOL_BATCH_SETS:
             batches.append([])
+            batch_sets = 0
         batches[-1].append(scenario)
+        batch_sets += design.unit.shape[0]
     evaluated = {}
     for batch in batches:
-        draws = inputs_from_unit(base_inputs, {scenario: (designs[scenario][2], designs[scenario][3]) for scenario in batch})
+        draws = inputs_from_unit(base_inputs, {scenario: (designs[scenario].ranged, designs[scenario].unit) for scenario in batch})
         with draw_tables(con, draws.drawn, draws.constants) as (sets, devices), model_view(con, sets, devices=devices):
             frame = query_pl(con, "select scenario_id, cast(variant_id as bigint) as draw, device_class, pattern, "
                                   "ln(reduction_factor) as log_r from model_evaluation")
