@@ -174,20 +174,26 @@ def _column_identifier(column: str) -> str:
 
 def present_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     """``schema.table`` -> its columns, for every table and view of the described schemas in this database."""
+    return {table: list(columns) for table, (_, columns) in present_comments(con).items()}
+
+
+def present_comments(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str | None, dict[str, str | None]]]:
+    """``schema.table`` -> (its comment, {column: its comment}, in column order), for every table and view of the
+    described schemas in this database: what :func:`describe_warehouse` leaves alone where it already reads so."""
     rows = con.execute(
-        "select t.schema_name || '.' || t.table_name, c.column_name from "
-        "(select database_name, schema_name, table_name from duckdb_tables() union all "
-        " select database_name, schema_name, view_name from duckdb_views() where not internal) as t "
+        "select t.schema_name || '.' || t.table_name, t.comment, c.column_name, c.comment from "
+        "(select database_name, schema_name, table_name, comment from duckdb_tables() union all "
+        " select database_name, schema_name, view_name, comment from duckdb_views() where not internal) as t "
         "left join duckdb_columns() as c using (database_name, schema_name, table_name) "
         "where t.database_name = current_database() and t.schema_name in (select unnest($schemas)) "
         "order by 1, c.column_index",
         {"schemas": list(SCHEMAS)},
     ).fetchall()
-    out: dict[str, list[str]] = {}
-    for table, column in rows:
-        out.setdefault(table, [])
+    out: dict[str, tuple[str | None, dict[str, str | None]]] = {}
+    for table, table_comment, column, column_comment in rows:
+        out.setdefault(table, (table_comment, {}))
         if column is not None:
-            out[table].append(column)
+            out[table][1][column] = column_comment
     return out
 
 
@@ -202,31 +208,34 @@ def comments_for(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, dict[
 
 
 def describe_warehouse(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Comment every table and column of the described schemas, in one transaction.
+    """Comment every table and column of the described schemas, in one transaction; a comment that already reads
+    so is left as it is (a run that rewrote a few tables writes theirs only).
 
     Returns what is left without a comment (``schema.table`` or ``schema.table.column``):
     a table with no model, or a column its model does not declare.
     """
-    tables = present_columns(con)
+    tables = present_comments(con)
     views = {f"{schema}.{name}" for schema, name in con.execute(
         "select schema_name, view_name from duckdb_views() where not internal and database_name = current_database()").fetchall()}
     missing: list[str] = []
     con.execute("begin transaction")
     try:
-        for table, cols in tables.items():
+        for table, (present, cols) in tables.items():
             found = comments_for(con, table)
             if found is None:
                 missing.append(table)
                 continue
             text, column_text = found
             ident = checked_identifier(table)
-            kind = "view" if table in views else "table"
-            con.execute(f"comment on {kind} {ident} is {sql_literal(text)}")
-            for column in cols:
+            if present != text:
+                kind = "view" if table in views else "table"
+                con.execute(f"comment on {kind} {ident} is {sql_literal(text)}")
+            for column, column_present in cols.items():
                 if column not in column_text:
                     missing.append(f"{table}.{column}")
                     continue
-                con.execute(f"comment on column {ident}.{_column_identifier(column)} is {sql_literal(column_text[column])}")
+                if column_present != column_text[column]:
+                    con.execute(f"comment on column {ident}.{_column_identifier(column)} is {sql_literal(column_text[column])}")
         con.execute("commit")
     except BaseException:
         con.execute("rollback")

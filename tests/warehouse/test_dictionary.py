@@ -109,6 +109,37 @@ def test_comments_are_rewritten_after_a_table_is_replaced(built_warehouse: Path,
         assert describe_warehouse(con) == ["marts.scratch"]
 
 
+class _Recording:
+    """A connection that records the ``comment on`` statements it runs."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con, self.comments = con, []
+
+    def execute(self, sql: str, *args: object) -> duckdb.DuckDBPyConnection:
+        if sql.startswith("comment on"):
+            self.comments.append(sql)
+        return self.con.execute(sql, *args)
+
+
+def test_only_comments_that_differ_are_written(built_warehouse: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.duckdb"
+    shutil.copyfile(built_warehouse, path)
+    with duckdb.connect(str(path)) as con:
+        recording = _Recording(con)
+        assert describe_warehouse(recording) == [] and recording.comments == []  # the build left every comment in place
+        columns = con.execute("select count(*) from duckdb_columns() where schema_name = 'marts' and table_name = 'verdict'").fetchall()[0][0]
+        wanted = con.execute("select comment from duckdb_columns() where schema_name = 'marts' and table_name = 'lifecycle_carbon' "
+                             "and column_name = 'scenario_id'").fetchall()[0][0]
+        con.execute("create or replace table marts.verdict as select * from marts.verdict")
+        con.execute("comment on column marts.lifecycle_carbon.scenario_id is 'stale'")
+        assert describe_warehouse(recording) == []
+        # the replaced table's comment and every column's, and the one stale column comment: nothing else
+        assert len(recording.comments) == 1 + columns + 1
+        assert sum("marts.verdict" in sql for sql in recording.comments) == 1 + columns
+        assert con.execute("select comment from duckdb_columns() where schema_name = 'marts' and table_name = 'lifecycle_carbon' "
+                           "and column_name = 'scenario_id'").fetchall()[0][0] == wanted
+
+
 def test_quoting_and_units() -> None:
     assert sql_literal("the paper's value") == "'the paper''s value'"
     with duckdb.connect() as con:
