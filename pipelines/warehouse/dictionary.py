@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+from typing import NamedTuple
 
 import duckdb
 import pandera.polars as pa
@@ -172,28 +173,32 @@ def _column_identifier(column: str) -> str:
     return f'"{column}"'
 
 
-def present_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
-    """``schema.table`` -> its columns, for every table and view of the described schemas in this database."""
-    return {table: list(columns) for table, (_, columns) in present_comments(con).items()}
+class Present(NamedTuple):
+    """A table or view of the warehouse as it stands: its kind (``table`` or ``view``), its comment and its columns'
+    comments, in column order."""
+
+    kind: str
+    comment: str | None
+    columns: dict[str, str | None]
 
 
-def present_comments(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str | None, dict[str, str | None]]]:
-    """``schema.table`` -> (its comment, {column: its comment}, in column order), for every table and view of the
-    described schemas in this database: what :func:`describe_warehouse` leaves alone where it already reads so."""
+def present_comments(con: duckdb.DuckDBPyConnection) -> dict[str, Present]:
+    """``schema.table`` -> :class:`Present`, for every table and view of the described schemas in this database: what
+    :func:`describe_warehouse` leaves alone where it already reads so."""
     rows = con.execute(
-        "select t.schema_name || '.' || t.table_name, t.comment, c.column_name, c.comment from "
-        "(select database_name, schema_name, table_name, comment from duckdb_tables() union all "
-        " select database_name, schema_name, view_name, comment from duckdb_views() where not internal) as t "
+        "select t.schema_name || '.' || t.table_name, t.kind, t.comment, c.column_name, c.comment from "
+        "(select database_name, schema_name, table_name, 'table' as kind, comment from duckdb_tables() union all "
+        " select database_name, schema_name, view_name, 'view', comment from duckdb_views() where not internal) as t "
         "left join duckdb_columns() as c using (database_name, schema_name, table_name) "
         "where t.database_name = current_database() and t.schema_name in (select unnest($schemas)) "
         "order by 1, c.column_index",
         {"schemas": list(SCHEMAS)},
     ).fetchall()
-    out: dict[str, tuple[str | None, dict[str, str | None]]] = {}
-    for table, table_comment, column, column_comment in rows:
-        out.setdefault(table, (table_comment, {}))
+    out: dict[str, Present] = {}
+    for table, kind, table_comment, column, column_comment in rows:
+        out.setdefault(table, Present(kind, table_comment, {}))
         if column is not None:
-            out[table][1][column] = column_comment
+            out[table].columns[column] = column_comment
     return out
 
 
@@ -215,22 +220,19 @@ def describe_warehouse(con: duckdb.DuckDBPyConnection) -> list[str]:
     a table with no model, or a column its model does not declare.
     """
     tables = present_comments(con)
-    views = {f"{schema}.{name}" for schema, name in con.execute(
-        "select schema_name, view_name from duckdb_views() where not internal and database_name = current_database()").fetchall()}
     missing: list[str] = []
     con.execute("begin transaction")
     try:
-        for table, (present, cols) in tables.items():
+        for table, present in tables.items():
             found = comments_for(con, table)
             if found is None:
                 missing.append(table)
                 continue
             text, column_text = found
             ident = checked_identifier(table)
-            if present != text:
-                kind = "view" if table in views else "table"
-                con.execute(f"comment on {kind} {ident} is {sql_literal(text)}")
-            for column, column_present in cols.items():
+            if present.comment != text:
+                con.execute(f"comment on {present.kind} {ident} is {sql_literal(text)}")
+            for column, column_present in present.columns.items():
                 if column not in column_text:
                     missing.append(f"{table}.{column}")
                     continue
